@@ -1,0 +1,12 @@
+"""tutorlib: the helper package of the course *Attention, step by step*.
+
+Each module holds the code that one part of the book derives:
+
+- ``tutorlib.attention``  softmax, scaled dot-product attention, masks (chapters 3, 4 and 6)
+- ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
+- ``tutorlib.examples``   the worked numbers of the course's source material (chapters 1 to 4)
+- ``tutorlib.experiments`` the measurements behind the 1/sqrt(d_k) scaling (chapter 4)
+- ``tutorlib.explorers``  the interactive sliders, their logic kept as pure functions (chapter 3)
+"""
+
+__version__ = "0.1.0"
