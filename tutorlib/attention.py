@@ -54,7 +54,8 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     if not math.isfinite(temperature) or temperature <= 0:
         raise ValueError(
             f"temperature must be a finite number above 0, got {temperature}: "
-            "at 0 softmax becomes argmax and below 0 it ranks the scores backwards"
+            "0 divides by zero (softmax only approaches argmax as the temperature falls towards 0) "
+            "and below 0 it ranks the scores backwards"
         )
     x = _as_float_array(x, "x")
     if x.ndim == 0:

@@ -56,7 +56,9 @@ SPREADSHEET = {
 }
 
 #: Chapter 4: "The quick brown fox jumps" with d_model = 4 embeddings and the
-#: 2-D query, key and value vectors the notes give for each word.
+#: 2-D query, key and value vectors the notes give for each word. Those are
+#: projections of the embeddings by 0/1 matrices that pick features: Q takes
+#: features 1 and 2, K the same two swapped, V features 3 and 4.
 QUICK_BROWN_FOX = {
     "tokens": ["The", "quick", "brown", "fox", "jumps"],
     "embeddings": np.array(
@@ -69,7 +71,9 @@ QUICK_BROWN_FOX = {
 
 #: Chapter 4: self-attention from scratch on "This is book" with d_model = 5
 #: and d_k = d_v = 3. The blog post's own numbers were images; these are the
-#: course's, small enough to multiply by hand.
+#: course's, small enough to multiply by hand. W_K is W_Q with one entry
+#: changed (1.0 -> 1.5), so keys nearly equal queries and each word scores
+#: itself highest, but only narrowly: that is this example, not a rule.
 THIS_IS_BOOK = {
     "tokens": ["This", "is", "book"],
     "x": np.array([[0.0, 0.0, 2.0, 1.0, 2.0], [1.0, 0.0, 1.0, 1.0, 0.0], [2.0, 0.0, 1.0, 0.0, 0.0]]),
