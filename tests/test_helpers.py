@@ -33,6 +33,11 @@ def test_matrix_html_has_labels_rounded_values_and_a_colour_scale():
     assert len(colours) == 4 and len(set(colours)) == 4, "each distinct value gets its own shade"
 
 
+def test_matrix_without_shading():
+    page = display.matrix([[1000.0, 0.8], [250.0, 0.2]], cmap=None)._repr_html_()
+    assert set(re.findall(r"background:(#[0-9a-f]{6})", page)) == {"#ffffff"}
+
+
 def test_matrix_text_and_row_sums():
     w = softmax(np.array([[1.0, 0.71], [1.0, -1.0]]))
     text = repr(display.matrix(w, ["a", "b"], ["x", "y"], decimals=2, row_sums=True))

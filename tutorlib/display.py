@@ -35,6 +35,8 @@ class LabelledMatrix:
     In a notebook it renders as HTML (values rounded to ``decimals``, each
     cell shaded by its value); ``print`` gives the same table as text.
     ``row_sums=True`` adds a Σ column, as the spreadsheet does for softmax rows.
+    ``cmap=None`` turns the shading off (for tables that mix units, where one
+    colour scale would mislead).
     """
 
     def __init__(self, values, rows=None, cols=None, title=None, decimals=3, cmap=DEFAULT_CMAP, row_sums=False):
@@ -64,6 +66,8 @@ class LabelledMatrix:
         from matplotlib import colormaps
         from matplotlib.colors import to_hex
 
+        if self.cmap is None:
+            return [[("#ffffff", "#000000")] * self.values.shape[1] for _ in self.values]
         cmap = colormaps[self.cmap]
         finite = self.values[np.isfinite(self.values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
