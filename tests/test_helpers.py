@@ -162,3 +162,15 @@ def test_this_is_book_is_diagonal_heavy_as_the_chapter_says():
     scores = q @ k.T
     assert (np.argmax(scores, axis=1) == np.arange(3)).all()
     assert scores[0, 2] > scores[0, 1], "'This' must score 'book' above 'is'"
+
+
+def test_your_cat_slide_mask_is_the_incomplete_one_the_seeds_readme_describes():
+    from tutorlib.attention import causal_mask
+
+    y = examples.YOUR_CAT
+    np.testing.assert_allclose(y["weights"].sum(axis=1), 1.0, atol=2e-3)  # the slide's rows, rounded to 3 places
+    should_hide = {(i, j) for i, j in zip(*np.nonzero(~causal_mask(6)))}
+    slide = set(y["slide_hidden"])
+    assert slide < should_hide, "the slide hides a subset of what a causal mask hides"
+    rows_right = [i for i in range(6) if {j for r, j in should_hide if r == i} == {j for r, j in slide if r == i}]
+    assert rows_right == [4, 5], "only row LOVELY (and the last row, which hides nothing) is right on the slide"

@@ -20,6 +20,7 @@ __all__ = [
     "QUICK_BROWN_FOX",
     "THIS_IS_BOOK",
     "LONG_SENTENCE",
+    "YOUR_CAT",
 ]
 
 #: Chapter 1: attention as borrowing coins. A has 416 coins and needs 500 for a
@@ -88,3 +89,23 @@ LONG_SENTENCE = (
     "Don't use LSTMs for long and complex translations because they don't capture "
     "very very very very very large sequences, use attention instead"
 )
+
+#: Chapters 5 and 6: the slide deck's self-attention weights for "YOUR CAT IS A
+#: LOVELY CAT" (seq = 6, d_model = d_k = 512, one head; the deck says the values
+#: are random), and the cells its causal-mask slide sets to -inf. That slide is
+#: incomplete: only row LOVELY (and the last row, which hides nothing) is right.
+YOUR_CAT = {
+    "tokens": ["YOUR", "CAT", "IS", "A", "LOVELY", "CAT"],
+    "weights": np.array(
+        [
+            [0.268, 0.119, 0.134, 0.148, 0.179, 0.152],
+            [0.124, 0.278, 0.201, 0.128, 0.154, 0.115],
+            [0.147, 0.132, 0.262, 0.097, 0.218, 0.145],
+            [0.210, 0.128, 0.206, 0.212, 0.119, 0.125],
+            [0.146, 0.158, 0.152, 0.143, 0.227, 0.174],
+            [0.195, 0.114, 0.203, 0.103, 0.157, 0.229],
+        ]
+    ),
+    # (row, column) pairs the slide hides: YOUR->CAT, YOUR->IS, LOVELY->last CAT
+    "slide_hidden": [(0, 1), (0, 2), (4, 5)],
+}
