@@ -50,7 +50,7 @@ WINDOWS_VECTORS = {"I": (1.0, 0.0), "closed": (1.0, 1.0), "the": (0.0, 1.0), "wi
 #: "I am happy" (keys and values) and Portuguese "sou feliz" (queries), in 2-D.
 #: The video showed its numbers only on screen; these were chosen by the
 #: course to reproduce the weights it reads out: "sou" takes about 30 % from
-#: "I" and 64 % from "am", "feliz" about 70 % from "happy".
+#: "I" and 63 % from "am" (the video reads 64 %), "feliz" about 70 % from "happy".
 SPREADSHEET = {
     "english": {"I": (1.0, 0.5), "am": (1.5, 1.0), "happy": (-1.0, 1.0)},
     "portuguese": {"sou": (1.3, 0.8), "feliz": (-0.9, 0.9)},
