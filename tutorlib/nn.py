@@ -1,0 +1,699 @@
+"""Multi-head attention and the Transformer block in PyTorch: the code of chapters 5 to 8.
+
+Read it top to bottom: heads (chapter 5), masks (chapter 6), cross-attention
+(chapter 7: a ``MultiHeadAttention`` whose keys and values come from another
+sequence), then positions, the feed-forward network and the encoder and
+decoder layers (chapter 8).
+
+Shape letters (the book's notation page): ``B`` batch, ``T`` target length
+(the queries), ``S`` source length (the keys and values of cross-attention),
+``D`` = ``d_model`` the model width, ``H`` = ``num_heads``, ``Dh`` = ``D // H``
+the width of one head. Every tensor is batch-first: ``(B, T, D)``.
+
+Masks are boolean and **True means "may attend"**, broadcastable to
+``(B, H, T_q, T_k)``: the convention of ``tutorlib.attention`` and of
+``torch.nn.functional.scaled_dot_product_attention``. PyTorch's
+``nn.MultiheadAttention`` uses the opposite for ``key_padding_mask`` and for a
+boolean ``attn_mask`` (True = may *not* attend); negate them with ``~``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+__all__ = [
+    "split_heads",
+    "merge_heads",
+    "MultiHeadAttention",
+    "padding_attention_mask",
+    "causal_attention_mask",
+    "sinusoidal_positional_encoding",
+    "PositionalEncoding",
+    "FeedForward",
+    "EncoderLayer",
+    "DecoderLayer",
+    "Encoder",
+    "Decoder",
+]
+
+
+def _shape(shape) -> str:
+    """``(2, 3)`` for a shape, written the way the error messages write shapes."""
+    shape = tuple(shape)
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _check_positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return int(value)
+
+
+def _check_dropout(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, Real) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout is a probability between 0 and 1, got {p!r}")
+    return float(p)
+
+
+def _check_tokens(x, d_model: int, name: str, letters: str = "(B, T, D)") -> None:
+    """``x`` must be a ``(B, T, D)`` tensor with ``D == d_model``; shapes only, so it costs nothing."""
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"{name} must be a torch tensor of shape {letters}, got {type(x).__name__}")
+    if x.ndim != 3:
+        hint = f"; for a single sequence use {name}[None]" if x.ndim == 2 else ""
+        raise ValueError(f"{name} must have shape {letters} = (batch, length, d_model), got shape {_shape(x.shape)}{hint}")
+    if x.shape[-1] != d_model:
+        raise ValueError(
+            f"{name} has {x.shape[-1]} features per token (shape {_shape(x.shape)}) but the module expects "
+            f"d_model={d_model}. Was the module built with another d_model, or is the input (B, D, T) "
+            "instead of (B, T, D)?"
+        )
+
+
+# --- heads (chapter 5) ------------------------------------------------------------
+
+
+def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """``(B, T, D) -> (B, H, T, Dh)``: give each of the ``H`` heads its own ``Dh = D // H`` features.
+
+    Head ``h`` gets features ``h * Dh`` up to ``(h + 1) * Dh`` of every token.
+    Nothing is copied: it is a view of the same numbers, ordered so that the
+    heads become a batch dimension and one batched matrix product serves them
+    all. ``merge_heads`` undoes it.
+
+    Derived in chapter 5 (Multi-head attention).
+    """
+    num_heads = _check_positive_int(num_heads, "num_heads")
+    if not isinstance(x, torch.Tensor) or x.ndim != 3:
+        got = _shape(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+        raise ValueError(f"split_heads expects x of shape (B, T, D), got {got}")
+    B, T, D = x.shape
+    if D % num_heads:
+        raise ValueError(
+            f"D={D} is not divisible by num_heads={num_heads} (x {_shape(x.shape)}): each head gets "
+            "D // num_heads features, so the heads must divide the width evenly"
+        )
+    # (B, T, D) -> (B, T, H, Dh) -> (B, H, T, Dh)
+    return x.view(B, T, num_heads, D // num_heads).transpose(1, 2)
+
+
+def merge_heads(x: torch.Tensor) -> torch.Tensor:
+    """``(B, H, T, Dh) -> (B, T, D)``: lay the heads' outputs side by side again (``D = H * Dh``).
+
+    This is the "Concat" of the paper's ``Concat(head_1, ..., head_H) W^O``
+    and the inverse of ``split_heads``: ``merge_heads(split_heads(x, H))``
+    equals ``x``.
+
+    Derived in chapter 5 (Multi-head attention).
+    """
+    if not isinstance(x, torch.Tensor) or x.ndim != 4:
+        got = _shape(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+        raise ValueError(f"merge_heads expects x of shape (B, H, T, Dh), got {got}; did you already merge it?")
+    B, H, T, Dh = x.shape
+    # (B, H, T, Dh) -> (B, T, H, Dh) -> (B, T, D)
+    return x.transpose(1, 2).reshape(B, T, H * Dh)
+
+
+class MultiHeadAttention(nn.Module):
+    r"""Multi-head attention: ``H`` scaled dot-product attentions side by side, then a projection.
+
+    .. math::
+        \operatorname{MultiHead}(Q, K, V) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_H)\, W^O,
+        \quad \mathrm{head}_i = \operatorname{Attention}(Q W_i^Q, K W_i^K, V W_i^V)
+
+    ``d_model`` (``D``) is the width of every token's vector, ``num_heads``
+    (``H``) the number of heads; each head works on ``d_head = D // H``
+    features, so all heads together cost about as much as one head of width
+    ``D``. ``w_q``, ``w_k``, ``w_v`` hold the ``H`` heads' projections side by
+    side (one ``D x D`` matrix each); ``w_o`` is :math:`W^O`.
+
+    ``forward(query, key, value, mask=None, need_weights=False)``::
+
+        query    (B, T_q, D)
+        key      (B, T_k, D)
+        value    (B, T_k, D)
+        mask     boolean, True = may attend, broadcastable to (B, H, T_q, T_k)
+        returns  (output (B, T_q, D), weights (B, H, T_q, T_k) or None)
+
+    Self-attention passes the same tensor three times; cross-attention
+    (chapter 7) takes ``query`` from the decoder and ``key`` = ``value`` from
+    the encoder's output, so ``T_q`` and ``T_k`` may differ.
+
+    Without ``need_weights`` the attention runs in
+    ``F.scaled_dot_product_attention`` (fused, fast). With it, the weights
+    :math:`\operatorname{softmax}(QK^\top / \sqrt{d_h})` are computed
+    explicitly and returned per head; in training they are the weights after
+    dropout, the ones actually used (as PyTorch returns them).
+
+    ``MultiHeadAttention.from_torch(m)`` copies the weights of a
+    ``torch.nn.MultiheadAttention(batch_first=True)``.
+
+    Derived in chapter 5 (Multi-head attention); masks in chapter 6;
+    cross-attention in chapter 7 (Cross-attention).
+    """
+
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        d_model = _check_positive_int(d_model, "d_model")
+        num_heads = _check_positive_int(num_heads, "num_heads")
+        if d_model % num_heads:
+            divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
+            raise ValueError(
+                f"d_model={d_model} is not divisible by num_heads={num_heads}: each head gets "
+                f"d_model // num_heads features, so num_heads must divide d_model (here one of {divisors})"
+            )
+        self.d_model = d_model  # D, the width of every token's vector
+        self.num_heads = num_heads  # H
+        self.d_head = d_model // num_heads  # Dh, the width of one head
+        self.dropout = _check_dropout(dropout)  # dropout on the attention weights, in training only
+        self.w_q = nn.Linear(d_model, d_model, bias=bias)  # the H heads' W_i^Q side by side
+        self.w_k = nn.Linear(d_model, d_model, bias=bias)
+        self.w_v = nn.Linear(d_model, d_model, bias=bias)
+        self.w_o = nn.Linear(d_model, d_model, bias=bias)  # W^O, mixes the heads' outputs
+
+    def forward(self, query, key, value, mask=None, need_weights: bool = False):
+        self._check_inputs(query, key, value, mask)
+        # (B, T_q, D) -> (B, T_q, D) -> (B, H, T_q, Dh); keys and values likewise with T_k
+        q = split_heads(self.w_q(query), self.num_heads)
+        k = split_heads(self.w_k(key), self.num_heads)
+        v = split_heads(self.w_v(value), self.num_heads)
+        if need_weights:
+            # (B, H, T_q, Dh) @ (B, H, Dh, T_k) -> (B, H, T_q, T_k)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+            if mask is not None:
+                scores = scores.masked_fill(~mask, float("-inf"))
+            weights = F.dropout(torch.softmax(scores, dim=-1), self.dropout, self.training)
+            # (B, H, T_q, T_k) @ (B, H, T_k, Dh) -> (B, H, T_q, Dh)
+            out = weights @ v
+        else:
+            weights = None
+            # the same softmax(q k^T / sqrt(Dh)) v, fused: (B, H, T_q, Dh), (B, H, T_k, Dh) x2 -> (B, H, T_q, Dh)
+            out = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0
+            )
+        # (B, H, T_q, Dh) -> (B, T_q, D) -> (B, T_q, D)
+        return self.w_o(merge_heads(out)), weights
+
+    def _check_inputs(self, query, key, value, mask) -> None:
+        """Shapes and the mask, checked before any arithmetic; only shape arithmetic and one ``any`` over the mask."""
+        _check_tokens(query, self.d_model, "query", "(B, T_q, D)")
+        if key is not query:
+            _check_tokens(key, self.d_model, "key", "(B, T_k, D)")
+        if value is not key:
+            _check_tokens(value, self.d_model, "value", "(B, T_k, D)")
+        B, T_q, T_k = query.shape[0], query.shape[1], key.shape[1]
+        if key.shape[0] != B or value.shape[0] != B:
+            raise ValueError(
+                f"query, key and value must have the same batch size B, got query {_shape(query.shape)}, "
+                f"key {_shape(key.shape)}, value {_shape(value.shape)}"
+            )
+        if value.shape[1] != T_k:
+            raise ValueError(
+                f"key has T_k={T_k} positions but value has {value.shape[1]} (key {_shape(key.shape)}, "
+                f"value {_shape(value.shape)}): every key needs exactly one value. In cross-attention both "
+                "come from the same (encoder) sequence"
+            )
+        if mask is None:
+            return
+        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+            got = mask.dtype if isinstance(mask, torch.Tensor) else type(mask).__name__
+            raise ValueError(
+                f"mask must be a boolean tensor with True = may attend, got {got}. If you have 1/0 use "
+                "mask == 1; an additive mask of 0/-inf: mask == 0; PyTorch's key_padding_mask "
+                "(True = ignore): ~key_padding_mask[:, None, None, :]"
+            )
+        expected = (B, self.num_heads, T_q, T_k)
+        if mask.ndim > 4 or any(m != 1 and m != e for m, e in zip(reversed(mask.shape), reversed(expected))):
+            raise ValueError(
+                f"mask of shape {_shape(mask.shape)} does not broadcast to {_shape(expected)} = (B, H, T_q, T_k). "
+                "A padding mask of shape (B, T_k) needs mask[:, None, None, :] (padding_attention_mask does it); "
+                "a (T_q, T_k) causal mask broadcasts as it is"
+            )
+        rows = mask.any(dim=-1) if mask.ndim else mask  # broadcastable to (B, H, T_q)
+        if not rows.all():
+            where = ", ".join(str(int(i)) for i in torch.nonzero(~rows)[0])
+            raise ValueError(
+                f"a query row has every key masked: mask[{where}{', ' if where else ''}:] is all False "
+                f"(mask {_shape(mask.shape)}, scores (B, H, T_q, T_k) = {_shape(expected)}). That query has nothing "
+                "to attend to and its softmax would be NaN. Is a whole sequence padding (length 0), or is the "
+                "mask transposed or negated?"
+            )
+
+    @classmethod
+    def from_torch(cls, m: nn.MultiheadAttention) -> "MultiHeadAttention":
+        """A ``MultiHeadAttention`` with the weights of ``torch.nn.MultiheadAttention(batch_first=True)``.
+
+        PyTorch packs the three input projections into one ``in_proj_weight``
+        of shape ``(3D, D)``: rows ``0..D-1`` are ``W^Q``, then ``W^K``, then
+        ``W^V`` (and ``in_proj_bias`` likewise). The copy gives the same
+        output as ``m`` when the masks are translated: our
+        ``mask = ~key_padding_mask[:, None, None, :]`` and ``mask = ~attn_mask``
+        for a boolean ``attn_mask``. The copy is in ``m``'s dtype, device and
+        train/eval mode.
+
+        Derived in chapter 5 (Multi-head attention).
+        """
+        if not isinstance(m, nn.MultiheadAttention):
+            raise ValueError(f"from_torch expects a torch.nn.MultiheadAttention, got {type(m).__name__}")
+        if not m.batch_first:
+            raise ValueError(
+                "the torch.nn.MultiheadAttention has batch_first=False: it reads (T, B, D) tensors, ours reads "
+                "(B, T, D). Build it with batch_first=True"
+            )
+        if not m._qkv_same_embed_dim:
+            raise ValueError(
+                f"the torch.nn.MultiheadAttention has kdim={m.kdim}, vdim={m.vdim} but embed_dim={m.embed_dim}: "
+                "ours projects keys and values from D-wide vectors, so kdim and vdim must equal embed_dim"
+            )
+        if m.bias_k is not None or m.add_zero_attn:
+            raise ValueError(
+                "the torch.nn.MultiheadAttention has add_bias_kv=True or add_zero_attn=True: these add an "
+                "extra key that ours does not have"
+            )
+        weight = m.in_proj_weight
+        new = cls(m.embed_dim, m.num_heads, dropout=m.dropout, bias=m.in_proj_bias is not None)
+        new = new.to(device=weight.device, dtype=weight.dtype)
+        with torch.no_grad():
+            # (3D, D) -> three (D, D): W^Q, W^K, W^V in this order
+            for linear, w in zip((new.w_q, new.w_k, new.w_v), weight.chunk(3)):
+                linear.weight.copy_(w)
+            if m.in_proj_bias is not None:
+                for linear, b in zip((new.w_q, new.w_k, new.w_v), m.in_proj_bias.chunk(3)):
+                    linear.bias.copy_(b)
+                new.w_o.bias.copy_(m.out_proj.bias)
+            new.w_o.weight.copy_(m.out_proj.weight)
+        return new.train(m.training)
+
+
+# --- masks (chapter 6) -----------------------------------------------------------
+
+
+def padding_attention_mask(lengths_or_bool, max_len: int | None = None) -> torch.Tensor:
+    """``(B, 1, 1, S)`` key mask: True on real tokens, False on padding.
+
+    Give either the lengths, ``(B,)`` whole numbers (``max_len`` defaults to
+    the longest), or a ``(B, S)`` boolean tensor with True on real tokens
+    (Hugging Face's ``attention_mask == 1``; *not* PyTorch's
+    ``key_padding_mask``, which is the negation). The two added axes let it
+    broadcast over the heads and the queries of ``(B, H, T, S)`` scores.
+
+    Derived in chapter 6 (Masking).
+    """
+    x = torch.as_tensor(lengths_or_bool)
+    if x.dtype == torch.bool:
+        if x.ndim != 2:
+            raise ValueError(
+                f"a boolean padding mask must have shape (B, S) with True on real tokens, got shape {_shape(x.shape)}"
+            )
+        if max_len is not None and max_len != x.shape[1]:
+            raise ValueError(f"max_len={max_len} but the boolean mask has S={x.shape[1]} positions")
+        real = x
+    elif not x.is_floating_point() and not x.is_complex():
+        if x.ndim != 1:
+            raise ValueError(f"lengths must be 1-D (one length per sequence), got shape {_shape(x.shape)}")
+        if x.numel() == 0:
+            raise ValueError("lengths is empty: there are no sequences to mask")
+        if (x < 0).any():
+            b = int(torch.nonzero(x < 0)[0])
+            raise ValueError(f"lengths[{b}]={int(x[b])} is negative; a length counts tokens, so it is at least 0")
+        longest = int(x.max())
+        max_len = longest if max_len is None else _check_positive_int(max_len, "max_len")
+        if longest > max_len:
+            b = int(torch.nonzero(x > max_len)[0])
+            raise ValueError(f"lengths[{b}]={int(x[b])} exceeds max_len={max_len}")
+        if max_len == 0:
+            raise ValueError("every length is 0: there is no token to attend to")
+        # (1, S) < (B, 1) -> (B, S)
+        real = torch.arange(max_len, device=x.device)[None, :] < x[:, None]
+    else:
+        raise ValueError(
+            f"expected (B,) integer lengths or a (B, S) boolean mask (True = real token), got dtype {x.dtype} "
+            f"of shape {_shape(x.shape)}. Lengths of dtype float: use lengths.long()"
+        )
+    # (B, S) -> (B, 1, 1, S)
+    return real[:, None, None, :]
+
+
+def causal_attention_mask(T: int, device=None) -> torch.Tensor:
+    """``(T, T)`` boolean mask, True on and below the diagonal.
+
+    Query position ``t`` may attend to key positions ``0..t`` and to none
+    after it: the mask of a decoder's self-attention. It broadcasts against
+    ``(B, H, T, T)`` as it is, and combines with a padding mask by ``&``:
+    ``causal_attention_mask(T) & padding_attention_mask(lengths)`` has shape
+    ``(B, 1, T, T)``.
+
+    Derived in chapter 6 (Masking).
+    """
+    T = _check_positive_int(T, "T")
+    return torch.ones(T, T, dtype=torch.bool, device=device).tril()
+
+
+# --- positions, feed-forward and the Transformer block (chapter 8) ---------------------
+
+
+def sinusoidal_positional_encoding(max_len: int, d_model: int) -> torch.Tensor:
+    r"""The paper's fixed positional encodings, ``(max_len, D)``.
+
+    .. math::
+        PE_{p,\,2i} = \sin\!\left(p / 10000^{2i/D}\right), \qquad
+        PE_{p,\,2i+1} = \cos\!\left(p / 10000^{2i/D}\right)
+
+    Even features hold sines and odd features cosines, interleaved as in the
+    paper; the pair ``(2i, 2i+1)`` turns at one frequency, from one turn per
+    ``2 pi`` positions (``i = 0``) to one per ``10000 * 2 pi``. Computed in
+    float64 and returned in the default dtype. (An odd ``d_model`` ends with
+    one sine and no cosine.)
+
+    Derived in chapter 8 (Positional encoding and the Transformer block).
+    """
+    max_len = _check_positive_int(max_len, "max_len")
+    d_model = _check_positive_int(d_model, "d_model")
+    position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # 2i = 0, 2, 4, ...
+    # (max_len, 1) / (ceil(D/2),) -> (max_len, ceil(D/2))
+    angle = position / 10000.0 ** (two_i / d_model)
+    pe = torch.empty(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+    return pe.to(torch.get_default_dtype())
+
+
+class PositionalEncoding(nn.Module):
+    """Adds a position's vector to each token: ``x + PE[:T]``, then dropout.
+
+    ``kind="sinusoidal"`` uses the paper's fixed encodings (a buffer ``pe``,
+    no parameters); ``kind="learned"`` learns one vector per position (a
+    parameter ``pe`` of shape ``(max_len, D)``, like GPT and BERT), which
+    cannot go beyond the ``max_len`` positions seen in training. The paper
+    also multiplies the token embeddings by ``sqrt(d_model)`` before adding;
+    that belongs to the embedding, not here.
+
+    ``forward(x (B, T, D)) -> (B, T, D)``; ``T`` may not exceed ``max_len``.
+
+    Derived in chapter 8 (Positional encoding and the Transformer block).
+    """
+
+    def __init__(self, d_model: int, max_len: int = 512, kind: str = "sinusoidal", dropout: float = 0.0):
+        super().__init__()
+        self.d_model = _check_positive_int(d_model, "d_model")
+        self.max_len = _check_positive_int(max_len, "max_len")
+        self.kind = kind
+        if kind == "sinusoidal":
+            self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model), persistent=False)
+        elif kind == "learned":
+            self.pe = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+        else:
+            raise ValueError(f'kind must be "sinusoidal" or "learned", got {kind!r}')
+        self.dropout = nn.Dropout(_check_dropout(dropout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _check_tokens(x, self.d_model, "x")
+        T = x.shape[1]
+        if T > self.max_len:
+            raise ValueError(
+                f"the input has T={T} positions (x {_shape(x.shape)}) but this PositionalEncoding has "
+                f"max_len={self.max_len} position vectors: build it with max_len >= {T}, or shorten the input"
+            )
+        # (B, T, D) + (T, D) -> (B, T, D)
+        return self.dropout(x + self.pe[:T])
+
+
+class FeedForward(nn.Module):
+    r"""The position-wise feed-forward network: the same two-layer MLP for every token.
+
+    .. math:: \operatorname{FFN}(x) = \max(0,\, x W_1 + b_1)\, W_2 + b_2
+
+    ``d_ff`` is the hidden width (2048 = 4 x 512 in the paper). Order:
+    ``linear1 -> ReLU -> dropout -> linear2``, as in
+    ``torch.nn.TransformerEncoderLayer``. ``forward(x (B, T, D)) -> (B, T, D)``.
+
+    Derived in chapter 8 (Positional encoding and the Transformer block).
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
+        super().__init__()
+        self.d_model = _check_positive_int(d_model, "d_model")
+        self.linear1 = nn.Linear(d_model, _check_positive_int(d_ff, "d_ff"))
+        self.dropout = nn.Dropout(_check_dropout(dropout))
+        self.linear2 = nn.Linear(d_ff, d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _check_tokens(x, self.d_model, "x")
+        # (B, T, D) -> (B, T, d_ff) -> (B, T, D)
+        return self.linear2(self.dropout(F.relu(self.linear1(x))))
+
+
+class EncoderLayer(nn.Module):
+    """One encoder layer: self-attention, then feed-forward, each with a residual and a LayerNorm.
+
+    Post-norm, as in the paper (default)::
+
+        x = norm1(x + dropout1(self_attn(x, x, x, mask)))
+        x = norm2(x + dropout2(feed_forward(x)))
+
+    Pre-norm (``norm_first=True``; steadier for deep stacks, used by most
+    modern models)::
+
+        x = x + dropout1(self_attn(norm1(x), ..., mask))
+        x = x + dropout2(feed_forward(norm2(x)))
+
+    ``forward(x (B, S, D), mask=None, need_weights=False)`` returns ``(B, S, D)``,
+    or ``(output, weights (B, H, S, S))`` with ``need_weights``. ``mask`` is
+    usually ``padding_attention_mask(lengths)``, ``(B, 1, 1, S)``.
+    ``EncoderLayer.from_torch(m)`` copies a
+    ``torch.nn.TransformerEncoderLayer(batch_first=True, activation="relu")``.
+
+    Derived in chapter 8 (Positional encoding and the Transformer block).
+    """
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0, norm_first: bool = False):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)  # on each sublayer's output, before the residual sum
+        self.dropout2 = nn.Dropout(dropout)
+        self.norm_first = bool(norm_first)  # False: post-norm (the paper); True: pre-norm
+
+    def forward(self, x: torch.Tensor, mask=None, need_weights: bool = False):
+        if self.norm_first:
+            h = self.norm1(x)
+            h, weights = self.self_attn(h, h, h, mask=mask, need_weights=need_weights)
+            x = x + self.dropout1(h)
+            x = x + self.dropout2(self.feed_forward(self.norm2(x)))
+        else:
+            h, weights = self.self_attn(x, x, x, mask=mask, need_weights=need_weights)
+            x = self.norm1(x + self.dropout1(h))
+            x = self.norm2(x + self.dropout2(self.feed_forward(x)))
+        return (x, weights) if need_weights else x
+
+    @classmethod
+    def from_torch(cls, m: nn.TransformerEncoderLayer) -> "EncoderLayer":
+        """An ``EncoderLayer`` with the weights of ``torch.nn.TransformerEncoderLayer(batch_first=True)``.
+
+        ``activation`` must be ReLU; ``norm_first`` is taken over. The copy is
+        in ``m``'s dtype, device and train/eval mode.
+
+        Derived in chapter 8 (Positional encoding and the Transformer block).
+        """
+        _check_torch_layer(m, nn.TransformerEncoderLayer)
+        attn = m.self_attn
+        layer = cls(attn.embed_dim, attn.num_heads, m.linear1.out_features, m.dropout.p, m.norm_first)
+        layer = layer.to(device=m.linear1.weight.device, dtype=m.linear1.weight.dtype)
+        layer.self_attn = MultiHeadAttention.from_torch(attn)
+        _copy_feed_forward(layer.feed_forward, m)
+        _copy_norms((layer.norm1, layer.norm2), (m.norm1, m.norm2))
+        return layer.train(m.training)
+
+
+class DecoderLayer(nn.Module):
+    """One decoder layer: masked self-attention, cross-attention, feed-forward; each with residual + LayerNorm.
+
+    Post-norm, as in the paper (default)::
+
+        x = norm1(x + dropout1(self_attn(x, x, x, tgt_mask)))
+        x = norm2(x + dropout2(cross_attn(x, memory, memory, memory_mask)))
+        x = norm3(x + dropout3(feed_forward(x)))
+
+    Pre-norm (``norm_first=True``) normalises each sublayer's input instead:
+    ``x = x + dropout1(self_attn(norm1(x), ...))`` and so on.
+
+    The queries of the cross-attention come from the decoder (``x``), its keys
+    and values from the encoder's output ``memory`` (chapter 7, Cross-attention).
+    ``forward(x (B, T, D), memory (B, S, D), tgt_mask=None, memory_mask=None,
+    need_weights=False)`` returns ``(B, T, D)``, or with ``need_weights``
+    ``(output, self_weights (B, H, T, T), cross_weights (B, H, T, S))``.
+    ``tgt_mask`` is usually ``causal_attention_mask(T)`` (``& padding_attention_mask``
+    of the target lengths), ``memory_mask`` the source's
+    ``padding_attention_mask``, ``(B, 1, 1, S)``.
+    ``DecoderLayer.from_torch(m)`` copies a
+    ``torch.nn.TransformerDecoderLayer(batch_first=True, activation="relu")``.
+
+    Derived in chapter 8 (Positional encoding and the Transformer block).
+    """
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0, norm_first: bool = False):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.norm3 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+        self.dropout3 = nn.Dropout(dropout)
+        self.norm_first = bool(norm_first)  # False: post-norm (the paper); True: pre-norm
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor, tgt_mask=None, memory_mask=None,
+                need_weights: bool = False):
+        if self.norm_first:
+            h = self.norm1(x)
+            h, self_weights = self.self_attn(h, h, h, mask=tgt_mask, need_weights=need_weights)
+            x = x + self.dropout1(h)
+            h, cross_weights = self.cross_attn(self.norm2(x), memory, memory, mask=memory_mask,
+                                               need_weights=need_weights)
+            x = x + self.dropout2(h)
+            x = x + self.dropout3(self.feed_forward(self.norm3(x)))
+        else:
+            h, self_weights = self.self_attn(x, x, x, mask=tgt_mask, need_weights=need_weights)
+            x = self.norm1(x + self.dropout1(h))
+            h, cross_weights = self.cross_attn(x, memory, memory, mask=memory_mask, need_weights=need_weights)
+            x = self.norm2(x + self.dropout2(h))
+            x = self.norm3(x + self.dropout3(self.feed_forward(x)))
+        return (x, self_weights, cross_weights) if need_weights else x
+
+    @classmethod
+    def from_torch(cls, m: nn.TransformerDecoderLayer) -> "DecoderLayer":
+        """A ``DecoderLayer`` with the weights of ``torch.nn.TransformerDecoderLayer(batch_first=True)``.
+
+        PyTorch's ``multihead_attn`` becomes ``cross_attn``. ``activation``
+        must be ReLU; ``norm_first`` is taken over. The copy is in ``m``'s
+        dtype, device and train/eval mode.
+
+        Derived in chapter 8 (Positional encoding and the Transformer block).
+        """
+        _check_torch_layer(m, nn.TransformerDecoderLayer)
+        attn = m.self_attn
+        layer = cls(attn.embed_dim, attn.num_heads, m.linear1.out_features, m.dropout.p, m.norm_first)
+        layer = layer.to(device=m.linear1.weight.device, dtype=m.linear1.weight.dtype)
+        layer.self_attn = MultiHeadAttention.from_torch(attn)
+        layer.cross_attn = MultiHeadAttention.from_torch(m.multihead_attn)
+        _copy_feed_forward(layer.feed_forward, m)
+        _copy_norms((layer.norm1, layer.norm2, layer.norm3), (m.norm1, m.norm2, m.norm3))
+        return layer.train(m.training)
+
+
+def _check_torch_layer(m, kind) -> None:
+    if not isinstance(m, kind):
+        raise ValueError(f"from_torch expects a torch.nn.{kind.__name__}, got {type(m).__name__}")
+    if not m.self_attn.batch_first:
+        raise ValueError(
+            f"the torch.nn.{kind.__name__} has batch_first=False: it reads (T, B, D) tensors, ours reads "
+            "(B, T, D). Build it with batch_first=True"
+        )
+    if not (m.activation is F.relu or isinstance(m.activation, nn.ReLU)):
+        raise ValueError(
+            f"the torch.nn.{kind.__name__} uses activation {getattr(m.activation, '__name__', m.activation)!r}, "
+            'but FeedForward uses ReLU as in the paper: build it with activation="relu"'
+        )
+    if m.linear1.bias is None or m.norm1.bias is None:
+        raise ValueError(f"the torch.nn.{kind.__name__} has bias=False; ours has biases in every Linear and LayerNorm")
+
+
+def _copy_feed_forward(ff: FeedForward, m) -> None:
+    with torch.no_grad():
+        for ours, theirs in ((ff.linear1, m.linear1), (ff.linear2, m.linear2)):
+            ours.weight.copy_(theirs.weight)
+            ours.bias.copy_(theirs.bias)
+
+
+def _copy_norms(ours, theirs) -> None:
+    with torch.no_grad():
+        for a, b in zip(ours, theirs):
+            a.weight.copy_(b.weight)
+            a.bias.copy_(b.bias)
+            a.eps = b.eps
+
+
+class Encoder(nn.Module):
+    """A stack of ``num_layers`` encoder layers (the paper: 6 layers, D=512, H=8, d_ff=2048).
+
+    With ``norm_first`` a final LayerNorm (``norm``) follows the last layer:
+    in pre-norm the residual stream is never normalised after the last
+    sublayer, so the stack does it once at the end. In post-norm ``norm`` is
+    None (each layer already ends with one).
+
+    ``forward(x (B, S, D), mask=None, need_weights=False)`` returns ``(B, S, D)``,
+    or ``(output, [weights (B, H, S, S) of each layer])`` with ``need_weights``.
+
+    Derived in chapter 8 (Positional encoding and the Transformer block).
+    """
+
+    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
+                 norm_first: bool = False):
+        super().__init__()
+        num_layers = _check_positive_int(num_layers, "num_layers")
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
+        )
+        self.norm = nn.LayerNorm(d_model) if norm_first else None
+
+    def forward(self, x: torch.Tensor, mask=None, need_weights: bool = False):
+        all_weights = []
+        for layer in self.layers:
+            if need_weights:
+                x, weights = layer(x, mask, need_weights=True)
+                all_weights.append(weights)
+            else:
+                x = layer(x, mask)
+        if self.norm is not None:
+            x = self.norm(x)
+        return (x, all_weights) if need_weights else x
+
+
+class Decoder(nn.Module):
+    """A stack of ``num_layers`` decoder layers, each reading the same encoder output ``memory``.
+
+    With ``norm_first`` a final LayerNorm (``norm``) follows the last layer,
+    as in ``Encoder``.
+
+    ``forward(x (B, T, D), memory (B, S, D), tgt_mask=None, memory_mask=None,
+    need_weights=False)`` returns ``(B, T, D)``, or with ``need_weights``
+    ``(output, [self_weights (B, H, T, T)], [cross_weights (B, H, T, S)])``, one
+    entry per layer.
+
+    Derived in chapter 8 (Positional encoding and the Transformer block).
+    """
+
+    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
+                 norm_first: bool = False):
+        super().__init__()
+        num_layers = _check_positive_int(num_layers, "num_layers")
+        self.layers = nn.ModuleList(
+            DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
+        )
+        self.norm = nn.LayerNorm(d_model) if norm_first else None
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor, tgt_mask=None, memory_mask=None,
+                need_weights: bool = False):
+        self_weights, cross_weights = [], []
+        for layer in self.layers:
+            if need_weights:
+                x, s, c = layer(x, memory, tgt_mask, memory_mask, need_weights=True)
+                self_weights.append(s)
+                cross_weights.append(c)
+            else:
+                x = layer(x, memory, tgt_mask, memory_mask)
+        if self.norm is not None:
+            x = self.norm(x)
+        return (x, self_weights, cross_weights) if need_weights else x
