@@ -47,3 +47,52 @@ def test_chapter_4_attention_agrees_with_tutorlib():
         ref_out, ref_weights = scaled_dot_product_attention(q, k, v)
         assert_close(np.asarray(weights), ref_weights, rtol=1e-12, atol=1e-12)
         assert_close(np.asarray(out), ref_out, rtol=1e-12, atol=1e-12)
+
+
+def test_chapter_6_masks_and_masked_attention_agree_with_tutorlib():
+    from tutorlib.attention import causal_mask, padding_mask
+
+    ns = derivations("06_masking.ipynb")
+    for n in (1, 4, 7):
+        np.testing.assert_array_equal(ns["make_causal_mask"](n), causal_mask(n))
+    for lengths, max_len in (([3, 5], None), ([1, 2, 2], 4)):
+        np.testing.assert_array_equal(ns["make_padding_mask"](lengths, max_len), padding_mask(lengths, max_len))
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 3))
+    mask = causal_mask(5)[None] & padding_mask([5, 3])[:, None, :]  # (B, T, T), no row fully masked
+    out, weights = ns["masked_attention"](q, k, v, mask)
+    ref_out, ref_weights = scaled_dot_product_attention(q, k, v, mask=mask)
+    assert_close(np.asarray(weights), ref_weights, rtol=1e-12, atol=1e-12)
+    assert_close(np.asarray(out), ref_out, rtol=1e-12, atol=1e-12)
+
+
+def test_chapter_5_heads_agree_with_tutorlib_nn():
+    import torch
+
+    from tutorlib.nn import MultiHeadAttention, merge_heads, split_heads
+
+    ns = derivations("05_multi_head_attention.ipynb")
+    torch.manual_seed(0)
+    x = torch.randn(2, 6, 12, dtype=torch.float64)
+    assert_close(ns["split_heads"](x, 3), split_heads(x, 3))
+    assert_close(ns["merge_heads"](split_heads(x, 3)), merge_heads(split_heads(x, 3)))
+    for t_q, t_k, d, h in [(6, 6, 12, 3), (4, 7, 16, 4)]:
+        mha = MultiHeadAttention(d, h, bias=False).double().eval()
+        q, kv = torch.randn(2, t_q, d, dtype=torch.float64), torch.randn(2, t_k, d, dtype=torch.float64)
+        # nn.Linear computes x @ weight.T, so the chapter's (D, D) matrices are the transposed weights
+        ws = [lin.weight.detach().T for lin in (mha.w_q, mha.w_k, mha.w_v, mha.w_o)]
+        out, weights = ns["multi_head_attention"](q, kv, kv, *ws, h)
+        ref_out, ref_weights = mha(q, kv, kv, need_weights=True)
+        assert_close(out, ref_out.detach(), rtol=1e-10, atol=1e-10)
+        assert_close(weights, ref_weights.detach(), rtol=1e-10, atol=1e-10)
+
+
+def test_chapter_8_positional_encoding_agrees_with_tutorlib_nn():
+    import torch
+
+    from tutorlib.nn import sinusoidal_positional_encoding
+
+    positional_encoding = derivations("08_transformer_block.ipynb")["positional_encoding"]
+    for max_len, d_model in [(1, 1), (5, 16), (64, 64), (50, 7)]:
+        ours = torch.as_tensor(positional_encoding(max_len, d_model)).float()
+        assert_close(ours, sinusoidal_positional_encoding(max_len, d_model), rtol=1e-6, atol=1e-6)
