@@ -20,11 +20,15 @@ boolean ``attn_mask`` (True = may *not* attend); negate them with ``~``.
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+# One way of writing shapes and checking sizes in every error message of tutorlib.
+from .attention import _check_positive_int
+from .attention import _shape_str as _shape
 
 __all__ = [
     "split_heads",
@@ -40,20 +44,6 @@ __all__ = [
     "Encoder",
     "Decoder",
 ]
-
-
-def _shape(shape) -> str:
-    """``(2, 3)`` for a shape, written the way the error messages write shapes."""
-    shape = tuple(shape)
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
 
 
 def _check_dropout(p) -> float:
