@@ -6,7 +6,7 @@ Each module holds the code that one part of the book derives:
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.examples``   the worked numbers of the course's source material (chapters 1 to 4)
 - ``tutorlib.experiments`` the measurements behind the 1/sqrt(d_k) scaling (chapter 4)
-- ``tutorlib.explorers``  the interactive sliders, their logic kept as pure functions (chapter 3)
+- ``tutorlib.explorers``  the interactive explorers (temperature, √d_k saturation, attention, heads, masks), their logic kept as pure functions (chapters 3 to 6)
 - ``tutorlib.nn``         multi-head attention, masks, positional encodings, encoder and decoder layers in PyTorch (chapters 5 to 8)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 """

@@ -3,7 +3,10 @@
 Every chapter shows its tables with :func:`matrix`, which reads like the
 spreadsheet of the course's cross-attention video: row and column labels,
 rounded values and a colour scale. The colour maps are colour-blind safe
-(``cividis`` by default, ``RdBu`` only for signed data).
+(``cividis`` by default, ``RdBu`` only for signed data): :func:`matrix` and
+:func:`attention_heatmap` refuse any map outside
+:data:`COLOUR_BLIND_SAFE_CMAPS`, and lines and points use the Okabe-Ito
+palette (:data:`OKABE_ITO`).
 
 Introduced in chapter 2 (Embeddings and dot products) and used throughout.
 """
@@ -15,9 +18,51 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["LabelledMatrix", "matrix", "attention_heatmap", "plot_word_vectors"]
+__all__ = [
+    "LabelledMatrix",
+    "matrix",
+    "attention_heatmap",
+    "plot_word_vectors",
+    "OKABE_ITO",
+    "COLOUR_BLIND_SAFE_CMAPS",
+    "DEFAULT_CMAP",
+]
 
 DEFAULT_CMAP = "cividis"
+
+#: The Okabe-Ito palette (Okabe and Ito, "Color Universal Design", 2002): eight
+#: colours that stay distinct for the common colour-vision deficiencies.
+OKABE_ITO = {
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "green": "#009E73",
+    "reddish purple": "#CC79A7",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+
+#: Colour maps the course uses: perceptually uniform sequential maps that read
+#: the same with red-green colour blindness (cividis was designed for it), and
+#: the ColorBrewer diverging maps marked colour-blind safe, for signed data.
+#: Rainbow maps (jet, rainbow, hsv, turbo, Spectral) and red-green ones (RdYlGn) are out.
+COLOUR_BLIND_SAFE_CMAPS = frozenset(
+    name + suffix
+    for name in ("cividis", "viridis", "plasma", "inferno", "magma", "RdBu", "PuOr", "BrBG", "PRGn", "Greys", "Blues")
+    for suffix in ("", "_r")
+)
+
+
+def _check_cmap(cmap) -> None:
+    """Raise if ``cmap`` (a name or a matplotlib Colormap) is not in :data:`COLOUR_BLIND_SAFE_CMAPS`."""
+    name = cmap if isinstance(cmap, str) else getattr(cmap, "name", repr(cmap))
+    if name not in COLOUR_BLIND_SAFE_CMAPS:
+        raise ValueError(
+            f"cmap {name!r} is not one of the course's colour-blind-safe maps ({', '.join(sorted(COLOUR_BLIND_SAFE_CMAPS))}): "
+            "a rainbow or red-green map hides differences from readers with colour-vision deficiency. "
+            f"Use {DEFAULT_CMAP!r} (the default), or 'RdBu' for signed data"
+        )
 
 
 def _labels(labels, n: int, axis: str) -> list[str]:
@@ -45,6 +90,8 @@ class LabelledMatrix:
             arr = arr[None, :]
         if arr.ndim != 2:
             raise ValueError(f"matrix() shows 2-D arrays, got shape {arr.shape}; pick one slice, e.g. x[0]")
+        if cmap is not None:
+            _check_cmap(cmap)
         self.values = arr
         self.rows = _labels(rows, arr.shape[0], "row")
         self.cols = _labels(cols, arr.shape[1], "column")
@@ -131,6 +178,7 @@ def attention_heatmap(weights, query_labels, key_labels, ax=None, title=None, an
     """
     import matplotlib.pyplot as plt
 
+    _check_cmap(cmap)
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
         raise ValueError(f"attention_heatmap draws one (T_q, T_k) matrix, got shape {w.shape}; pick one head or batch item")
@@ -157,7 +205,7 @@ def attention_heatmap(weights, query_labels, key_labels, ax=None, title=None, an
 
 
 # Colour-blind-safe pair (Okabe-Ito blue and vermillion), then more of the same palette.
-_GROUP_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
+_GROUP_COLOURS = [OKABE_ITO[c] for c in ("blue", "vermillion", "green", "reddish purple", "orange", "sky blue")]
 _GROUP_MARKERS = ["o", "s", "^", "D", "v", "P"]
 
 

@@ -4,18 +4,121 @@ Each explorer is two parts: a pure function that computes what is shown (tested
 without a browser) and a thin ipywidgets wrapper that calls it whenever a
 control moves. In the static book an explorer shows the state it was saved in.
 
-Introduced in chapter 3 (Softmax).
+=====================  ==========================================  =========
+explorer               its pure function                           chapter
+=====================  ==========================================  =========
+temperature_explorer   temperature_view(scores, labels, τ)         3
+saturation_explorer    saturation_view(d_k, scaled)                4
+attention_explorer     attention_view(q, k, labels, query=...)     4
+head_explorer          head_view(weights, head, labels, query=...) 5
+mask_editor            mask_view(n_words, n_pad, causal)           6
+=====================  ==========================================  =========
+
+Every view returns the numbers it shows and the HTML that shows them. The
+HTML uses the course's colour-blind-safe colours (Okabe-Ito blue for bars,
+cividis for heatmaps) and never relies on colour alone: every weight is
+written out, the selected row is marked with ▶ as well as outlined, and hidden
+cells carry ✕ as well as a hatched background.
+
+Introduced in chapter 3 (Softmax); chapters 4 to 6 add the others.
 """
 
 from __future__ import annotations
 
 import html
+from numbers import Integral
 
 import numpy as np
 
-from .attention import softmax
+from .attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from .display import DEFAULT_CMAP, OKABE_ITO
+from .examples import YOUR_CAT
+from .experiments import softmax_jacobian
 
-__all__ = ["weight_bars_html", "temperature_view", "temperature_explorer"]
+__all__ = [
+    "weight_bars_html",
+    "weights_heatmap_html",
+    "mask_grid_html",
+    "temperature_view",
+    "temperature_explorer",
+    "saturation_view",
+    "saturation_explorer",
+    "attention_view",
+    "attention_explorer",
+    "head_view",
+    "head_explorer",
+    "mask_view",
+    "mask_editor",
+    "D_K_STEPS",
+]
+
+BAR_COLOUR = OKABE_ITO["blue"]
+HIGHLIGHT_COLOUR = OKABE_ITO["vermillion"]  # outlines the selected row
+ALLOWED_COLOUR = OKABE_ITO["sky blue"]  # mask cells that may attend
+HEATMAP_CMAP = DEFAULT_CMAP  # cividis
+_HIDDEN_STYLE = "background:repeating-linear-gradient(45deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#000000"
+_CELL = "padding:2px 8px;border:1px solid #ffffff"
+
+#: The widths the d_k slider steps through: roughly doubling, 1 to 512 (the paper's d_model).
+D_K_STEPS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+MAX_D_K = D_K_STEPS[-1]
+
+
+# --- checks ------------------------------------------------------------------------
+
+
+def _whole(value, name: str, lo: int, hi: int | None = None) -> int:
+    """``value`` as an int in ``lo..hi``, or a ValueError naming what was expected and what came."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be a whole number, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+        raise ValueError(f"{name} must be {span}, got {value}")
+    return value
+
+
+def _text_labels(labels, n: int, what: str) -> list[str]:
+    if labels is None:
+        return [str(i) for i in range(n)]
+    if isinstance(labels, str):
+        raise ValueError(f"{what} labels must be a list of {n} strings, got the single string {labels!r}; try {labels!r}.split()")
+    labels = [str(x) for x in labels]
+    if len(labels) != n:
+        plural = {"query": "queries"}.get(what, what + "s")
+        raise ValueError(f"{what} labels: there are {n} {plural} but {len(labels)} labels were given ({labels})")
+    return labels
+
+
+def _row_index(query, labels: list[str], what: str = "query") -> int:
+    """Resolve ``query`` (a position or a unique label) to a row index."""
+    if isinstance(query, str):
+        hits = [i for i, label in enumerate(labels) if label == query]
+        if not hits:
+            raise ValueError(f"{what} {query!r} is not one of the {what} labels {labels}")
+        if len(hits) > 1:
+            raise ValueError(f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass its position instead")
+        return hits[0]
+    return _whole(query, what, 0, len(labels) - 1)
+
+
+def _as_weights(weights) -> np.ndarray:
+    """A NumPy copy of attention weights from NumPy or PyTorch (detached, on the CPU)."""
+    if hasattr(weights, "detach"):
+        weights = weights.detach().cpu().numpy()
+    arr = np.asarray(weights)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise ValueError(f"weights must be numbers, got dtype {arr.dtype}")
+    return arr.astype(float)
+
+
+def _option_labels(labels: list[str]) -> list[tuple[str, int]]:
+    """Dropdown options: the labels themselves, numbered when some repeat (YOUR CAT ... CAT)."""
+    unique = len(set(labels)) == len(labels)
+    return [(label if unique else f"{i} {label}", i) for i, label in enumerate(labels)]
+
+
+# --- HTML pieces ---------------------------------------------------------------------
 
 
 def weight_bars_html(labels, weights, title: str = "") -> str:
@@ -29,11 +132,103 @@ def weight_bars_html(labels, weights, title: str = "") -> str:
         rows.append(
             '<div style="display:flex;align-items:center;gap:6px;margin:2px 0">'
             f'<span style="width:7em;text-align:right">{html.escape(label)}</span>'
-            f'<span style="display:inline-block;height:1em;width:{300 * w:.1f}px;background:#0072B2"></span>'
+            f'<span style="display:inline-block;height:1em;width:{300 * w:.1f}px;background:{BAR_COLOUR}"></span>'
             f'<span style="font-family:monospace">{w:.3f}</span></div>'
         )
     head = f"<div><b>{html.escape(title)}</b></div>" if title else ""
     return f'<div class="tutorlib-bars">{head}{"".join(rows)}</div>'
+
+
+def _shade(x: float, top: float) -> tuple[str, str]:
+    """Background and text colour of a weight ``x`` on a cividis scale from 0 to ``top``."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    r, g, b, _ = colormaps[HEATMAP_CMAP](x / top if top > 0 else 0.0)
+    text = "#000000" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "#ffffff"
+    return to_hex((r, g, b)), text
+
+
+def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = "", highlight_row=None, mask=None,
+                         decimals: int = 2) -> str:
+    """An attention-weight table ``(T_q, T_k)`` as HTML: queries down, keys across, cividis from 0 to the largest weight.
+
+    ``highlight_row`` (an index) is outlined in vermillion and marked ▶.
+    ``mask`` (boolean, True = may attend, the course's convention) marks the
+    cells it hides with ✕ on a hatched background instead of a number.
+    """
+    w = _as_weights(weights)
+    if w.ndim != 2:
+        raise ValueError(f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head or batch item")
+    rows = _text_labels(query_labels, w.shape[0], "query")
+    cols = _text_labels(key_labels if key_labels is not None else query_labels, w.shape[1], "key")
+    if mask is None:
+        visible = np.ones(w.shape, dtype=bool)
+    else:
+        visible = np.asarray(mask)
+        if visible.dtype != bool or visible.shape != w.shape:
+            raise ValueError(
+                f"mask must be boolean of the weights' shape {w.shape} (True = may attend), got dtype {visible.dtype} "
+                f"and shape {visible.shape}"
+            )
+    if highlight_row is not None:
+        highlight_row = _whole(highlight_row, "highlight_row", 0, w.shape[0] - 1)
+    if np.isnan(w[visible]).any():
+        raise ValueError("weights contain NaN: a query row with every key masked has no weights to show")
+    top = float(w[visible].max()) if visible.any() else 1.0
+    esc = html.escape
+    parts = ['<table class="tutorlib-heatmap" style="border-collapse:collapse;font-family:monospace;text-align:right">']
+    if title:
+        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
+    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
+    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
+    for i, label in enumerate(rows):
+        chosen = i == highlight_row
+        style = f' style="outline:3px solid {HIGHLIGHT_COLOUR};outline-offset:-2px"' if chosen else ""
+        mark = "▶ " if chosen else ""
+        cells = []
+        for j in range(w.shape[1]):
+            if not visible[i, j]:
+                cells.append(f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">✕</td>')
+            else:
+                bg, fg = _shade(w[i, j], top)
+                cells.append(f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>')
+        parts.append(f'<tr class="{"selected" if chosen else ""}"{style}><th style="padding:2px 8px;text-align:left">'
+                     f'{mark}{esc(label)}</th>{"".join(cells)}</tr>')
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
+    """A boolean mask ``(T_q, T_k)`` as an HTML grid: ✓ where a query may attend, ✕ (hatched) where the mask hides the key."""
+    m = np.asarray(mask)
+    if m.dtype != bool or m.ndim != 2:
+        raise ValueError(f"mask must be a 2-D boolean array (True = may attend), got dtype {m.dtype} and shape {m.shape}")
+    rows = _text_labels(query_labels, m.shape[0], "query")
+    cols = _text_labels(key_labels if key_labels is not None else query_labels, m.shape[1], "key")
+    esc = html.escape
+    parts = ['<table class="tutorlib-mask" style="border-collapse:collapse;font-family:monospace;text-align:center">']
+    if title:
+        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
+    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
+    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
+    for i, label in enumerate(rows):
+        cells = "".join(
+            f'<td style="{_CELL};background:{ALLOWED_COLOUR};color:#000000" title="may attend">✓</td>' if m[i, j]
+            else f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden">✕</td>'
+            for j in range(m.shape[1])
+        )
+        parts.append(f'<tr><th style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def _side_by_side(*blocks: str) -> str:
+    cells = "".join(f'<div style="margin:0 2em 1em 0">{b}</div>' for b in blocks)
+    return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>'
+
+
+# --- chapter 3: temperature ------------------------------------------------------------
 
 
 def temperature_view(scores, labels, temperature: float) -> tuple[np.ndarray, str]:
@@ -58,4 +253,251 @@ def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: floa
     slider.observe(redraw, names="value")
     box = widgets.VBox([slider, bars])
     box.slider, box.bars = slider, bars  # handles for tests and for curious learners
+    return box
+
+
+# --- chapter 4: the sqrt(d_k) saturation slider ------------------------------------------
+
+
+def _saturation_vectors(n_keys: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One query and ``n_keys`` keys, MAX_D_K wide, entries from N(0, 1); a width d_k uses the first d_k features."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(MAX_D_K)  # (MAX_D_K,)
+    k = rng.standard_normal((n_keys, MAX_D_K))  # (n_keys, MAX_D_K)
+    return q, k
+
+
+def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 0) -> tuple[np.ndarray, str]:
+    r"""The saturation slider's logic: one seeded query against ``n_keys`` seeded keys of width ``d_k``.
+
+    Scores are :math:`q \cdot k_j`, divided by :math:`\sqrt{d_k}` when
+    ``scaled``; the weights are their softmax. The query and keys are the
+    first ``d_k`` features of fixed 512-wide random vectors, so moving the
+    slider widens the *same* vectors. Returns ``(weights (n_keys,), html)``;
+    the HTML shows the weights as bars with the scores' spread, the largest
+    weight and the size (Frobenius norm) of the softmax Jacobian
+    (:func:`tutorlib.experiments.softmax_jacobian`): the gradient that
+    training has to work with.
+
+    Derived in chapter 4 (Scaled dot-product attention).
+    """
+    d_k = _whole(d_k, "d_k", 1, MAX_D_K)
+    n_keys = _whole(n_keys, "n_keys", 2)
+    if not isinstance(scaled, (bool, np.bool_)):
+        raise ValueError(f"scaled must be True (divide by sqrt(d_k)) or False, got {scaled!r}")
+    q, k = _saturation_vectors(n_keys, _whole(seed, "seed", 0))
+    scores = k[:, :d_k] @ q[:d_k]  # (n_keys, d_k) @ (d_k,) -> (n_keys,)
+    if scaled:
+        scores = scores / np.sqrt(d_k)
+    weights = softmax(scores)
+    gradient = float(np.linalg.norm(softmax_jacobian(weights)))
+    formula = f"softmax(q·k / √{d_k})" if scaled else "softmax(q·k), not scaled"
+    bars = weight_bars_html([f"key {j + 1}" for j in range(n_keys)], weights, title=f"{formula}, d_k = {d_k}")
+    stats = (
+        '<div class="tutorlib-stats" style="font-family:monospace;margin-top:4px">'
+        f"spread of the scores (std): {scores.std():.2f}<br>"
+        f"largest weight: {weights.max():.3f} (uniform would be {1 / n_keys:.3f})<br>"
+        f"gradient size ‖diag(p) − p pᵀ‖: {gradient:.3f}</div>"
+    )
+    return weights, bars + stats
+
+
+def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, seed: int = 0):
+    """A slider over d_k (1 to 512) and a scaled/unscaled toggle, showing :func:`saturation_view`."""
+    import ipywidgets as widgets
+
+    d_k = _whole(d_k, "d_k", 1, MAX_D_K)
+    if d_k not in D_K_STEPS:
+        raise ValueError(f"the slider starts on one of its steps {D_K_STEPS}, got d_k={d_k}")
+    slider = widgets.SelectionSlider(options=D_K_STEPS, value=d_k, description="d_k", continuous_update=True)
+    toggle = widgets.ToggleButtons(options=[("scaled: ÷ √d_k", True), ("unscaled", False)], value=bool(scaled))
+    view = widgets.HTML(value=saturation_view(d_k, scaled, n_keys, seed)[1])
+
+    def redraw(_change):
+        view.value = saturation_view(slider.value, toggle.value, n_keys, seed)[1]
+
+    slider.observe(redraw, names="value")
+    toggle.observe(redraw, names="value")
+    box = widgets.VBox([widgets.HBox([slider, toggle]), view])
+    box.d_k, box.scaled, box.view = slider, toggle, view
+    return box
+
+
+# --- chapter 4: pick a query ----------------------------------------------------------
+
+
+def attention_view(q, k, query_labels, key_labels=None, query=0) -> tuple[np.ndarray, str]:
+    """The attention explorer's logic: the weights ``softmax(q kᵀ / √d_k)`` of one chosen query.
+
+    ``q`` is ``(T_q, d_k)``, ``k`` is ``(T_k, d_k)``; ``query`` is a row
+    index or a (unique) query label. Returns ``(weights of that query (T_k,),
+    html)``: its weights as bars, and the whole ``(T_q, T_k)`` table as a
+    heatmap with its row outlined. ``key_labels`` defaults to
+    ``query_labels`` (self-attention).
+
+    Derived in chapter 4 (Scaled dot-product attention).
+    """
+    q, k = np.asarray(q), np.asarray(k)
+    for name, arr, letters in (("q", q, "(T_q, d_k)"), ("k", k, "(T_k, d_k)")):
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be one sentence's {letters} matrix, got shape {arr.shape}")
+    _, weights = scaled_dot_product_attention(q, k, k)  # (T_q, T_k); the values do not change the weights
+    rows = _text_labels(query_labels, weights.shape[0], "query")
+    cols = _text_labels(key_labels if key_labels is not None else query_labels, weights.shape[1], "key")
+    i = _row_index(query, rows)
+    bars = weight_bars_html(cols, weights[i], title=f'weights of the query "{rows[i]}" (they sum to 1)')
+    table = weights_heatmap_html(weights, rows, cols, title="all queries (rows) against all keys (columns)",
+                                 highlight_row=i)
+    return weights[i], _side_by_side(bars, table)
+
+
+def attention_explorer(q, k, query_labels, key_labels=None, query=0):
+    """A dropdown of the queries; shows :func:`attention_view` for the chosen one."""
+    import ipywidgets as widgets
+
+    labels = [str(x) for x in query_labels]
+    first, page = attention_view(q, k, labels, key_labels, query)
+    start = _row_index(query, labels)
+    dropdown = widgets.Dropdown(options=_option_labels(labels), value=start, description="query")
+    view = widgets.HTML(value=page)
+
+    def redraw(change):
+        view.value = attention_view(q, k, labels, key_labels, change["new"])[1]
+
+    dropdown.observe(redraw, names="value")
+    box = widgets.VBox([dropdown, view])
+    box.query, box.view = dropdown, view
+    return box
+
+
+# --- chapter 5: pick a head -----------------------------------------------------------
+
+
+def _heads(weights, batch: int) -> np.ndarray:
+    """``(H, T_q, T_k)`` from weights of shape ``(H, T_q, T_k)`` or ``(B, H, T_q, T_k)``."""
+    w = _as_weights(weights)
+    if w.ndim == 4:
+        batch = _whole(batch, "batch", 0, w.shape[0] - 1)
+        w = w[batch]
+    elif w.ndim != 3:
+        raise ValueError(
+            f"weights must be a multi-head layer's need_weights output, (B, H, T_q, T_k) or (H, T_q, T_k), got shape "
+            f"{w.shape}; for one head's (T_q, T_k) table use attention_view or weights_heatmap_html"
+        )
+    return w
+
+
+def head_view(weights, head: int, query_labels, key_labels=None, query=0, batch: int = 0) -> tuple[np.ndarray, str]:
+    """The head explorer's logic: one head's ``(T_q, T_k)`` weights, with one query's row outlined.
+
+    ``weights`` is the second output of ``MultiHeadAttention(...,
+    need_weights=True)``, shape ``(B, H, T_q, T_k)`` (``batch`` picks the
+    sentence) or ``(H, T_q, T_k)``; a PyTorch tensor is fine. ``head`` is a
+    Python index, 0 to H-1 (the HTML calls it "head 1" to "head H").
+    Returns ``(that head's weights (T_q, T_k), html)``.
+
+    Derived in chapter 5 (Multi-head attention).
+    """
+    w = _heads(weights, batch)
+    H = w.shape[0]
+    head = _whole(head, f"head (an index: the layer has {H} heads, 0 to {H - 1})", 0, H - 1)
+    rows = _text_labels(query_labels, w.shape[1], "query")
+    cols = _text_labels(key_labels if key_labels is not None else query_labels, w.shape[2], "key")
+    i = _row_index(query, rows)
+    bars = weight_bars_html(cols, w[head, i], title=f'head {head + 1} of {H}: weights of the query "{rows[i]}"')
+    table = weights_heatmap_html(w[head], rows, cols, title=f"head {head + 1} of {H}: every query", highlight_row=i)
+    return w[head], _side_by_side(bars, table)
+
+
+def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0, batch: int = 0):
+    """Dropdowns for the head and the query; shows :func:`head_view`."""
+    import ipywidgets as widgets
+
+    labels = [str(x) for x in query_labels]
+    H = _heads(weights, batch).shape[0]
+    page = head_view(weights, head, labels, key_labels, query, batch)[1]
+    start = _row_index(query, labels)
+    heads = widgets.Dropdown(options=[(f"head {h + 1}", h) for h in range(H)], value=head, description="head")
+    queries = widgets.Dropdown(options=_option_labels(labels), value=start, description="query")
+    view = widgets.HTML(value=page)
+
+    def redraw(_change):
+        view.value = head_view(weights, heads.value, labels, key_labels, queries.value, batch)[1]
+
+    heads.observe(redraw, names="value")
+    queries.observe(redraw, names="value")
+    box = widgets.VBox([widgets.HBox([heads, queries]), view])
+    box.head, box.query, box.view = heads, queries, view
+    return box
+
+
+# --- chapter 6: the mask editor -----------------------------------------------------------
+
+MAX_PADDING = 4
+
+
+def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0) -> tuple[np.ndarray, np.ndarray, str]:
+    """The mask editor's logic: self-attention over ``n_words`` real words and ``n_pad`` padding tokens.
+
+    The sentence is the first ``n_words`` of ``words`` (default "YOUR CAT IS A
+    LOVELY CAT") followed by ``n_pad`` ``<pad>`` tokens: ``T = n_words +
+    n_pad`` positions. Each word has a seeded random 4-wide vector and
+    ``<pad>`` the zero vector, as in chapter 6. The mask (True = may attend)
+    hides the padding keys, and with ``causal`` also every key after its
+    query: ``padding_mask & causal_mask``. Returns ``(mask (T, T),
+    weights (T, T), html)``; the HTML shows the mask as a ✓/✕ grid and the
+    weights with the hidden cells marked ✕ (their weight is exactly 0).
+
+    Derived in chapter 6 (Masking).
+    """
+    if isinstance(words, str):
+        raise ValueError(f"words must be a list of words, got the single string {words!r}; try {words!r}.split()")
+    words = list(YOUR_CAT["tokens"]) if words is None else [str(w) for w in words]
+    if not words:
+        raise ValueError("words is empty: the sentence needs at least one word")
+    n_words = _whole(n_words, f"n_words (real words, here at most {len(words)})", 1, len(words))
+    n_pad = _whole(n_pad, "n_pad (padding tokens)", 0)
+    if not isinstance(causal, (bool, np.bool_)):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
+    T = n_words + n_pad
+    labels = words[:n_words] + ["<pad>"] * n_pad
+    rng = np.random.default_rng(_whole(seed, "seed", 0))
+    table = rng.standard_normal((len(words), 4))  # one 4-wide vector per word of the full sentence, D = 4
+    x = np.vstack([table[:n_words], np.zeros((n_pad, 4))])  # (T, D); <pad> is the zero vector
+    mask = np.broadcast_to(padding_mask([n_words], T), (T, T))  # (1, T) -> (T, T): the same keys for every query
+    if causal:
+        mask = mask & causal_mask(T)  # (T, T) & (T, T)
+    mask = np.array(mask)
+    _, weights = scaled_dot_product_attention(x, x, x, mask)  # (T, T)
+    hidden = int((~mask).sum())
+    what = "padding keys" + (" and every key after its query" if causal else "")
+    summary = (
+        '<div class="tutorlib-stats" style="font-family:monospace;margin-bottom:4px">'
+        f"T = {T} positions ({n_words} words + {n_pad} &lt;pad&gt;); the mask hides {what}: "
+        f"{hidden} of {T * T} cells, each with weight exactly 0; every row still sums to 1</div>"
+    )
+    grid = mask_grid_html(mask, labels, title="mask: ✓ may attend, ✕ hidden")
+    heat = weights_heatmap_html(weights, labels, title="attention weights (✕ = hidden, weight 0)", mask=mask)
+    return mask, weights, summary + _side_by_side(grid, heat)
+
+
+def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=None, seed: int = 0):
+    """Sliders for the number of words and of padding tokens and a causal on/off switch; shows :func:`mask_view`."""
+    import ipywidgets as widgets
+
+    page = mask_view(n_words, n_pad, causal, words, seed)[2]
+    count = len(YOUR_CAT["tokens"]) if words is None else len(list(words))
+    style = {"description_width": "initial"}
+    n_words_slider = widgets.IntSlider(value=n_words, min=1, max=count, description="real words", style=style)
+    n_pad_slider = widgets.IntSlider(value=n_pad, min=0, max=max(MAX_PADDING, n_pad), description="padding", style=style)
+    causal_box = widgets.Checkbox(value=bool(causal), description="causal mask")
+    view = widgets.HTML(value=page)
+
+    def redraw(_change):
+        view.value = mask_view(n_words_slider.value, n_pad_slider.value, causal_box.value, words, seed)[2]
+
+    for control in (n_words_slider, n_pad_slider, causal_box):
+        control.observe(redraw, names="value")
+    box = widgets.VBox([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view])
+    box.n_words, box.n_pad, box.causal, box.view = n_words_slider, n_pad_slider, causal_box, view
     return box

@@ -1,0 +1,329 @@
+"""tutorlib.explorers: each explorer's pure function against tutorlib.attention, and its widget wrapper.
+
+The pure functions are checked for the numbers they show (against
+tutorlib.attention / tutorlib.experiments, or against properties a wrong
+program would break) and for their errors on bad input. The wrappers are
+checked by moving their controls, as a learner would, and comparing the
+output widget with what the pure function gives for the new values.
+"""
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from tutorlib import explorers
+from tutorlib.attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from tutorlib.examples import QUICK_BROWN_FOX, THIS_IS_BOOK, YOUR_CAT
+from tutorlib.experiments import softmax_jacobian
+from tutorlib.nn import MultiHeadAttention, split_heads
+
+FOX = QUICK_BROWN_FOX
+
+
+def cell_numbers(page: str, table_class: str) -> list[float]:
+    """The numbers written in the <td> cells of the first table of ``table_class`` (✕ cells give nan)."""
+    table = re.search(rf'<table class="{table_class}".*?</table>', page, re.S).group(0)
+    return [float("nan") if text == "✕" else float(text) for text in re.findall(r"<td[^>]*>([^<]*)</td>", table)]
+
+
+def bar_numbers(page: str) -> list[float]:
+    """The weights written next to the bars of weight_bars_html."""
+    assert page.count('class="tutorlib-bars"') == 1
+    return [float(x) for x in re.findall(r'font-family:monospace">([0-9.]+)</span>', page)]
+
+
+# --- the HTML pieces ---------------------------------------------------------------------
+
+
+def test_weights_heatmap_writes_every_weight_and_outlines_one_row():
+    w = softmax(np.array([[0.0, 1.0, 2.0], [0.5, -1.0, 0.2]]))
+    page = explorers.weights_heatmap_html(w, ["sou", "feliz"], ["I", "am", "happy"], highlight_row=1)
+    np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(w, 2).ravel())
+    assert page.count("▶") == 1 and "▶ feliz" in page
+    assert page.count("outline:3px solid #D55E00") == 1
+    colours = re.findall(r"background:(#[0-9a-f]{6})", page)
+    assert len(set(colours)) == 6, "each distinct weight gets its own cividis shade"
+
+
+def test_weights_heatmap_marks_hidden_cells_instead_of_a_number():
+    w = np.array([[1.0, 0.0], [0.4, 0.6]])
+    mask = np.array([[True, False], [True, True]])
+    page = explorers.weights_heatmap_html(w, ["a", "b"], mask=mask)
+    numbers = cell_numbers(page, "tutorlib-heatmap")
+    np.testing.assert_array_equal(np.isnan(numbers), [False, True, False, False])
+    np.testing.assert_allclose(np.array(numbers)[[0, 2, 3]], [1.0, 0.4, 0.6])
+    assert page.count('title="hidden by the mask') == 1
+
+
+def test_html_pieces_reject_bad_input():
+    with pytest.raises(ValueError, match=r"one \(T_q, T_k\) table, got shape \(2, 2, 2\)"):
+        explorers.weights_heatmap_html(np.zeros((2, 2, 2)), ["a", "b"])
+    with pytest.raises(ValueError, match="mask must be boolean of the weights' shape"):
+        explorers.weights_heatmap_html(np.eye(2), ["a", "b"], mask=np.ones((2, 3), dtype=bool))
+    with pytest.raises(ValueError, match="highlight_row must be from 0 to 1, got 2"):
+        explorers.weights_heatmap_html(np.eye(2), ["a", "b"], highlight_row=2)
+    with pytest.raises(ValueError, match="there are 2 queries but 3 labels"):
+        explorers.weights_heatmap_html(np.eye(2), ["a", "b", "c"])
+    with pytest.raises(ValueError, match="NaN"):
+        explorers.weights_heatmap_html(np.full((2, 2), np.nan), ["a", "b"])
+    with pytest.raises(ValueError, match="2-D boolean array"):
+        explorers.mask_grid_html(np.eye(2), ["a", "b"])
+
+
+# --- chapter 4: the saturation slider -------------------------------------------------------
+
+
+def test_saturation_view_is_a_softmax_whose_unscaled_form_is_sharper_by_sqrt_d_k():
+    for d_k in (1, 12, 64, 512):
+        scaled, _ = explorers.saturation_view(d_k, True)
+        raw, _ = explorers.saturation_view(d_k, False)
+        assert scaled.shape == (8,) and np.isclose(scaled.sum(), 1.0) and np.isclose(raw.sum(), 1.0)
+        # log-weights are the scores up to a constant, so unscaled = softmax(sqrt(d_k) * log(scaled))
+        np.testing.assert_allclose(raw, softmax(np.sqrt(d_k) * np.log(scaled)), atol=1e-9)
+    one_scaled, _ = explorers.saturation_view(1, True)
+    np.testing.assert_allclose(one_scaled, explorers.saturation_view(1, False)[0])  # sqrt(1) = 1
+
+
+def test_saturation_view_widens_the_same_vectors():
+    """d_k uses the first d_k features of one fixed seeded query and keys (documented), so it is reproducible."""
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal(512), rng.standard_normal((8, 512))
+    weights, _ = explorers.saturation_view(48, True)
+    np.testing.assert_allclose(weights, softmax(k[:, :48] @ q[:48] / np.sqrt(48)))
+    other_seed, _ = explorers.saturation_view(48, True, seed=1)
+    assert not np.allclose(weights, other_seed)
+
+
+def test_saturation_view_shows_saturation_and_the_vanishing_gradient():
+    raw, page_raw = explorers.saturation_view(512, False)
+    scaled, page_scaled = explorers.saturation_view(512, True)
+    assert raw.max() > 0.99 and scaled.max() < 0.9
+    grad_raw = np.linalg.norm(softmax_jacobian(raw))
+    grad_scaled = np.linalg.norm(softmax_jacobian(scaled))
+    assert grad_raw < 0.01 < 0.2 < grad_scaled
+    for weights, page, grad in ((raw, page_raw, grad_raw), (scaled, page_scaled, grad_scaled)):
+        assert bar_numbers(page) == [float(f"{w:.3f}") for w in weights]
+        assert f"largest weight: {weights.max():.3f}" in page
+        assert f"‖: {grad:.3f}" in page
+    assert "√512" in page_scaled and "not scaled" in page_raw
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"d_k": 0}, r"d_k must be from 1 to 512, got 0"),
+        ({"d_k": 513}, r"d_k must be from 1 to 512, got 513"),
+        ({"d_k": 2.5}, r"d_k must be a whole number, got 2.5"),
+        ({"d_k": True}, r"d_k must be a whole number, got True"),
+        ({"d_k": 8, "scaled": "yes"}, r"scaled must be True \(divide by sqrt\(d_k\)\) or False, got 'yes'"),
+        ({"d_k": 8, "n_keys": 1}, r"n_keys must be at least 2, got 1"),
+    ],
+)
+def test_saturation_view_rejects_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        explorers.saturation_view(**kwargs)
+
+
+def test_saturation_explorer_redraws_for_the_slider_and_the_toggle():
+    box = explorers.saturation_explorer(d_k=64, scaled=True)
+    assert tuple(box.d_k.options) == explorers.D_K_STEPS and box.d_k.value == 64
+    assert box.view.value == explorers.saturation_view(64, True)[1]
+    box.d_k.value = 512
+    assert box.view.value == explorers.saturation_view(512, True)[1]
+    box.scaled.value = False
+    assert box.view.value == explorers.saturation_view(512, False)[1]
+    box.d_k.value = 2
+    assert box.view.value == explorers.saturation_view(2, False)[1]
+    with pytest.raises(ValueError, match="one of its steps"):
+        explorers.saturation_explorer(d_k=5)
+
+
+# --- chapter 4: pick a query ------------------------------------------------------------------
+
+
+def test_attention_view_gives_the_row_of_scaled_dot_product_attention():
+    _, expected = scaled_dot_product_attention(FOX["q"], FOX["k"], FOX["v"])  # (T_q, T_k)
+    for i, word in enumerate(FOX["tokens"]):
+        by_label, page = explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query=word)
+        by_index, _ = explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query=i)
+        np.testing.assert_allclose(by_label, expected[i])
+        np.testing.assert_allclose(by_index, expected[i])
+        assert bar_numbers(page) == [float(f"{w:.3f}") for w in expected[i]]
+        np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(expected, 2).ravel())
+        assert page.count("▶") == 1 and f"▶ {word}</th>" in page
+    # chapter 4's hand computation for "quick"
+    quick, _ = explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query="quick")
+    np.testing.assert_allclose(quick, [0.098, 0.133, 0.182, 0.248, 0.339], atol=5e-4)
+
+
+def test_attention_view_cross_attention_labels():
+    q = np.array([[1.3, 0.8], [-0.9, 0.9]])  # (T_q, d_k) = (2, 2)
+    k = np.array([[1.0, 0.5], [1.5, 1.0], [-1.0, 1.0]])  # (T_k, d_k) = (3, 2)
+    weights, page = explorers.attention_view(q, k, ["sou", "feliz"], ["I", "am", "happy"], query="feliz")
+    np.testing.assert_allclose(weights, scaled_dot_product_attention(q, k, k)[1][1])
+    assert "<th style=\"padding:2px 8px\">happy</th>" in page
+
+
+def test_attention_view_rejects_bad_input():
+    args = (FOX["q"], FOX["k"], FOX["tokens"])
+    with pytest.raises(ValueError, match=r"query 'dog' is not one of the query labels"):
+        explorers.attention_view(*args, query="dog")
+    with pytest.raises(ValueError, match=r"query must be from 0 to 4, got 5"):
+        explorers.attention_view(*args, query=5)
+    with pytest.raises(ValueError, match=r"'CAT' occurs 2 times .* pass its position"):
+        x = np.eye(6)
+        explorers.attention_view(x, x, YOUR_CAT["tokens"], query="CAT")
+    with pytest.raises(ValueError, match=r"there are 5 queries but 3 labels"):
+        explorers.attention_view(FOX["q"], FOX["k"], ["The", "quick", "brown"])
+    with pytest.raises(ValueError, match=r"q has d_k=2 but k has d_k=3"):
+        explorers.attention_view(FOX["q"], THIS_IS_BOOK["x"] @ THIS_IS_BOOK["w_k"], FOX["tokens"], ["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"q must be one sentence's \(T_q, d_k\) matrix, got shape \(2,\)"):
+        explorers.attention_view(FOX["q"][0], FOX["k"], ["x"])
+    with pytest.raises(ValueError, match="single string"):
+        explorers.attention_view(*args[:2], "The quick brown fox jumps")
+
+
+def test_attention_explorer_redraws_for_the_chosen_query():
+    box = explorers.attention_explorer(FOX["q"], FOX["k"], FOX["tokens"], query="quick")
+    assert box.query.value == 1
+    assert box.view.value == explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query=1)[1]
+    box.query.value = 4
+    assert box.view.value == explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query="jumps")[1]
+    # repeated words are numbered in the menu, so each can be picked
+    x = np.eye(6)
+    labels = [label for label, _ in explorers.attention_explorer(x, x, YOUR_CAT["tokens"]).query.options]
+    assert labels == ["0 YOUR", "1 CAT", "2 IS", "3 A", "4 LOVELY", "5 CAT"]
+
+
+# --- chapter 5: pick a head ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mha_weights():
+    """A seeded 4-head layer on a batch of 2 sentences of 5 tokens: x (B, T, D), weights (B, H, T, T)."""
+    torch.manual_seed(0)
+    layer = MultiHeadAttention(d_model=8, num_heads=4).double().eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    with torch.no_grad():
+        _, w = layer(x, x, x, need_weights=True)
+    return layer, x, w
+
+
+def test_head_view_is_that_heads_scaled_dot_product_attention(mha_weights):
+    layer, x, w = mha_weights
+    labels = ["a", "b", "c", "d", "e"]
+    with torch.no_grad():
+        q = split_heads(layer.w_q(x), 4).numpy()  # (B, T, D) -> (B, H, T, Dh)
+        k = split_heads(layer.w_k(x), 4).numpy()
+    for batch in (0, 1):
+        for head in range(4):
+            expected = scaled_dot_product_attention(q[batch, head], k[batch, head], k[batch, head])[1]  # (T, T)
+            shown, page = explorers.head_view(w, head, labels, query="c", batch=batch)
+            np.testing.assert_allclose(shown, expected, atol=1e-12)
+            assert f"head {head + 1} of 4" in page and "▶ c</th>" in page
+            assert bar_numbers(page) == [float(f"{v:.3f}") for v in expected[2]]
+            np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(expected, 2).ravel())
+    three_d, _ = explorers.head_view(w[1].numpy(), 2, labels)  # (H, T, T) works too
+    np.testing.assert_allclose(three_d, w[1, 2].numpy())
+
+
+def test_head_view_rejects_bad_input(mha_weights):
+    _, _, w = mha_weights
+    labels = list("abcde")
+    with pytest.raises(ValueError, match=r"the layer has 4 heads, 0 to 3\) must be from 0 to 3, got 4"):
+        explorers.head_view(w, 4, labels)
+    with pytest.raises(ValueError, match=r"must be from 0 to 3, got -1"):
+        explorers.head_view(w, -1, labels)
+    with pytest.raises(ValueError, match=r"batch must be from 0 to 1, got 2"):
+        explorers.head_view(w, 0, labels, batch=2)
+    with pytest.raises(ValueError, match=r"\(B, H, T_q, T_k\) or \(H, T_q, T_k\), got shape \(5, 5\)"):
+        explorers.head_view(w[0, 0], 0, labels)
+    with pytest.raises(ValueError, match=r"there are 5 queries but 4 labels"):
+        explorers.head_view(w, 0, labels[:4])
+    with pytest.raises(ValueError, match="weights must be numbers"):
+        explorers.head_view(np.ones((2, 5, 5), dtype=bool), 0, labels)
+
+
+def test_head_explorer_redraws_for_head_and_query(mha_weights):
+    _, _, w = mha_weights
+    labels = list("abcde")
+    box = explorers.head_explorer(w, labels, query=1, batch=1)
+    assert [label for label, _ in box.head.options] == ["head 1", "head 2", "head 3", "head 4"]
+    assert box.view.value == explorers.head_view(w, 0, labels, query=1, batch=1)[1]
+    box.head.value = 3
+    assert box.view.value == explorers.head_view(w, 3, labels, query=1, batch=1)[1]
+    box.query.value = 4
+    assert box.view.value == explorers.head_view(w, 3, labels, query="e", batch=1)[1]
+
+
+# --- chapter 6: the mask editor -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("n_words, n_pad", [(1, 0), (3, 2), (6, 0), (4, 4)])
+def test_mask_view_is_padding_and_causal_mask(n_words, n_pad, causal):
+    mask, weights, page = explorers.mask_view(n_words, n_pad, causal)
+    T = n_words + n_pad
+    expected = padding_mask([n_words], T)[:, None, :][0] & (causal_mask(T) if causal else True)  # (1, T) & (T, T)
+    np.testing.assert_array_equal(mask, np.broadcast_to(expected, (T, T)))
+    assert np.all(weights[~mask] == 0.0), "a hidden key gets weight exactly 0"
+    assert np.all(weights[mask] > 0.0)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
+    # the documented vectors: seeded 4-wide words, <pad> = 0
+    x = np.vstack([np.random.default_rng(0).standard_normal((6, 4))[:n_words], np.zeros((n_pad, 4))])
+    np.testing.assert_allclose(weights, scaled_dot_product_attention(x, x, x, mask)[1])
+    hidden = int((~mask).sum())
+    assert len(re.findall(r'<td[^>]*title="hidden', page)) == 2 * hidden, "hidden cells marked in the grid and the weights"
+    assert len(re.findall(r'<td[^>]*title="may attend">✓', page)) == int(mask.sum())
+    assert f"{hidden} of {T * T} cells" in page
+    labels = re.findall(r'<tbody>.*?</tbody>', page, re.S)[0]  # the mask grid's rows
+    labels = re.findall(r'<tr><th style="padding:2px 8px;text-align:left">([^<]*)</th>', labels)
+    assert labels == list(YOUR_CAT["tokens"][:n_words]) + ["&lt;pad&gt;"] * n_pad
+
+
+def test_mask_view_padding_does_not_change_the_real_words_weights():
+    """The lesson of the padding mask, which a mask that forgot the padding keys would fail."""
+    for causal in (False, True):
+        _, plain, _ = explorers.mask_view(4, 0, causal)
+        for n_pad in (1, 3):
+            _, padded, _ = explorers.mask_view(4, n_pad, causal)
+            np.testing.assert_allclose(padded[:4, :4], plain)
+    # and causality: a word's row does not depend on the words after it
+    _, short, _ = explorers.mask_view(3, 0, True)
+    _, long, _ = explorers.mask_view(6, 0, True)
+    np.testing.assert_allclose(long[:3, :3], short)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((0, 2, True), {}, r"n_words \(real words, here at most 6\) must be from 1 to 6, got 0"),
+        ((7, 0, True), {}, r"must be from 1 to 6, got 7"),
+        ((3, -1, True), {}, r"n_pad \(padding tokens\) must be at least 0, got -1"),
+        ((3, 1.5, True), {}, r"n_pad \(padding tokens\) must be a whole number, got 1.5"),
+        ((3, 1, "yes"), {}, r"causal must be True or False, got 'yes'"),
+        ((2, 1, True), {"words": "I am happy"}, r"single string 'I am happy'"),
+        ((1, 1, True), {"words": []}, r"words is empty"),
+    ],
+)
+def test_mask_view_rejects_bad_input(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        explorers.mask_view(*args, **kwargs)
+
+
+def test_mask_editor_redraws_for_every_control():
+    box = explorers.mask_editor(n_words=3, n_pad=2, causal=True)
+    assert box.view.value == explorers.mask_view(3, 2, True)[2]
+    box.causal.value = False
+    assert box.view.value == explorers.mask_view(3, 2, False)[2]
+    box.n_pad.value = 0
+    assert box.view.value == explorers.mask_view(3, 0, False)[2]
+    box.n_words.value = 6
+    assert box.view.value == explorers.mask_view(6, 0, False)[2]
+    assert box.n_words.max == 6, "the slider cannot ask for more words than the sentence has"
+    words = ["I", "am", "happy"]
+    box = explorers.mask_editor(n_words=2, n_pad=1, words=words)
+    box.n_words.value = 3
+    assert box.n_words.max == 3 and box.view.value == explorers.mask_view(3, 1, True, words)[2]
