@@ -7,8 +7,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# apt-get installs the system packages (npm, LibreOffice, Chromium) as root, or through sudo
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install book system-deps test clean
+.PHONY: install vendor book system-deps test clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -18,16 +20,31 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
+# The book serves MathJax and the widget scripts itself (no CDN when it is read, offline too).
+# tools/vendor_assets.py fetches them once with `npm pack` (pinned versions, checked against the
+# registry's sha512 integrity) into vendor/ (gitignored), which the build copies into _build/html.
+# npm comes with Node.js; on a fresh Debian/Ubuntu machine (CI) it is installed here with apt-get.
+vendor: install
+	@command -v npm >/dev/null 2>&1 || { \
+	  command -v apt-get >/dev/null 2>&1 || { \
+	    echo "make book needs npm (it comes with Node.js) to fetch MathJax and the widget scripts: install it with your package manager" >&2; exit 1; }; \
+	  echo "installing npm (fetches the book's MathJax and widget scripts from the npm registry)"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm; }
+	$(BIN)/python tools/vendor_assets.py
+
 # -W turns every Sphinx warning into an error; --keep-going reports all of them
 # before failing, and the reports stay in _build/html/reports when a notebook fails.
-book: install
+book: install vendor
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 
 # tests/test_spreadsheet.py recalculates chapter 7's workbook in LibreOffice Calc (headless).
 # On a fresh Debian/Ubuntu machine (CI) it is installed here without the recommended extras
 # (about 60 packages, 300 MB, half a minute); elsewhere install LibreOffice yourself.
-# `make book` does not need it.
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# tests/test_browser.py opens every page of the built book in Debian's Chromium (headless, driven by
+# the playwright package; never `playwright install`, which downloads a browser of its own).
+# `make book` needs neither.
+CHROMIUM ?= /usr/bin/chromium
 
 system-deps:
 	@command -v soffice >/dev/null 2>&1 || command -v libreoffice >/dev/null 2>&1 || { \
@@ -36,9 +53,15 @@ system-deps:
 	  echo "installing libreoffice-calc (headless spreadsheet recalculation for tests/test_spreadsheet.py)"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc; }
+	@[ -x "$(CHROMIUM)" ] || { \
+	  command -v apt-get >/dev/null 2>&1 || { \
+	    echo "make test needs Chromium at $(CHROMIUM) for tests/test_browser.py: install it, or run make test CHROMIUM=/path/to/chromium" >&2; exit 1; }; \
+	  echo "installing chromium (headless browser for tests/test_browser.py)"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
 test: book system-deps
-	$(BIN)/python -m pytest
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
 clean:
-	rm -rf _build $(VENV)
+	rm -rf _build $(VENV) vendor test-artifacts

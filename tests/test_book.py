@@ -1,7 +1,7 @@
 """The built book (make book, which make test runs first) has every page, with working launch links.
 
-These read _build/html as the build left it; a real browser walks it in a later
-issue. The build itself ran with -W, so it had no warnings.
+These read _build/html as the build left it; tests/test_browser.py opens every
+page in a real browser. The build itself ran with -W, so it had no warnings.
 """
 
 import re
