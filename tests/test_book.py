@@ -16,6 +16,7 @@ CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
 NOTEBOOK_PAGES = [p for p in PAGES if (ROOT / f"{p}.ipynb").is_file()]
+CHAPTER_PAGES = [p for p in NOTEBOOK_PAGES if p.startswith("chapters/")]  # exercises have no outputs or math
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def test_launch_links_point_at_this_notebook(built, page):
     assert binder in html, f"no Binder link to {page}.ipynb"
 
 
-@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
+@pytest.mark.parametrize("page", CHAPTER_PAGES)
 def test_chapter_pages_show_their_outputs_and_math(built, page):
     html = (built / f"{page}.html").read_text()
     assert "cell_output" in html, "no cell outputs rendered: were the notebooks committed without outputs?"

@@ -1,0 +1,65 @@
+"""Seconds to grade one submission, and a folder of 30, with the instructor's command.
+
+    .venv/bin/python benchmarks/grading_times.py [--exercise ex02_embeddings] [--copies 30] [--jobs 2]
+
+Runs `tools/grade.py` as an instructor would (a fresh worker process and kernel per submission,
+with its time and memory limits) on the exercise's worked solutions: once on one copy, then on a
+folder of N copies with --jobs parallel graders. Prints seconds per submission (wall time of the
+batch / N) against the goal of 10 s per submission on 2 cores. A figure, not a test: the machine
+is shared, so read the ratios, not the digits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL_S = 10.0
+
+
+def grade(paths: list[Path], out: Path, jobs: int) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, paths), "--out", str(out),
+                    "--jobs", str(jobs), "--quiet"], check=True, capture_output=True, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--exercise", default="ex02_embeddings", help="whose solutions to grade (default ex02_embeddings)")
+    parser.add_argument("--copies", type=int, default=30, help="submissions in the folder (default 30)")
+    parser.add_argument("--jobs", type=int, default=2, help="parallel graders (default 2, the course's 2 cores)")
+    args = parser.parse_args()
+    solution = ROOT / "exercises" / "solutions" / f"{args.exercise}.ipynb"
+    if not solution.is_file():
+        print(f"no such exercise: {solution}", file=sys.stderr)
+        return 2
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        one = tmp / "one" / f"{args.exercise}.ipynb"
+        one.parent.mkdir()
+        shutil.copy(solution, one)
+        seconds = grade([one], tmp / "out-one", 1)
+        rows.append(("one submission", 1, seconds))
+        folder = tmp / "folder"
+        folder.mkdir()
+        for i in range(args.copies):
+            shutil.copy(solution, folder / f"{args.exercise}_student{i:02d}.ipynb")
+        seconds = grade([folder], tmp / "out-folder", args.jobs)
+        rows.append((f"a folder of {args.copies} (--jobs {args.jobs})", args.copies, seconds))
+    print(f"exercise: {args.exercise}")
+    print(f"{'what':<28}  {'seconds':>8}  {'per submission':>14}  {'of 10 s goal':>12}")
+    for what, n, seconds in rows:
+        print(f"{what:<28}  {seconds:8.1f}  {seconds / n:14.2f}  {seconds / n / GOAL_S:12.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
