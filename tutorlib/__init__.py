@@ -9,6 +9,8 @@ Each module holds the code that one part of the book derives:
 - ``tutorlib.explorers``  the interactive explorers (temperature, √d_k saturation, attention, heads, masks), their logic kept as pure functions (chapters 3 to 6)
 - ``tutorlib.nn``         multi-head attention, masks, positional encodings, encoder and decoder layers in PyTorch (chapters 5 to 8)
 - ``tutorlib.data``       the English→Portuguese phrasebook, tokens, vocabularies, batches, a Tatoeba loader (chapter 9)
+- ``tutorlib.translator`` the encoder-decoder translator, its config, KV cache, greedy and beam search, BLEU (chapters 9 and 10)
+- ``tutorlib.training``  the training loop, checkpoints, resuming, torchrun; ``python -m tutorlib train|evaluate|translate`` (chapters 9 and 10)
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory measurement (chapter 11)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 """

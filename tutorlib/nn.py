@@ -191,6 +191,49 @@ class MultiHeadAttention(nn.Module):
         # (B, H, T_q, Dh) -> (B, T_q, D) -> (B, T_q, D)
         return self.w_o(merge_heads(out)), weights
 
+    def forward_step(self, query: torch.Tensor, cache: dict, memory=None, mask=None) -> torch.Tensor:
+        """Attention while decoding one step at a time, with a KV cache: ``(B, T_new, D) -> (B, T_new, D)``.
+
+        A decoder that writes one token per step would recompute the keys and
+        values of every earlier position at every step. They never change (a
+        position only attends to earlier ones), so ``cache``, a dict, keeps them:
+
+        - self-attention (``memory`` None): the new positions' keys and values
+          are appended to ``cache["k"]`` and ``cache["v"]``, ``(B, H, T_past, Dh)``,
+          and the queries attend to all ``T_past + T_new`` positions;
+        - cross-attention (``memory`` the encoder output ``(B, S, D)``): its keys
+          and values are projected at the first step and reused at every other.
+
+        The numbers are those of ``forward`` over the whole prefix with a causal
+        mask. ``mask`` broadcasts to ``(B, H, T_new, T_k)``; for one new position
+        in self-attention None is right (it may see every earlier position),
+        in cross-attention it is the source's padding mask. Start with
+        ``cache = {}``; no shape checks here, this runs once per generated token.
+
+        Derived in chapter 10 (Translating and evaluating).
+        """
+        # (B, T_new, D) -> (B, H, T_new, Dh)
+        q = split_heads(self.w_q(query), self.num_heads)
+        if memory is None:
+            # the new positions' keys and values, (B, H, T_new, Dh), after the cached ones
+            k = split_heads(self.w_k(query), self.num_heads)
+            v = split_heads(self.w_v(query), self.num_heads)
+            if "k" in cache:
+                # (B, H, T_past, Dh) ++ (B, H, T_new, Dh) -> (B, H, T_past + T_new, Dh)
+                k = torch.cat([cache["k"], k], dim=2)
+                v = torch.cat([cache["v"], v], dim=2)
+            cache["k"], cache["v"] = k, v
+        elif "k" in cache:
+            k, v = cache["k"], cache["v"]
+        else:
+            # (B, S, D) -> (B, H, S, Dh), once per sentence
+            k = cache["k"] = split_heads(self.w_k(memory), self.num_heads)
+            v = cache["v"] = split_heads(self.w_v(memory), self.num_heads)
+        # (B, H, T_new, Dh), (B, H, T_k, Dh) x2 -> (B, H, T_new, Dh)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0)
+        # (B, H, T_new, Dh) -> (B, T_new, D) -> (B, T_new, D)
+        return self.w_o(merge_heads(out))
+
     def _check_inputs(self, query, key, value, mask) -> None:
         """Shapes and the mask, checked before any arithmetic; only shape arithmetic and one ``any`` over the mask."""
         _check_tokens(query, self.d_model, "query", "(B, T_q, D)")
@@ -562,6 +605,30 @@ class DecoderLayer(nn.Module):
             x = self.norm3(x + self.dropout3(self.feed_forward(x)))
         return (x, self_weights, cross_weights) if need_weights else x
 
+    def forward_step(self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: dict,
+                     tgt_mask=None) -> torch.Tensor:
+        """``forward`` for the newest positions only, with a KV cache: ``x (B, T_new, D) -> (B, T_new, D)``.
+
+        ``cache`` (a dict, empty at the first step) holds the self-attention's
+        keys and values of the earlier positions and the cross-attention's of
+        ``memory`` (``MultiHeadAttention.forward_step``). Each sublayer is the
+        one of ``forward``; only the self-attention reads the past from the
+        cache instead of from ``x``. ``tgt_mask``: None for one new position.
+
+        Derived in chapter 10 (Translating and evaluating).
+        """
+        self_cache = cache.setdefault("self_attn", {})
+        cross_cache = cache.setdefault("cross_attn", {})
+        if self.norm_first:
+            x = x + self.dropout1(self.self_attn.forward_step(self.norm1(x), self_cache, mask=tgt_mask))
+            x = x + self.dropout2(self.cross_attn.forward_step(self.norm2(x), cross_cache, memory, memory_mask))
+            x = x + self.dropout3(self.feed_forward(self.norm3(x)))
+        else:
+            x = self.norm1(x + self.dropout1(self.self_attn.forward_step(x, self_cache, mask=tgt_mask)))
+            x = self.norm2(x + self.dropout2(self.cross_attn.forward_step(x, cross_cache, memory, memory_mask)))
+            x = self.norm3(x + self.dropout3(self.feed_forward(x)))
+        return x
+
     @classmethod
     def from_torch(cls, m: nn.TransformerDecoderLayer) -> "DecoderLayer":
         """A ``DecoderLayer`` with the weights of ``torch.nn.TransformerDecoderLayer(batch_first=True)``.
@@ -687,3 +754,21 @@ class Decoder(nn.Module):
         if self.norm is not None:
             x = self.norm(x)
         return (x, self_weights, cross_weights) if need_weights else x
+
+    def forward_step(self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: list,
+                     tgt_mask=None) -> torch.Tensor:
+        """``forward`` for the newest positions only, with a KV cache: ``x (B, T_new, D) -> (B, T_new, D)``.
+
+        ``cache`` is a list, empty at the first step, that receives one dict
+        per layer (``DecoderLayer.forward_step``); pass the same list at every
+        step of one decoding.
+
+        Derived in chapter 10 (Translating and evaluating).
+        """
+        if not cache:
+            cache.extend({} for _ in self.layers)
+        for layer, layer_cache in zip(self.layers, cache):
+            x = layer.forward_step(x, memory, memory_mask, layer_cache, tgt_mask)
+        if self.norm is not None:
+            x = self.norm(x)
+        return x

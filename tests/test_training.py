@@ -1,0 +1,272 @@
+"""tutorlib.training: the loss, the schedule, the loop, checkpoints, resuming, Ctrl-C, two processes and the CLI.
+
+Everything trains tiny models on a few hundred phrasebook pairs, on the CPU.
+Each test names, in its docstring or assert message, the wrong program it catches.
+"""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from tutorlib.data import phrasebook
+from tutorlib.training import (
+    CHECKPOINT_NAME,
+    MODEL_NAME,
+    CheckpointError,
+    learning_rate,
+    load_checkpoint,
+    pick_device,
+    plot_history,
+    read_checkpoint,
+    train,
+    translation_loss,
+)
+from tutorlib.translator import PAD_ID, TranslatorConfig
+
+TINY = TranslatorConfig(d_model=32, num_heads=4, d_ff=64, num_encoder_layers=1, num_decoder_layers=1, dropout=0.1,
+                        max_len=16, lr=3e-3, warmup_steps=5, epochs=2, batch_size=32, seed=3)
+EXACT = dict(rtol=0, atol=0)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models gain nothing from a second thread, and on a shared machine two threads can wait on each other."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def data():
+    pairs = phrasebook("train")  # validation on other training pairs: the same words, so 20 steps show progress
+    return pairs[:320], pairs[1000:1064]
+
+
+def weights(model) -> dict:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+# --- the loss and the schedule ---------------------------------------------------------
+
+
+def test_loss_ignores_padding_and_smooths_labels():
+    """Mean over real tokens only (padding would dilute it); label smoothing is (1 - eps) NLL + eps mean(-log p)."""
+    torch.manual_seed(0)
+    logits = torch.randn(2, 3, 7, dtype=torch.float64)
+    tgt = torch.tensor([[4, 5, 2], [6, 2, PAD_ID]])
+    log_p = torch.log_softmax(logits, -1)
+    real = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
+    nll = sum(-log_p[b, t, tgt[b, t]] for b, t in real) / 5
+    smooth = sum(-log_p[b, t].mean() for b, t in real) / 5
+    assert_close(translation_loss(logits, tgt), nll)
+    assert_close(translation_loss(logits, tgt, 0.1), 0.9 * nll + 0.1 * smooth)
+
+
+def test_learning_rate_warms_up_then_decays_to_min_lr():
+    config = replace(TINY, lr=1e-3, min_lr=1e-5, warmup_steps=10)
+    rates = [learning_rate(s, config, 100) for s in range(100)]
+    assert_close(rates[0], 1e-4) and assert_close(rates[9], 1e-3)
+    assert all(a < b for a, b in zip(rates[:10], rates[1:10])), "linear warmup rises"
+    assert all(a >= b for a, b in zip(rates[9:], rates[10:])), "then it only falls"
+    assert math.isclose(learning_rate(100, config, 100), 1e-5)
+
+
+def test_pick_device():
+    assert pick_device("cpu") == torch.device("cpu")
+    expected = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+    assert pick_device().type == expected
+
+
+# --- the loop ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def straight(data, tmp_path_factory):
+    """An uninterrupted run of two epochs (10 steps each): the reference for resuming."""
+    out = tmp_path_factory.mktemp("straight")
+    steps = []
+    result = train(TINY, *data, out, progress=False, on_step=lambda s, loss: steps.append(s))
+    return result, out, steps
+
+
+def test_training_learns_and_records_its_history(straight):
+    result, out, steps = straight
+    history = result.history
+    assert steps == list(range(1, 21)) and history["train"]["step"] == steps
+    assert [e["epoch"] for e in history["epochs"]] == [1, 2]
+    losses = history["train"]["loss"]
+    assert sum(losses[-5:]) / 5 < sum(losses[:5]) / 5 - 0.5, "the training loss falls"
+    uniform = math.log(len(result.tgt_vocab))  # the loss of a model that learned nothing
+    assert all(e["valid_loss"] < uniform - 0.4 for e in history["epochs"]), "validation beats guessing"
+    assert history["epochs"][1]["tokens_per_s"] > 0
+    json.dumps(history)  # it can be written as history.json
+    assert result.completed and result.checkpoint == out / CHECKPOINT_NAME
+    assert (out / MODEL_NAME).is_file() and (out / CHECKPOINT_NAME).is_file()
+    assert not result.model.training
+
+
+def test_history_plots(straight):
+    fig = plot_history(straight[0].history)
+    ax = fig.axes[0]
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert any("validation" in label for label in labels) and any("training" in label for label in labels)
+    valid = [line for line in ax.get_lines() if "validation" in line.get_label()][0]
+    assert list(valid.get_xdata()) == [10, 20]
+
+
+def test_the_checkpoint_holds_everything_to_resume(straight):
+    _, out, _ = straight
+    state = read_checkpoint(out / CHECKPOINT_NAME)
+    for key in ("model", "config", "src_vocab", "tgt_vocab", "optimizer", "scheduler", "step", "rng", "history"):
+        assert key in state, key
+    assert state["step"] == 20 and state["epoch"] == 2 and state["next_batch"] == 0
+    model_only = out / MODEL_NAME
+    assert "optimizer" not in read_checkpoint(model_only)
+    assert model_only.stat().st_size < (out / CHECKPOINT_NAME).stat().st_size / 2
+
+
+@pytest.mark.parametrize("stop_at", [7, 10])
+def test_resuming_reaches_the_same_weights_as_an_uninterrupted_run(data, straight, tmp_path, stop_at):
+    """Stop after 7 steps (inside epoch 1) or 10 (at its end), resume, finish: the same weights, bit for bit.
+    Forgetting the optimizer's moments, the scheduler, the dropout's random state or the position in the
+    shuffled data would each change them; and the second run must really start at the checkpoint."""
+    first = train(TINY, *data, tmp_path, progress=False, max_steps=stop_at)
+    assert not first.completed and read_checkpoint(tmp_path / CHECKPOINT_NAME)["step"] == stop_at
+    assert not (tmp_path / MODEL_NAME).exists(), "translator.pt only when training is complete"
+    steps = []
+    second = train(None, *data, tmp_path, resume=True, progress=False, on_step=lambda s, loss: steps.append(s))
+    assert steps == list(range(stop_at + 1, 21)), "the resumed run does only the remaining steps"
+    expected = straight[0]
+    assert_close(weights(second.model), weights(expected.model), **EXACT)
+    assert second.history["train"]["loss"] == expected.history["train"]["loss"]
+    assert [e["valid_loss"] for e in second.history["epochs"]] == [e["valid_loss"] for e in expected.history["epochs"]]
+
+
+def test_resuming_with_another_config_is_refused(data, straight):
+    _, out, _ = straight
+    with pytest.raises(CheckpointError, match="was trained with another config.*'d_model': \\(32, 64\\)"):
+        train(replace(TINY, d_model=64), *data, out, resume=True, progress=False)
+
+
+def test_resuming_without_a_checkpoint_names_the_file(data, tmp_path):
+    with pytest.raises(FileNotFoundError, match=f"no translator checkpoint at {tmp_path / CHECKPOINT_NAME}"):
+        train(TINY, *data, tmp_path, resume=True, progress=False)
+
+
+def test_ctrl_c_saves_a_checkpoint_that_resumes_exactly(data, straight, tmp_path):
+    """A SIGINT during step 4 lets the step finish, saves the checkpoint and raises KeyboardInterrupt;
+    resuming then ends where the uninterrupted run ended."""
+
+    def interrupt(step, loss):
+        if step == 4:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt, match="interrupted at step 4"):
+        train(TINY, *data, tmp_path, progress=False, on_step=interrupt)
+    assert read_checkpoint(tmp_path / CHECKPOINT_NAME)["step"] == 4
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the handler is put back"
+    resumed = train(None, *data, tmp_path, resume=True, progress=False)
+    assert_close(weights(resumed.model), weights(straight[0].model), **EXACT)
+
+
+def test_a_crash_while_saving_keeps_the_last_good_checkpoint(data, tmp_path, monkeypatch):
+    """The checkpoint goes to a temporary file that is renamed over the old one: a crash halfway through
+    writing (here torch.save dies after some bytes) leaves the old checkpoint whole and no temporary file."""
+    train(TINY, *data, tmp_path, progress=False, max_steps=3)
+    path = tmp_path / CHECKPOINT_NAME
+    good = path.read_bytes()
+    real_save = torch.save
+
+    def dying_save(obj, f, *args, **kwargs):
+        if isinstance(obj, dict) and obj.get("step") == 5:
+            f.write(b"PK\x03\x04 half a checkpoint")
+            raise OSError("disk full (simulated)")
+        return real_save(obj, f, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "save", dying_save)
+    with pytest.raises(OSError, match="disk full"):
+        train(None, *data, tmp_path, resume=True, progress=False, max_steps=5)
+    assert path.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CHECKPOINT_NAME]
+    monkeypatch.undo()
+    model, _, _ = load_checkpoint(path)
+    assert read_checkpoint(path)["step"] == 3
+
+
+# --- two processes and the command line ------------------------------------------------------
+
+
+def run_cli(*args, launcher=(), timeout=240):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
+    command = [*(launcher or [sys.executable]), "-m", "tutorlib", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+
+
+TINY_CLI = ["--d-model", "32", "--num-heads", "4", "--d-ff", "64", "--num-encoder-layers", "1",
+            "--num-decoder-layers", "1", "--batch-size", "32", "--max-len", "16", "--train-pairs", "256",
+            "--no-progress"]
+
+
+def test_torchrun_with_two_cpu_processes(tmp_path):
+    """DistributedDataParallel over gloo: both processes end with the same weights (checked in train), only
+    process 0 logs and writes, and the checkpoint is whole. 256 pairs in batches of 32 = 8 batches, 4 each."""
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--standalone"]
+    done = run_cli("train", *TINY_CLI, "--epochs", "2", "--out", str(tmp_path), "--no-eval", launcher=launcher)
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = done.stdout + done.stderr
+    assert "the 2 processes agree on the final weights" in log
+    assert log.count("epoch 2/2: train loss") == 1, "one process logs"
+    assert "4 steps per epoch x 2 epochs, 2 processes" in log
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CHECKPOINT_NAME, "history.json", MODEL_NAME]
+    state = read_checkpoint(tmp_path / CHECKPOINT_NAME)
+    assert state["step"] == 8 and len(state["rng"]) == 2, "one random state per process"
+    load_checkpoint(tmp_path / MODEL_NAME)
+
+
+def test_cli_train_resume_evaluate_translate(tmp_path):
+    done = run_cli("train", *TINY_CLI, "--epochs", "1", "--max-steps", "3", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "stopped at --max-steps 3; continue with --resume" in done.stdout
+    done = run_cli("train", "--out", str(tmp_path), "--resume", "--no-progress", "--train-pairs", "256")
+    assert done.returncode == 0, done.stderr
+    assert "resuming from" in done.stdout + done.stderr
+    assert "test split, greedy: BLEU" in done.stdout
+    meta = read_checkpoint(tmp_path / MODEL_NAME)["meta"]
+    assert meta["command"].startswith("python -m tutorlib train") and "bleu" in meta["test_greedy"]
+    done = run_cli("evaluate", "--checkpoint", str(tmp_path), "--limit", "20", "--beam", "2", "--show", "1")
+    assert done.returncode == 0, done.stderr
+    assert "test split (20 sentences, beam 2" in done.stdout and "exact match" in done.stdout
+    done = run_cli("translate", "--checkpoint", str(tmp_path / MODEL_NAME), "the cat", "")
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 2 and done.stdout.splitlines()[1] == ""
+
+
+def test_cli_splits_a_tatoeba_file_by_a_hash_of_the_english(tmp_path):
+    """--data FILE.tsv: about 90/5/5, no sentence in two splits, and the same split whatever the file's order."""
+    from argparse import Namespace
+
+    from tutorlib.__main__ import _pairs
+
+    lines = [f"Sentence number {i}.\tFrase número {i}.\tCC-BY 2.0 (France) Attribution: tatoeba.org #{i}"
+             for i in range(600)]
+    forward, backward = tmp_path / "por.txt", tmp_path / "rop.txt"
+    forward.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    backward.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+    splits = {s: _pairs(Namespace(data=forward), s) for s in ("train", "valid", "test")}
+    assert sum(len(v) for v in splits.values()) == 600
+    assert len(set().union(*map(set, splits.values()))) == 600, "no pair in two splits"
+    assert len(splits["train"]) > 480 and 10 < len(splits["valid"]) < 60 and 10 < len(splits["test"]) < 60
+    for split, pairs in splits.items():
+        assert set(_pairs(Namespace(data=backward), split)) == set(pairs)

@@ -1,0 +1,399 @@
+"""tutorlib.translator: the model, the KV cache, greedy and beam search, translating, checkpoints, the shipped model.
+
+The decoding tests run random models in float64, where "identical" can be
+asked for exactly; the shipped model is then checked in float32 on the test
+split. Each test names, in its docstring or assert message, the wrong
+program it catches.
+"""
+
+import math
+import subprocess
+import sys
+import warnings
+from dataclasses import replace
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from tutorlib.data import Vocab, make_batches, phrasebook, tokenize
+from tutorlib.nn import Decoder, DecoderLayer, Encoder, EncoderLayer, causal_attention_mask, padding_attention_mask
+from tutorlib.training import CheckpointError, build_vocabs, load_checkpoint, read_checkpoint, save_model
+from tutorlib.translator import (
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    PRETRAINED_PATH,
+    KVCache,
+    Translator,
+    TranslatorConfig,
+    beam_search,
+    evaluate,
+    greedy_decode,
+    length_penalty_factor,
+    load_pretrained,
+    translate,
+)
+
+F64 = torch.float64
+TIGHT = dict(rtol=0, atol=1e-10)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models gain nothing from a second thread, and on a shared machine two threads can wait on each other."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return phrasebook("train")[:400]
+
+
+@pytest.fixture(scope="module")
+def vocabs(pairs):
+    return build_vocabs(pairs)
+
+
+def random_model(vocabs, seed=0, dtype=F64, **overrides) -> Translator:
+    """A random, untrained translator; biases and LayerNorms randomised too, so no sublayer is an identity."""
+    src_vocab, tgt_vocab = vocabs
+    config = TranslatorConfig(src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), d_model=32, num_heads=4,
+                              d_ff=64, num_encoder_layers=2, num_decoder_layers=2, dropout=0.1, max_len=16)
+    torch.manual_seed(seed)
+    model = Translator(replace(config, **overrides), src_vocab, tgt_vocab).to(dtype)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 1:
+                p.add_(0.1 * torch.randn_like(p))
+    return model.eval()
+
+
+@pytest.fixture(scope="module")
+def batch(pairs, vocabs):
+    """16 sentences of different lengths, so the sources are padded."""
+    chosen = sorted(pairs[:64], key=lambda p: len(tokenize(p[0])))[::4]
+    return make_batches(chosen, *vocabs, batch_size=16, shuffle=False)[0]
+
+
+# --- the config and the model -------------------------------------------------------------
+
+
+def test_config_rejects_heads_that_do_not_divide_d_model():
+    with pytest.raises(ValueError, match="d_model=30 is not divisible by num_heads=4"):
+        TranslatorConfig(d_model=30, num_heads=4)
+
+
+def test_config_round_trips_and_rejects_unknown_fields():
+    config = TranslatorConfig(d_model=64, share_embeddings=True)
+    assert TranslatorConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ValueError, match="unknown TranslatorConfig fields \\['d_modle'\\]"):
+        TranslatorConfig.from_dict({**config.to_dict(), "d_modle": 3})
+
+
+def test_model_needs_the_vocabulary_sizes():
+    with pytest.raises(ValueError, match="src_vocab_size=0"):
+        Translator(TranslatorConfig())
+
+
+def test_built_from_tutorlibs_own_layers(vocabs):
+    """The translator is chapter 8's Encoder and Decoder, not torch.nn.Transformer or a copy."""
+    model = random_model(vocabs)
+    assert type(model.encoder) is Encoder and all(type(layer) is EncoderLayer for layer in model.encoder.layers)
+    assert type(model.decoder) is Decoder and all(type(layer) is DecoderLayer for layer in model.decoder.layers)
+    assert len(model.encoder.layers) == 2 and len(model.decoder.layers) == 2
+    assert not any(isinstance(m, torch.nn.Transformer) for m in model.modules())
+
+
+def test_shared_embeddings_and_tied_output(pairs):
+    """share_embeddings: one table (and one vocabulary) for both sides; tie_output: the output layer reads it too."""
+    joint, joint2 = build_vocabs(pairs, share=True)
+    assert joint is joint2 and "carro" in joint and "car" in joint
+    V = len(joint)
+    base = TranslatorConfig(src_vocab_size=V, tgt_vocab_size=V, d_model=32, num_heads=4, d_ff=64,
+                            num_encoder_layers=1, num_decoder_layers=1, tie_output=False)
+    separate = Translator(base)
+    shared = Translator(replace(base, share_embeddings=True))
+    tied = Translator(replace(base, share_embeddings=True, tie_output=True))
+    assert shared.src_embed is shared.tgt_embed and separate.src_embed is not separate.tgt_embed
+    assert tied.generator.weight is tied.tgt_embed.weight
+    assert separate.num_parameters() - shared.num_parameters() == V * 32
+    assert shared.num_parameters() - tied.num_parameters() == V * 32
+    with pytest.raises(ValueError, match="share_embeddings needs one vocabulary"):
+        Translator(replace(base, tgt_vocab_size=V + 1, share_embeddings=True))
+
+
+def test_forward_shapes_causality_and_padding(vocabs, batch):
+    """Logits (B, T, V); a later target word never changes an earlier position's logits (the causal mask);
+    extra source padding changes nothing (the padding mask)."""
+    model = random_model(vocabs)
+    B, T = batch.tgt_in.shape
+    logits = model(batch)
+    assert logits.shape == (B, T, len(vocabs[1]))
+    changed = batch.tgt_in.clone()
+    changed[:, -1] = 5
+    memory = model.encode(batch.src, batch.src_key_mask)
+    again = model.decode(changed, memory, batch.src_key_mask, batch.tgt_mask)
+    assert_close(again[:, :-1], logits[:, :-1], **TIGHT)
+    # three more padding positions on every source
+    src = torch.cat([batch.src, torch.full((B, 3), PAD_ID)], dim=1)
+    padded = replace(batch, src=src, src_key_mask=padding_attention_mask(src != PAD_ID))
+    assert_close(model(padded), logits, **TIGHT)
+
+
+def test_too_long_input_to_the_model_is_a_clear_error(vocabs):
+    model = random_model(vocabs)
+    src = torch.full((1, 17), 5)
+    with pytest.raises(ValueError, match="the source has 17 positions but the model was built with max_len=16"):
+        model.encode(src, padding_attention_mask(src != PAD_ID))
+
+
+# --- the KV cache ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_decoder_step_with_cache_equals_the_whole_prefix(vocabs, batch, norm_first):
+    """Decoder.forward_step, one position at a time, gives the numbers of Decoder.forward over the whole prefix
+    with a causal mask (pre-norm and post-norm). A cache that forgot a position, kept the wrong one, or added
+    the new token twice would differ."""
+    model = random_model(vocabs, norm_first=norm_first)
+    memory = model.encode(batch.src, batch.src_key_mask)
+    tgt = batch.tgt_in  # (B, T), teacher-forced tokens as the "decoded so far"
+    T = tgt.shape[1]
+    full = model.decode(tgt, memory, batch.src_key_mask, causal_attention_mask(T))  # (B, T, V)
+    cache = KVCache()
+    steps = [model.decode(tgt[:, t : t + 1], memory, batch.src_key_mask, cache=cache) for t in range(T)]
+    assert_close(torch.cat(steps, dim=1), full, **TIGHT)
+    assert cache.length == T
+    k = cache.layers[0]["self_attn"]["k"]
+    assert k.shape == (tgt.shape[0], 4, T, 8), "the self-attention cache holds (B, H, t, Dh)"
+    assert cache.layers[0]["cross_attn"]["k"].shape[2] == batch.src.shape[1]
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_greedy_with_cache_is_identical_to_without(vocabs, batch, norm_first):
+    model = random_model(vocabs, seed=1, norm_first=norm_first)
+    with_cache = greedy_decode(model, batch.src, batch.src_key_mask, use_cache=True)
+    without = greedy_decode(model, batch.src, batch.src_key_mask, use_cache=False)
+    assert with_cache == without
+    assert any(len(ids) > 3 for ids in with_cache), "a random model writes several tokens before EOS"
+
+
+@pytest.mark.parametrize("beam_size, alpha", [(2, 0.0), (4, 0.6), (5, 1.0)])
+def test_beam_search_with_cache_is_identical_to_without(vocabs, batch, beam_size, alpha):
+    """The cache must be reordered with the surviving beams; a cache that kept the old order would differ."""
+    model = random_model(vocabs, seed=2)
+    with_cache = beam_search(model, batch.src, batch.src_key_mask, beam_size, alpha, use_cache=True)
+    without = beam_search(model, batch.src, batch.src_key_mask, beam_size, alpha, use_cache=False)
+    assert with_cache == without
+
+
+def test_beam_size_one_is_greedy(vocabs, batch):
+    model = random_model(vocabs, seed=3)
+    assert beam_search(model, batch.src, batch.src_key_mask, 1) == greedy_decode(model, batch.src, batch.src_key_mask)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 2.0])
+def test_beam_search_as_wide_as_the_vocabulary_finds_the_best_sequence(vocabs, batch, alpha):
+    """With K = V beams and two steps the search is exhaustive: it must return the best of all 1 + V + V*V
+    sequences (EOS at once; one word and EOS; two words) under the length-penalised score. Ranking by the
+    unpenalised score, or dropping finished beams, would miss it for some alpha."""
+    small = Vocab(["<pad>", "<bos>", "<eos>", "<unk>", "o", "carro", "vermelho", "."])  # V = 8
+    model = random_model((vocabs[0], small), seed=4)
+    V = len(small)
+    src, mask = batch.src[:4], batch.src_key_mask[:4]
+    got = beam_search(model, src, mask, beam_size=V, length_penalty=alpha, max_len=2)
+
+    def penalised(total, length):
+        return total / length_penalty_factor(torch.tensor(float(length)), alpha).item()
+
+    words = [w for w in range(V) if w != EOS_ID]
+    for b in range(4):
+        # every [BOS, w, w2] at once: (V*V, 3) -> log-probabilities (V*V, 3, V)
+        tokens = torch.tensor([[BOS_ID, w, w2] for w in range(V) for w2 in range(V)])
+        memory = model.encode(src[b : b + 1], mask[b : b + 1]).expand(V * V, -1, -1)
+        lp = torch.log_softmax(model.decode(tokens, memory, mask[b : b + 1], causal_attention_mask(3)), -1)
+        scores = {(): penalised(lp[0, 0, EOS_ID].item(), 1)}
+        for w in words:
+            row = w * V
+            scores[(w,)] = penalised(lp[row, 0, w].item() + lp[row, 1, EOS_ID].item(), 2)
+            for w2 in words:
+                scores[(w, w2)] = penalised(lp[row, 0, w].item() + lp[row + w2, 1, w2].item(), 2)
+        best = max(scores, key=scores.get)
+        best_ids = [i for i in best if i != PAD_ID]
+        assert got[b] == best_ids, f"sentence {b}, alpha={alpha}: beam {got[b]}, exhaustive best {best_ids}"
+
+
+def test_length_penalty_factor():
+    L = torch.tensor([1.0, 6.0, 11.0])
+    assert_close(length_penalty_factor(L, 0.0), torch.ones(3))
+    assert_close(length_penalty_factor(L, 1.0), torch.tensor([1.0, 11 / 6, 16 / 6]))
+    assert_close(length_penalty_factor(L, 0.5), torch.tensor([1.0, 11 / 6, 16 / 6]).sqrt())
+
+
+def test_beam_size_is_checked(vocabs, batch):
+    model = random_model(vocabs)
+    with pytest.raises(ValueError, match="beam_size must be a whole number >= 1, got 0"):
+        beam_search(model, batch.src, batch.src_key_mask, 0)
+
+
+# --- translate: bad input --------------------------------------------------------------------
+
+
+def test_unknown_words_warn_and_become_unk(vocabs):
+    model = random_model(vocabs, dtype=torch.float32)
+    with pytest.warns(UserWarning, match="2 unknown words mapped to <unk>: 'zorblax', 'quux'"):
+        out = translate("the zorblax quux", model)
+    assert isinstance(out, str)
+
+
+def test_empty_input_gives_an_empty_translation(vocabs):
+    model = random_model(vocabs, dtype=torch.float32)
+    assert translate("", model) == ""
+    assert translate(["", "   ", "the cat"], model)[:2] == ["", ""]
+
+
+def test_input_longer_than_the_model_is_a_clear_error(vocabs):
+    model = random_model(vocabs, dtype=torch.float32)
+    with pytest.raises(ValueError, match="sentence 1 has 20 tokens, more than the 16 positions"):
+        translate(["the cat", " ".join(["cat"] * 20)], model)
+
+
+def test_translate_needs_vocabularies(vocabs):
+    model = random_model(vocabs, dtype=torch.float32)
+    model.src_vocab = None
+    with pytest.raises(ValueError, match="carries no vocabularies"):
+        translate("the cat", model)
+
+
+# --- checkpoints: missing, corrupted, mismatched -----------------------------------------------
+
+
+@pytest.fixture
+def saved(vocabs, tmp_path):
+    model = random_model(vocabs, dtype=torch.float32)
+    return model, save_model(model, tmp_path / "translator.pt", note="test")
+
+
+def test_checkpoint_round_trip(saved):
+    model, path = saved
+    loaded, src_vocab, tgt_vocab = load_checkpoint(path, device="cpu")
+    assert src_vocab == model.src_vocab and tgt_vocab == model.tgt_vocab and loaded.config == model.config
+    for (name, a), (_, b) in zip(model.state_dict().items(), loaded.state_dict().items()):
+        assert torch.equal(a, b), name
+    assert not loaded.training
+    assert read_checkpoint(path.parent)["meta"] == {"note": "test"}, "a folder means its translator.pt"
+
+
+def test_missing_checkpoint_names_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match=f"no translator checkpoint at {tmp_path / 'nope.pt'}"):
+        load_checkpoint(tmp_path / "nope.pt")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty"])
+def test_corrupted_checkpoint_names_the_file(saved, damage):
+    _, path = saved
+    data = path.read_bytes()
+    broken = {"truncated": data[: len(data) // 2], "garbage": b"\x00not a checkpoint" * 50, "empty": b""}
+    path.write_bytes(broken[damage])
+    with pytest.raises(CheckpointError, match=f"{path} cannot be read as a checkpoint.*corrupted"):
+        load_checkpoint(path)
+
+
+def test_foreign_torch_file_is_not_taken_for_a_checkpoint(tmp_path):
+    path = tmp_path / "other.pt"
+    torch.save({"state_dict": {"w": torch.zeros(2)}}, path)
+    with pytest.raises(CheckpointError, match=f"{path} is a PyTorch file but not a tutorlib translator checkpoint"):
+        load_checkpoint(path)
+
+
+def test_weights_that_do_not_match_the_config_name_the_file(saved):
+    _, path = saved
+    state = torch.load(path, weights_only=True)
+    state["config"]["d_ff"] = 128  # the stored feed-forward weights are 64 wide
+    torch.save(state, path)
+    with pytest.raises(CheckpointError, match=f"{path}: the weights do not match.*feed_forward"):
+        load_checkpoint(path)
+
+
+def test_vocabulary_that_does_not_match_the_config_names_the_file(saved):
+    _, path = saved
+    state = torch.load(path, weights_only=True)
+    state["tgt_vocab"]["tokens"] = state["tgt_vocab"]["tokens"][:-1]
+    torch.save(state, path)
+    with pytest.raises(CheckpointError, match=f"{path}: its config and vocabularies do not match"):
+        load_checkpoint(path)
+
+
+# --- the shipped model -------------------------------------------------------------------------
+
+shipped = pytest.mark.skipif(not PRETRAINED_PATH.exists(), reason="no tutorlib/pretrained/translator.pt")
+
+
+@pytest.fixture(scope="module")
+def pretrained():
+    return load_pretrained(device="cpu")
+
+
+@shipped
+def test_shipped_checkpoint_is_small(pretrained):
+    assert PRETRAINED_PATH.stat().st_size <= 5 * 2**20, "the issue allows at most 5 MB"
+    model, src_vocab, tgt_vocab = pretrained
+    assert len(model.encoder.layers) >= 2 and len(src_vocab) > 100 and len(tgt_vocab) > 100
+
+
+@shipped
+@pytest.mark.parametrize("english, portuguese", [
+    ("I am happy", "sou feliz"),
+    ("she is tired.", "ela está cansada."),
+    ("the red car", "o carro vermelho"),
+    ("the black cats", "os gatos pretos"),
+    ("he does not eat.", "ele não come."),
+    ("I am hungry", "estou com fome"),
+    ("I like the cat", "gosto do gato"),
+    ("We are ready!", "estamos prontos!"),
+])
+def test_shipped_model_translates_the_issues_examples(pretrained, english, portuguese):
+    assert translate(english, pretrained[0]) == portuguese
+    assert translate(english, pretrained[0], beam_size=4) == portuguese
+
+
+@shipped
+def test_shipped_model_meets_the_issues_figures_and_its_cache_changes_nothing(pretrained):
+    """Test split (held-out combinations): BLEU >= 95 and exact match >= 90%, greedy. Greedy and beam search give
+    the same output with and without the KV cache in float32 too."""
+    model = pretrained[0]
+    test = phrasebook("test")
+    scores = evaluate(model, test)
+    assert scores["bleu"] >= 95 and scores["exact_match"] >= 90, scores
+    assert 0 <= scores["chrf"] <= 100 and scores["sentences"] == len(test)
+    without = translate([e for e, _ in test[:300]], model, use_cache=False)
+    assert without == scores["hypotheses"][:300]
+    beams = [translate([e for e, _ in test[:100]], model, beam_size=4, use_cache=c) for c in (True, False)]
+    assert beams[0] == beams[1]
+
+
+@shipped
+def test_a_batch_translates_like_its_sentences_one_by_one(pretrained):
+    """Padding shorter sentences to the longest must not change them (a missing source mask would)."""
+    sentences = ["the cat", "my friend does not want the new red books.", "are you tired?", "we eat"]
+    assert translate(sentences, pretrained[0]) == [translate(s, pretrained[0]) for s in sentences]
+
+
+@shipped
+def test_cli_translate_prints_the_translation():
+    done = subprocess.run([sys.executable, "-m", "tutorlib", "translate", "I am happy", "the red car"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["sou feliz", "o carro vermelho"]
+
+
+def test_cli_names_a_missing_checkpoint(tmp_path):
+    missing = tmp_path / "none.pt"
+    done = subprocess.run([sys.executable, "-m", "tutorlib", "translate", "--checkpoint", str(missing), "the cat"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert f"no translator checkpoint at {missing}" in done.stderr

@@ -1,0 +1,569 @@
+"""Training the translator: the loss, the loop, checkpoints and several processes (chapter 9).
+
+``train(config, train_pairs, valid_pairs, out_dir)`` builds the vocabularies
+and the ``Translator``, then runs AdamW with a warmup, label smoothing and
+gradient clipping, validates after every epoch, and writes to ``out_dir``:
+
+- ``checkpoint.pt``: everything needed to resume (weights, config,
+  vocabularies, optimizer, scheduler, position in the data, random states,
+  history). Written atomically, so a run killed at any moment leaves the
+  previous checkpoint intact, and ``resume=True`` continues to the very
+  same weights as a run that was never interrupted (CPU, same seed).
+- ``translator.pt``: weights, config and vocabularies only, what
+  ``load_checkpoint`` and ``translate`` need (about a third of the size).
+
+Under ``torchrun --nproc_per_node=N`` it trains with DistributedDataParallel
+(gloo on CPU, NCCL on CUDA): each process takes every N-th batch, their
+gradients are averaged, and only process 0 writes files.
+
+Ctrl-C (or a notebook's interrupt) finishes the current step, saves a
+checkpoint and raises ``KeyboardInterrupt``; a second Ctrl-C stops at once,
+and the last checkpoint on disk is still the last good one.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import signal
+import tempfile
+import threading
+import time
+import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from .data import Vocab, make_batches, tokenize
+from .translator import PAD_ID, Translator, TranslatorConfig
+
+__all__ = [
+    "CheckpointError",
+    "TrainResult",
+    "pick_device",
+    "translation_loss",
+    "learning_rate",
+    "build_vocabs",
+    "train",
+    "save_model",
+    "load_checkpoint",
+    "read_checkpoint",
+    "plot_history",
+    "CHECKPOINT_NAME",
+    "MODEL_NAME",
+]
+
+CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training
+MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
+FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: unreadable, not ours, or not matching its config."""
+
+
+def pick_device(device=None) -> torch.device:
+    """``device`` if given, else the best one here: CUDA, then Apple's MPS, then the CPU."""
+    if device is not None:
+        return torch.device(device)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def translation_loss(logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
+    """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
+
+    With smoothing ``eps`` the target distribution puts ``1 - eps`` on the
+    right token and spreads ``eps`` evenly over the whole vocabulary, so the
+    model is not pushed to infinitely confident logits. ``logits (B, T, V)``,
+    ``tgt_out (B, T)``.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    V = logits.shape[-1]
+    # (B, T, V) -> (B*T, V) against (B*T,); padding positions are left out of the mean
+    return F.cross_entropy(logits.reshape(-1, V), tgt_out.reshape(-1), ignore_index=PAD_ID,
+                           label_smoothing=label_smoothing)
+
+
+def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> float:
+    """The learning rate after ``step`` steps: linear warmup to ``config.lr``, then a half cosine down to ``min_lr``.
+
+    (The paper decays with ``1 / sqrt(step)`` instead; the cosine ends at a
+    known point, which suits a run of fixed length.)
+
+    Derived in chapter 9 (Training a translator).
+    """
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    progress = min(1.0, (step - config.warmup_steps) / max(1, total_steps - config.warmup_steps))
+    return config.min_lr + 0.5 * (config.lr - config.min_lr) * (1.0 + math.cos(math.pi * progress))
+
+
+def build_vocabs(pairs, share: bool = False) -> tuple[Vocab, Vocab]:
+    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both languages."""
+    english = [tokenize(e) for e, _ in pairs]
+    portuguese = [tokenize(p) for _, p in pairs]
+    if share:
+        joint = Vocab.build(english + portuguese)
+        return joint, joint
+    return Vocab.build(english), Vocab.build(portuguese)
+
+
+@dataclass
+class TrainResult:
+    """What ``train`` returns. ``history`` is JSON-serialisable (``plot_history`` draws it)."""
+
+    model: Translator  # the trained model, in eval mode, on the training device
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    history: dict  # {"train": {"step", "loss", "lr"}: one entry per step, "epochs": [one dict per epoch]}
+    checkpoint: Path | None  # out_dir / checkpoint.pt, or None without out_dir
+    completed: bool  # False when max_steps stopped the run before its last epoch ended
+
+
+# --- checkpoints -------------------------------------------------------------------------
+
+
+def _atomic_save(obj, path: Path) -> None:
+    """``torch.save`` to a temporary file in the same folder, then rename it over ``path``.
+
+    A rename within one file system is atomic: whoever opens ``path`` sees
+    the old file or the new one, never half of one, even if this process is
+    killed while writing.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _model_state(model: Translator) -> dict:
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "config": model.config.to_dict(),
+        "model": model.state_dict(),
+        "src_vocab": model.src_vocab.to_dict(),
+        "tgt_vocab": model.tgt_vocab.to_dict(),
+    }
+
+
+def save_model(model: Translator, path, **meta) -> Path:
+    """Write ``model``'s weights, config and vocabularies (no optimizer) to ``path``, atomically.
+
+    Extra keyword arguments are stored under ``"meta"`` (scores, the command that trained it...).
+    """
+    path = Path(path)
+    _atomic_save({**_model_state(model), "meta": meta}, path)
+    return path
+
+
+def read_checkpoint(path) -> dict:
+    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
+
+    ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
+        found = [p for p in candidates if p.is_file()]
+        if not found:
+            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
+                                    "with `python -m tutorlib train --out` this folder?")
+        path = found[0]
+    if not path.is_file():
+        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
+                                "`python -m tutorlib train --out FOLDER`)")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise CheckpointError(
+            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
+            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
+        ) from e
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
+        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
+                              f"without format={FORMAT!r}")
+    if state.get("version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
+                              f"tutorlib reads version {FORMAT_VERSION}")
+    missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
+    if missing:
+        raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
+    try:
+        state["config"] = TranslatorConfig.from_dict(state["config"])
+        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
+        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
+    except Exception as e:
+        raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
+    state["path"] = path
+    return state
+
+
+def _model_from_state(state: dict, device) -> Translator:
+    path, config = state["path"], state["config"]
+    try:
+        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
+    except ValueError as e:
+        raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as e:
+        problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
+        more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
+        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
+                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
+                              "from another model?") from e
+    return model.to(pick_device(device))
+
+
+def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
+    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
+
+    The model is in eval mode, on ``device`` (default: ``pick_device()``).
+    A missing, corrupted or mismatched file raises an error naming the file
+    and what is wrong.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    state = read_checkpoint(path)
+    model = _model_from_state(state, device).eval()
+    return model, model.src_vocab, model.tgt_vocab
+
+
+def _rng_state() -> dict:
+    return {
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "python": random.getstate(),
+    }
+
+
+def _set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    if state["cuda"] and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+    random.setstate(state["python"])
+
+
+# --- several processes ---------------------------------------------------------------
+
+
+def _setup_distributed(device) -> tuple[int, int, torch.device, bool]:
+    """``(rank, world_size, device, created)``: joins torchrun's process group when there is one."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world == 1 and not dist.is_initialized():
+        return 0, 1, pick_device(device), False
+    created = False
+    device = pick_device(device)
+    if device.type == "cuda":
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+    if not dist.is_initialized():
+        dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+        created = True
+    return dist.get_rank(), dist.get_world_size(), device, created
+
+
+def _check_ranks_agree(model: Translator, device) -> None:
+    """After DDP training every process must hold the same weights; a checksum per process proves it."""
+    total = torch.zeros(1, dtype=torch.float64, device=device)
+    for p in model.parameters():
+        total += p.detach().double().sum()
+    sums = [torch.zeros_like(total) for _ in range(dist.get_world_size())]
+    dist.all_gather(sums, total)
+    if any(not torch.equal(s, sums[0]) for s in sums):
+        raise RuntimeError(f"the processes ended with different weights (checksums {[s.item() for s in sums]})")
+
+
+# --- Ctrl-C -------------------------------------------------------------------------------
+
+
+class _StopRequest:
+    """While active, the first Ctrl-C (SIGINT, or a SIGTERM as torchrun and job schedulers send) only asks the
+    loop to stop after its step; a second one stops at once."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.requested = False
+        self._old = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._old = {s: signal.signal(s, self._handle) for s in self.SIGNALS}
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        tqdm.write(f"{signal.Signals(signum).name}: stopping after this step and saving a checkpoint "
+                   "(once more to stop at once)")
+
+    def __exit__(self, *exc):
+        for s, old in self._old.items():
+            signal.signal(s, old)
+
+
+# --- the training loop ----------------------------------------------------------------
+
+
+def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=None, *, resume: bool = False,
+          max_steps: int | None = None, device=None, progress: bool = True, checkpoint_every: int | None = None,
+          on_step=None, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, log=None) -> TrainResult:
+    """Train a ``Translator`` on ``(english, portuguese)`` pairs and return a ``TrainResult``.
+
+    Every step: a batch (target shifted right behind BOS: teacher forcing),
+    the loss with label smoothing, gradients clipped to ``config.grad_clip``,
+    one AdamW step at ``learning_rate(step)``. A tqdm bar shows the loss and
+    the target tokens per second; after every epoch the validation loss.
+
+    - ``out_dir``: where ``checkpoint.pt`` (after every epoch, every
+      ``checkpoint_every`` steps, at ``max_steps`` and on Ctrl-C) and, at the
+      end, ``translator.pt`` are written. None writes nothing.
+    - ``resume``: continue from ``out_dir/checkpoint.pt``, with its config
+      (``config`` may be None; if given it must be the same).
+    - ``max_steps``: stop (with a checkpoint) after this many steps in all;
+      the learning-rate schedule still spans ``config.epochs``.
+    - ``on_step(step, loss)``: called after every step (live plots, tests).
+    - ``src_vocab``, ``tgt_vocab``: use these instead of building them from ``train_pairs``.
+    - ``log``: prints the per-epoch lines (default: ``tqdm.write``, which keeps the bar intact).
+
+    Derived in chapter 9 (Training a translator).
+    """
+    rank, world, device, created_group = _setup_distributed(device)
+    say = (log or tqdm.write) if rank == 0 else (lambda *a, **k: None)
+    out_dir = Path(out_dir) if out_dir is not None else None
+    ckpt_path = out_dir / CHECKPOINT_NAME if out_dir is not None else None
+    state = None
+    if resume:
+        if ckpt_path is None:
+            raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
+        state = read_checkpoint(ckpt_path)
+        needed = ("optimizer", "scheduler", "step", "epoch", "next_batch", "history", "rng")
+        missing = [k for k in needed if k not in state]
+        if missing:
+            raise CheckpointError(f"{ckpt_path} holds a model but not the training state to resume ({missing} "
+                                  "missing): it was written by save_model, not by train")
+        if config is not None:
+            wanted = replace(config, src_vocab_size=state["config"].src_vocab_size,
+                             tgt_vocab_size=state["config"].tgt_vocab_size)
+            given = wanted.to_dict()
+            diff = {k: (v, given[k]) for k, v in state["config"].to_dict().items() if given[k] != v}
+            if diff:
+                raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): {diff}. "
+                                      "Resume with config=None to use the saved one, or train into a new folder")
+        config, src_vocab, tgt_vocab = state["config"], state["src_vocab"], state["tgt_vocab"]
+    elif config is None:
+        raise ValueError("config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)")
+    train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
+
+    torch.manual_seed(config.seed)
+    random.seed(config.seed)
+    if src_vocab is None or tgt_vocab is None:
+        src_vocab, tgt_vocab = build_vocabs(train_pairs, config.share_embeddings)
+    config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    model = Translator(config, src_vocab, tgt_vocab).to(device)
+    decay = [p for p in model.parameters() if p.dim() >= 2]  # matrices; biases and LayerNorms are not decayed
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.98),
+                                  eps=1e-9)
+
+    built = {}  # the last epoch's batches
+
+    def epoch_batches(epoch: int) -> list:
+        """This process's batches of ``epoch``: the same shuffle in every process, every ``world``-th batch."""
+        if epoch not in built:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # unknown words are reported by translate(), not per batch
+                batches = make_batches(train_pairs, src_vocab, tgt_vocab, config.batch_size, shuffle=True,
+                                       seed=config.seed + epoch, max_len=config.max_len)
+            built.clear()
+            built[epoch] = batches[rank::world][: len(batches) // world]
+        return built[epoch]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        valid_batches = make_batches(valid_pairs, src_vocab, tgt_vocab, config.batch_size, shuffle=False,
+                                     max_len=config.max_len)[rank::world]
+    # the same every epoch: ceil(pairs / batch_size) batches, shared out among the processes
+    steps_per_epoch = len(epoch_batches(state["epoch"] if state is not None else 0))
+    if steps_per_epoch == 0:
+        raise ValueError(f"{len(train_pairs)} training pairs make no batch for each of {world} processes")
+    total_steps = config.epochs * steps_per_epoch
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: learning_rate(s, config, total_steps) / config.lr)  # LambdaLR multiplies config.lr
+    step, epoch, next_batch = 0, 0, 0
+    history = {"train": {"step": [], "loss": [], "lr": []}, "epochs": []}
+    torch.manual_seed(config.seed + rank)  # each process its own dropout masks
+    if state is not None:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        step, epoch, next_batch, history = state["step"], state["epoch"], state["next_batch"], state["history"]
+        rng = state["rng"]
+        if len(rng) == world:
+            _set_rng_state(rng[rank])
+        else:
+            warnings.warn(f"{ckpt_path} was written by {len(rng)} processes, this run has {world}: the dropout "
+                          "masks will differ from an uninterrupted run")
+        say(f"resuming from {ckpt_path} at step {step} (epoch {epoch + 1}, batch {next_batch})")
+    net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
+    say(f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
+        f"training pairs, {steps_per_epoch} steps per epoch x {config.epochs} epochs"
+        + (f", {world} processes" if world > 1 else "") + f", on {device}")
+
+    def save_checkpoint() -> None:
+        rng = [None] * world
+        if world > 1:
+            dist.all_gather_object(rng, _rng_state())
+        else:
+            rng = [_rng_state()]
+        if rank == 0 and ckpt_path is not None:
+            _atomic_save({**_model_state(model), "optimizer": optimizer.state_dict(),
+                          "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
+                          "next_batch": next_batch, "history": history, "rng": rng}, ckpt_path)
+
+    def validate() -> float:
+        model.eval()
+        total = torch.zeros(2, dtype=torch.float64, device=device)  # summed loss, tokens
+        with torch.no_grad():
+            for batch in valid_batches:
+                batch = batch.to(device)
+                loss = translation_loss(model(batch), batch.tgt_out, config.label_smoothing)
+                total += torch.tensor([loss.item() * batch.num_tgt_tokens, batch.num_tgt_tokens],
+                                      dtype=torch.float64, device=device)
+        if world > 1:
+            dist.all_reduce(total)
+        return (total[0] / total[1]).item() if total[1] > 0 else float("nan")
+
+    bar = tqdm(total=total_steps, initial=step, disable=not progress or rank != 0, unit="step", dynamic_ncols=True)
+    interrupted = stopped = False
+    smoothed = None
+    try:
+        with _StopRequest() as stop:
+            while epoch < config.epochs and not (interrupted or stopped):
+                batches = epoch_batches(epoch)
+                epoch_start, epoch_tokens, epoch_loss, epoch_steps = time.perf_counter(), 0, 0.0, 0
+                while next_batch < len(batches):
+                    net.train()
+                    batch = batches[next_batch].to(device)
+                    logits = net(batch)  # (B, T, V)
+                    loss = translation_loss(logits, batch.tgt_out, config.label_smoothing)
+                    optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+                    optimizer.step()
+                    scheduler.step()
+                    step, next_batch = step + 1, next_batch + 1
+                    loss_value = loss.item()
+                    history["train"]["step"].append(step)
+                    history["train"]["loss"].append(loss_value)
+                    history["train"]["lr"].append(scheduler.get_last_lr()[0])
+                    epoch_tokens += batch.num_tgt_tokens * world
+                    epoch_loss, epoch_steps = epoch_loss + loss_value, epoch_steps + 1
+                    smoothed = loss_value if smoothed is None else 0.95 * smoothed + 0.05 * loss_value
+                    rate = epoch_tokens / max(time.perf_counter() - epoch_start, 1e-9)
+                    bar.update()
+                    bar.set_postfix(epoch=epoch + 1, loss=f"{smoothed:.3f}", tok_s=f"{rate:,.0f}", refresh=False)
+                    if on_step is not None:
+                        on_step(step, loss_value)
+                    interrupted = stop.requested
+                    if world > 1:  # every process stops at the same step, or the others would wait forever
+                        flag = torch.tensor([float(interrupted)], device=device)
+                        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+                        interrupted = bool(flag.item())
+                    stopped = max_steps is not None and step >= max_steps
+                    if interrupted or stopped:
+                        break
+                    if checkpoint_every and step % checkpoint_every == 0:
+                        save_checkpoint()
+                if next_batch < len(batches):  # stopped within the epoch: validate when it is resumed
+                    save_checkpoint()
+                    break
+                valid_loss = validate()
+                seconds = time.perf_counter() - epoch_start
+                history["epochs"].append({
+                    "epoch": epoch + 1, "step": step, "valid_loss": valid_loss,
+                    "train_loss": epoch_loss / max(epoch_steps, 1), "seconds": seconds,
+                    "tokens_per_s": epoch_tokens / max(seconds, 1e-9),
+                })
+                say(f"epoch {epoch + 1}/{config.epochs}: train loss {epoch_loss / max(epoch_steps, 1):.4f}, "
+                    f"valid loss {valid_loss:.4f}, {epoch_tokens / max(seconds, 1e-9):,.0f} target tokens/s")
+                epoch, next_batch = epoch + 1, 0
+                save_checkpoint()
+    finally:
+        bar.close()
+    if interrupted:
+        say(f"interrupted at step {step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
+            + (": resume with resume=True (CLI: --resume)" if ckpt_path else ""))
+        if created_group:
+            dist.destroy_process_group()
+        raise KeyboardInterrupt(f"training interrupted at step {step}; checkpoint: {ckpt_path}")
+    completed = epoch >= config.epochs
+    if world > 1:
+        _check_ranks_agree(model, device)
+        say(f"the {world} processes agree on the final weights")
+    if completed and rank == 0 and out_dir is not None:
+        save_model(model, out_dir / MODEL_NAME)
+    if world > 1:
+        dist.barrier()
+    if created_group:
+        dist.destroy_process_group()
+    model.eval()
+    return TrainResult(model, src_vocab, tgt_vocab, history, ckpt_path, completed)
+
+
+# --- loss curves ---------------------------------------------------------------------------
+
+
+def plot_history(history: dict, ax=None):
+    """The loss curves of a ``train`` history: training loss per step, validation loss per epoch. Returns the figure.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+    else:
+        fig = ax.figure
+    steps, losses = history["train"]["step"], history["train"]["loss"]
+    ax.plot(steps, losses, color="tab:blue", alpha=0.3, linewidth=0.8, label="training loss (each step)")
+    if len(losses) >= 20:
+        w = max(5, len(losses) // 50)
+        windows = [losses[max(0, i - w + 1) : i + 1] for i in range(len(losses))]
+        smooth = [sum(window) / len(window) for window in windows]
+        ax.plot(steps, smooth, color="tab:blue", label=f"training loss (mean of {w} steps)")
+    epochs = history["epochs"]
+    if epochs:
+        ax.plot([e["step"] for e in epochs], [e["valid_loss"] for e in epochs], "o-", color="tab:orange",
+                label="validation loss (each epoch)")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss (label-smoothed cross-entropy)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    return fig
