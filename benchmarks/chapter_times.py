@@ -31,21 +31,27 @@ def run_notebook(path: Path) -> float:
     return time.perf_counter() - start
 
 
+def chapter_rows() -> list[tuple[str, float]]:
+    """(notebook name, seconds) for each chapter, each run in a fresh kernel."""
+    return [(path.name, run_notebook(path)) for path in sorted((ROOT / "chapters").glob("*.ipynb"))]
+
+
+def book_build() -> float:
+    """Seconds to build the book with -W into a temporary folder."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", out,
+                        "--warningiserror", "--keep-going", "--quiet"], check=True, capture_output=True)
+        return time.perf_counter() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", action="store_true", help="also time a full book build (into a temporary folder)")
     args = parser.parse_args()
-    rows = []
-    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
-        rows.append((path.name, run_notebook(path)))
-    if args.build:
-        import tempfile
-
-        with tempfile.TemporaryDirectory() as out:
-            start = time.perf_counter()
-            subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", out,
-                            "--warningiserror", "--keep-going", "--quiet"], check=True, capture_output=True)
-            rows.append(("book build (all pages)", time.perf_counter() - start))
+    rows = chapter_rows() + ([("book build (all pages)", book_build())] if args.build else [])
     width = max(len(name) for name, _ in rows)
     print(f"{'what':<{width}}  {'seconds':>8}  {'of 60 s budget':>14}")
     for name, seconds in rows:

@@ -30,6 +30,25 @@ def grade(paths: list[Path], out: Path, jobs: int) -> float:
     return time.perf_counter() - start
 
 
+def grading_rows(solution: Path, exercise: str, copies: int, jobs: int) -> list[tuple[str, int, float]]:
+    """(what, submissions, seconds): one copy of ``solution`` graded alone, then a folder of ``copies``."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        one = tmp / "one" / f"{exercise}.ipynb"
+        one.parent.mkdir()
+        shutil.copy(solution, one)
+        seconds = grade([one], tmp / "out-one", 1)
+        rows.append(("one submission", 1, seconds))
+        folder = tmp / "folder"
+        folder.mkdir()
+        for i in range(copies):
+            shutil.copy(solution, folder / f"{exercise}_student{i:02d}.ipynb")
+        seconds = grade([folder], tmp / "out-folder", jobs)
+        rows.append((f"a folder of {copies} (--jobs {jobs})", copies, seconds))
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exercise", default="ex02_embeddings", help="whose solutions to grade (default ex02_embeddings)")
@@ -40,20 +59,7 @@ def main() -> int:
     if not solution.is_file():
         print(f"no such exercise: {solution}", file=sys.stderr)
         return 2
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        one = tmp / "one" / f"{args.exercise}.ipynb"
-        one.parent.mkdir()
-        shutil.copy(solution, one)
-        seconds = grade([one], tmp / "out-one", 1)
-        rows.append(("one submission", 1, seconds))
-        folder = tmp / "folder"
-        folder.mkdir()
-        for i in range(args.copies):
-            shutil.copy(solution, folder / f"{args.exercise}_student{i:02d}.ipynb")
-        seconds = grade([folder], tmp / "out-folder", args.jobs)
-        rows.append((f"a folder of {args.copies} (--jobs {args.jobs})", args.copies, seconds))
+    rows = grading_rows(solution, args.exercise, args.copies, args.jobs)
     print(f"exercise: {args.exercise}")
     print(f"{'what':<28}  {'seconds':>8}  {'per submission':>14}  {'of 10 s goal':>12}")
     for what, n, seconds in rows:

@@ -153,7 +153,7 @@ def step_flops(c, B: int, S: int, T: int) -> float:
     return 3.0 * (enc + dec + out)
 
 
-def throughput(steps: int) -> None:
+def throughput(steps: int) -> dict:
     print("2. training throughput (pretrained preset, batch 64, dropout on, AdamW, label smoothing, clipping)")
     pairs = phrasebook("train")
     src_vocab, tgt_vocab = build_vocabs(pairs)
@@ -213,12 +213,15 @@ def throughput(steps: int) -> None:
     print(f"   fp32 matmul peak here: {peak / 1e9:.1f} GFLOP/s (1024 x 1024 x 1024, {torch.get_num_threads()} threads)")
     verdict = "met" if ratio >= THROUGHPUT_GOAL else "NOT met"
     print(f"   ours/torch = {ratio:.3f}; goal >= {THROUGHPUT_GOAL}: {verdict}")
+    return {"steps": steps, "seconds": seconds, "tokens": tokens, "flops": flops, "peak_flops": peak,
+            "tokens_per_s": rate, "ratio": ratio,
+            "of_peak": {k: sum(flops) / sum(v) / peak for k, v in seconds.items()}}
 
 
 # --- 3. the KV cache ------------------------------------------------------------------------
 
 
-def kv_cache(reps: int) -> None:
+def kv_cache(reps: int) -> dict:
     print("3. beam search (beam 4) with and without the KV cache, outputs of 30 tokens")
     if PRETRAINED_PATH.exists():
         model, src_vocab, tgt_vocab = load_pretrained(device="cpu")
@@ -258,6 +261,8 @@ def kv_cache(reps: int) -> None:
           f"identical output: {same}")
     verdict = "met" if speedup >= CACHE_GOAL and same else "NOT met"
     print(f"   goal >= {CACHE_GOAL:.0f}x with identical output: {verdict}")
+    return {"reps": reps, "model": what, "with_cache_s": times[True], "without_cache_s": times[False],
+            "speedup": speedup, "identical": same}
 
 
 def main() -> int:

@@ -1,0 +1,218 @@
+"""Every benchmark of the course in one command: a JSON report and a plot of ratios against their goals.
+
+    .venv/bin/python benchmarks/run_all.py [--quick] [--out benchmarks/results] [--only attention,memory,...]
+
+Groups (``--only`` takes a comma-separated subset): ``attention`` (our
+attention and MultiHeadAttention vs PyTorch's, forward and forward +
+backward), ``translator`` (training throughput vs torch.nn.Transformer and
+as a fraction of the fp32 matmul peak; decoding with and without the KV
+cache), ``memory`` (tiled vs naive attention, peak memory at T = 4096),
+``chapters`` (seconds per chapter; the book build, skipped with --quick) and
+``grading`` (seconds per graded submission). Each figure is a ratio measured
+side by side in one run; the functions are those of the scripts beside this
+one. ``results.json`` holds, per entry: name, value, unit, goal, direction
+(``<=`` or ``>=``), met, and the raw measurements; a group that fails is
+recorded as an entry with ``error`` and the run goes on. ``results.png``
+draws each ratio as a bar against its goal line. A figure, not a test: the
+machine is shared, so read the ratios, not the digits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for p in (str(HERE), str(ROOT)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+GROUPS = ("attention", "translator", "memory", "chapters", "grading")
+# Okabe-Ito, colour-blind safe
+OKABE_ITO = {"met": "#009E73", "not met": "#D55E00", "goal": "#000000", "error": "#999999"}
+
+
+def entry(name: str, value: float, goal: float, direction: str, unit: str = "ratio", **raw) -> dict:
+    """One figure; ``met`` is value <= goal or value >= goal, as ``direction`` says."""
+    if direction not in ("<=", ">="):
+        raise ValueError(f"direction must be '<=' or '>=', not {direction!r}")
+    value = float(value)
+    met = value <= goal if direction == "<=" else value >= goal
+    return {"name": name, "value": value, "unit": unit, "goal": float(goal), "direction": direction,
+            "met": bool(met and math.isfinite(value)), "raw": raw}
+
+
+# --- the groups: each returns a list of entries ---------------------------------------------------
+
+
+def bench_attention(quick: bool) -> list[dict]:
+    import attention_vs_torch as avt
+    import mha_vs_torch as mvt
+
+    s = 0.25 if quick else 1.0
+    out = []
+    r = avt.sdpa_forward(reps=max(5, int(50 * s)))
+    out.append(entry("attention (NumPy) / F.scaled_dot_product_attention, forward", r["ratio"], avt.GOAL, "<=", **r))
+    r = avt.mha_forward(reps=max(5, int(40 * s)))
+    out.append(entry("MultiHeadAttention / nn.MultiheadAttention, forward", r["ratio"], avt.GOAL, "<=", **r))
+    for B, T, D, H, reps in mvt.SIZES:
+        reps = max(5, int(reps * (0.1 if quick else 1.0)))
+        for masked in (False, True):
+            o, t = mvt.measure(B, T, D, H, reps, masked)
+            out.append(entry(f"MultiHeadAttention / nn.MultiheadAttention, forward + backward "
+                             f"(B={B} T={T} D={D} H={H}, {'padding' if masked else 'no'} mask)", o / t, mvt.GOAL, "<=",
+                             shape=[B, T, D, H], masked=masked, reps=reps, ours_median_s=o, torch_median_s=t))
+    return out
+
+
+def bench_translator(quick: bool) -> list[dict]:
+    import translator_bench as tb
+
+    out = []
+    r = tb.throughput(3 if quick else 30)
+    out.append(entry("Translator / torch.nn.Transformer, training tokens/s", r["ratio"], tb.THROUGHPUT_GOAL, ">=", **r))
+    out.append(entry("Translator training, fraction of fp32 matmul peak", r["of_peak"]["ours"], 0.30, ">=",
+                     of_peak=r["of_peak"], peak_flops=r["peak_flops"], steps=r["steps"]))
+    r = tb.kv_cache(1 if quick else 5)
+    out.append(entry("beam search without / with the KV cache", r["speedup"] if r["identical"] else 0.0,
+                     tb.CACHE_GOAL, ">=", **r))
+    return out
+
+
+def bench_memory(quick: bool) -> list[dict]:
+    from tutorlib.efficient import attention_memory
+
+    r = attention_memory(4096, d_k=64, block_size=64)
+    return [entry("naive / tiled attention, peak memory at T = 4096", r["ratio"], 10.0, ">=", **r)]
+
+
+def bench_chapters(quick: bool) -> list[dict]:
+    import chapter_times as ct
+
+    out = [entry(f"chapter {name}, seconds / 60 s budget", s / ct.BUDGET_S, 1.0, "<=", seconds=s)
+           for name, s in ct.chapter_rows()]
+    if not quick:
+        s = ct.book_build()
+        out.append(entry("book build, seconds / 600 s budget", s / 600.0, 1.0, "<=", seconds=s))
+    return out
+
+
+def bench_grading(quick: bool) -> list[dict]:
+    import grading_times as gt
+
+    exercise = "ex02_embeddings"
+    solution = ROOT / "exercises" / "solutions" / f"{exercise}.ipynb"
+    rows = gt.grading_rows(solution, exercise, 2 if quick else 30, 2)
+    return [entry(f"grading ({what}), seconds per submission / 10 s goal", s / n / gt.GOAL_S, 1.0, "<=",
+                  exercise=exercise, submissions=n, seconds=s) for what, n, s in rows]
+
+
+BENCHES = {"attention": bench_attention, "translator": bench_translator, "memory": bench_memory,
+           "chapters": bench_chapters, "grading": bench_grading}
+
+
+def run(groups=GROUPS, quick: bool = False) -> dict:
+    """Run ``groups`` and return the report (a JSON-serialisable dict); a failing group becomes an error entry."""
+    import torch
+
+    torch.set_num_threads(2)
+    report = {"date": datetime.date.today().isoformat(), "quick": quick, "machine": platform.platform(),
+              "python": platform.python_version(), "torch": torch.__version__, "threads": torch.get_num_threads(),
+              "groups": list(groups), "entries": [], "seconds": {}}
+    for group in groups:
+        start = time.perf_counter()
+        print(f"== {group}", flush=True)
+        try:
+            report["entries"].extend(dict(e, group=group) for e in BENCHES[group](quick))
+        except Exception as exc:  # record it and go on with the next group
+            traceback.print_exc()
+            report["entries"].append({"name": group, "group": group, "error": f"{type(exc).__name__}: {exc}",
+                                      "value": None, "unit": "ratio", "goal": None, "met": False, "raw": {}})
+        report["seconds"][group] = time.perf_counter() - start
+    return report
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (bool, int, str)) or x is None:
+        return x
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def plot(report: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    entries = report["entries"]
+    fig, ax = plt.subplots(figsize=(13, 0.42 * len(entries) + 1.2))
+    for i, e in enumerate(entries):
+        if e.get("error"):
+            ax.text(0.01, i, f"error: {e['error'][:60]}", va="center", color=OKABE_ITO["error"],
+                    transform=ax.get_yaxis_transform())
+            continue
+        ax.barh(i, e["value"], color=OKABE_ITO["met" if e["met"] else "not met"],
+                hatch="" if e["met"] else "//", edgecolor="black", linewidth=0.5)
+        ax.plot([e["goal"]] * 2, [i - 0.45, i + 0.45], color=OKABE_ITO["goal"], linewidth=2)
+    ax.set_yticks(range(len(entries)))
+    ax.set_yticklabels([f"{e['name'][:100]} ({e.get('direction', '')} {e['goal']:g})" if e.get("goal") is not None
+                        else e["name"] for e in entries], fontsize=7)
+    ax.invert_yaxis()
+    values = [e["value"] for e in entries if e.get("value")] + [e["goal"] for e in entries if e.get("goal")]
+    if values and max(values) / min(values) > 50:
+        ax.set_xscale("log")
+    ax.set_xlabel("ratio (bar); black line: goal; green: met; orange, hatched: not met")
+    ax.set_title(f"Benchmarks, {report['date']}{' (quick)' if report['quick'] else ''}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions, 2 graded copies, no book build")
+    parser.add_argument("--out", type=Path, default=HERE / "results", help="folder for results.json and results.png")
+    parser.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
+    parser.add_argument("--no-plot", action="store_true", help="write the JSON only")
+    args = parser.parse_args(argv)
+    groups = [g.strip() for g in args.only.split(",") if g.strip()]
+    unknown = [g for g in groups if g not in BENCHES]
+    if unknown:
+        parser.error(f"unknown group(s) {unknown}; choose from {', '.join(GROUPS)}")
+    start = time.perf_counter()
+    report = run(groups, args.quick)
+    report["total_seconds"] = time.perf_counter() - start
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(_jsonable(report), indent=1) + "\n")
+    if not args.no_plot:
+        plot(report, args.out / "results.png")
+    print(f"\n{'figure':<95} {'value':>9} {'goal':>8}  met")
+    for e in report["entries"]:
+        if e.get("error"):
+            print(f"{e['name']:<95} error: {e['error']}")
+        else:
+            print(f"{e['name']:<95} {e['value']:9.3f} {e['direction']}{e['goal']:7.2f}  {'yes' if e['met'] else 'no'}")
+    print(f"{report['total_seconds']:.0f} s; wrote {args.out / 'results.json'}"
+          + ("" if args.no_plot else f" and {args.out / 'results.png'}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
