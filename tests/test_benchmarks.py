@@ -1,0 +1,59 @@
+"""benchmarks/run_all.py: the report's schema on a small, fast subset. No timing assertions (the machine is noisy)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run_all():
+    spec = importlib.util.spec_from_file_location("run_all", ROOT / "benchmarks" / "run_all.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["run_all"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    run_all = _run_all()
+    assert run_all.main(["--quick", "--only", "memory,attention", "--out", str(out)]) == 0
+    assert (out / "results.png").stat().st_size > 0
+    return json.loads((out / "results.json").read_text())
+
+
+def test_schema_and_ratios(report):
+    assert report["quick"] is True and report["groups"] == ["memory", "attention"]
+    entries = report["entries"]
+    assert {e["group"] for e in entries} == {"memory", "attention"}
+    for e in entries:
+        assert "error" not in e, e
+        assert {"name", "value", "unit", "goal", "direction", "met", "raw"} <= set(e)
+        assert isinstance(e["name"], str) and isinstance(e["raw"], dict) and e["raw"]
+        assert isinstance(e["value"], float) and math.isfinite(e["value"]) and e["value"] > 0
+        assert isinstance(e["goal"], float) and e["goal"] > 0
+        assert e["direction"] in ("<=", ">=")
+        expected = e["value"] <= e["goal"] if e["direction"] == "<=" else e["value"] >= e["goal"]
+        assert e["met"] is expected
+
+
+def test_entry_met_and_errors_are_recorded(monkeypatch):
+    run_all = _run_all()
+    assert run_all.entry("a", 2.0, 1.0, ">=")["met"] is True
+    assert run_all.entry("a", 2.0, 1.0, "<=")["met"] is False
+
+    def broken(quick):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(run_all.BENCHES, "memory", broken)
+    report = run_all.run(["memory"], quick=True)
+    (e,) = report["entries"]
+    assert e["error"] == "RuntimeError: boom" and e["met"] is False
