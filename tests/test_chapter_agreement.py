@@ -96,3 +96,26 @@ def test_chapter_8_positional_encoding_agrees_with_tutorlib_nn():
     for max_len, d_model in [(1, 1), (5, 16), (64, 64), (50, 7)]:
         ours = torch.as_tensor(positional_encoding(max_len, d_model)).float()
         assert_close(ours, sinusoidal_positional_encoding(max_len, d_model), rtol=1e-6, atol=1e-6)
+
+
+def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():
+    import dataclasses
+
+    import torch
+
+    from tutorlib.training import learning_rate, translation_loss
+    from tutorlib.translator import PRESETS
+
+    ns = derivations("09_training_a_translator.ipynb")
+    torch.manual_seed(0)
+    logits = torch.randn(3, 5, 11, dtype=torch.float64)
+    targets = torch.randint(1, 11, (3, 5))
+    targets[0, 3:] = 0  # padding
+    for eps in (0.0, 0.1, 0.3):
+        assert_close(ns["smoothed_cross_entropy"](logits, targets, eps=eps),
+                     translation_loss(logits, targets, label_smoothing=eps), rtol=1e-10, atol=1e-10)
+    config = dataclasses.replace(PRESETS["tiny"], warmup_steps=10, lr=1e-3)
+    for step in (0, 5, 9, 10, 40, 99, 150):
+        expected = learning_rate(step, config, total_steps=100)
+        ours = ns["warmup_cosine"](step, config.lr, config.min_lr, config.warmup_steps, 100)
+        assert abs(ours - expected) < 1e-15, (step, ours, expected)
