@@ -7,6 +7,7 @@ checked by moving their controls, as a learner would, and comparing the
 output widget with what the pure function gives for the new values.
 """
 
+import html
 import re
 
 import numpy as np
@@ -327,3 +328,151 @@ def test_mask_editor_redraws_for_every_control():
     box = explorers.mask_editor(n_words=2, n_pad=1, words=words)
     box.n_words.value = 3
     assert box.n_words.max == 3 and box.view.value == explorers.mask_view(3, 1, True, words)[2]
+
+
+# --- chapter 10: the translator explorer ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pretrained():
+    from tutorlib.translator import load_pretrained
+
+    model, src_vocab, tgt_vocab = load_pretrained(device="cpu")
+    return model
+
+
+def recorded_cross_attention(model, run):
+    """Each decoder layer's cross-attention weights (H, T, S), recomputed from the inputs its last forward() got.
+
+    A hook keeps the (query, key) each layer's cross_attn module was called
+    with; the weights are then rebuilt by hand, softmax(q kᵀ / √Dh) per head
+    from its w_q and w_k, independently of need_weights.
+    """
+    seen, hooks = {}, []
+    for i, layer in enumerate(model.decoder.layers):
+        hooks.append(layer.cross_attn.register_forward_hook(
+            lambda module, args, out, i=i: seen.__setitem__(i, (args[0].detach(), args[1].detach()))))
+    try:
+        result = run()
+    finally:
+        for h in hooks:
+            h.remove()
+    weights = []
+    for i, layer in enumerate(model.decoder.layers):
+        attn = layer.cross_attn
+        query, key = seen[i]
+        with torch.no_grad():
+            q = split_heads(attn.w_q(query), attn.num_heads)  # (1, T, D) -> (1, H, T, Dh)
+            k = split_heads(attn.w_k(key), attn.num_heads)  # (1, S, D) -> (1, H, S, Dh)
+            scores = q @ k.transpose(-2, -1) / attn.d_head ** 0.5  # (1, H, T, Dh) @ (1, H, Dh, S) -> (1, H, T, S)
+        weights.append(torch.softmax(scores, dim=-1)[0].numpy())
+    return result, weights
+
+
+@pytest.mark.parametrize("sentence", ["the red car", "She is tired.", "I like the cat", "the black cats"])
+@pytest.mark.parametrize("beam_size", [1, 4])
+def test_translator_view_translates_as_translate_does(pretrained, sentence, beam_size):
+    from tutorlib.translator import translate
+
+    translation, weights, page = explorers.translator_view(pretrained, sentence, beam_size)
+    assert translation == translate(sentence, pretrained, beam_size)
+    assert f"<b>{translation}</b>" in page
+    assert ("greedy" in page) == (beam_size == 1) and ("4 beams" in page) == (beam_size == 4)
+
+
+def test_translator_view_weights_are_that_layers_cross_attention(pretrained):
+    from tutorlib.data import tokenize
+
+    sentence = "the tall girl is tired"
+    (translation, _, _), by_hand = recorded_cross_attention(
+        pretrained, lambda: explorers.translator_view(pretrained, sentence))
+    rows = tokenize(translation) + ["<eos>"]
+    H = pretrained.config.num_heads
+    for layer in range(pretrained.config.num_decoder_layers):
+        assert by_hand[layer].shape == (H, len(rows), 5)
+        for head in list(range(H)) + [None]:
+            _, weights, page = explorers.translator_view(pretrained, sentence, 1, layer, head)
+            expected = by_hand[layer].mean(axis=0) if head is None else by_hand[layer][head]  # (T, S)
+            np.testing.assert_allclose(weights, expected, atol=1e-5)
+            np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-5)
+            np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(weights, 2).ravel(), atol=0.0101)
+            which = "mean of the heads" if head is None else f"head {head + 1} of {H}"
+            assert f"decoder layer {layer + 1} of 3, {which}" in page
+    header = re.findall(r'<th style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
+    assert header == [html.escape(r) for r in rows]
+
+
+def test_translator_view_shows_the_reordering_of_the_red_car(pretrained):
+    """In the last layer each Portuguese word looks at its English word: carro at car, vermelho at red (they cross)."""
+    translation, weights, _ = explorers.translator_view(pretrained, "the red car", 1, 2, None)
+    assert translation == "o carro vermelho"
+    assert weights.argmax(axis=1)[:3].tolist() == [0, 2, 1]  # o -> the, carro -> car, vermelho -> red
+
+
+def test_translator_view_names_unknown_words(pretrained):
+    with pytest.warns(UserWarning, match="'purple'"):
+        translation, weights, page = explorers.translator_view(pretrained, "the purple car")
+    assert "unknown words, read as &lt;unk&gt;: purple" in page
+    assert weights.shape[1] == 3
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("",), r"the sentence is empty"),
+        (("   ",), r"the sentence is empty"),
+        ((["the", "car"],), r"sentence must be a string of English words, got list"),
+        (("the red car", 0), r"beam_size \(1 = greedy\) must be at least 1, got 0"),
+        (("the red car", True), r"beam_size \(1 = greedy\) must be a whole number, got True"),
+        (("the red car", 1, 3), r"layer \(an index: the decoder has 3 layers, 0 to 2\) must be from 0 to 2, got 3"),
+        (("the red car", 1, 0, 4), r"each layer has 4 heads, 0 to 3; None for their mean\) must be from 0 to 3, got 4"),
+        (("the red car", 1, 0, "mean"), r"must be a whole number, got 'mean'"),
+        ((" ".join(["the red car"] * 11),), r"the source has 33 positions but the model was built with max_len=32"),
+    ],
+)
+def test_translator_view_rejects_bad_input(pretrained, args, message):
+    with pytest.raises(ValueError, match=message):
+        explorers.translator_view(pretrained, *args)
+
+
+def test_translator_view_needs_vocabularies(pretrained):
+    import copy
+
+    bare = copy.copy(pretrained)
+    bare.src_vocab = bare.tgt_vocab = None
+    with pytest.raises(ValueError, match="carries no vocabularies"):
+        explorers.translator_view(bare, "the red car")
+    translation, _, _ = explorers.translator_view(bare, "the red car", src_vocab=pretrained.src_vocab,
+                                                  tgt_vocab=pretrained.tgt_vocab)
+    assert translation == "o carro vermelho"
+
+
+def test_translator_explorer_redraws_for_every_control(pretrained):
+    import warnings
+
+    box = explorers.translator_explorer(pretrained, "the red car")
+    assert [label for label, _ in box.decoding.options] == ["greedy", "beam 4"]
+    assert [label for label, _ in box.layer.options] == ["layer 1", "layer 2", "layer 3"]
+    assert [label for label, _ in box.head.options] == ["head 1", "head 2", "head 3", "head 4", "mean of the heads"]
+    assert box.view.value == explorers.translator_view(pretrained, "the red car")[2]
+    box.sentence.value = "she is tired"
+    assert box.view.value == explorers.translator_view(pretrained, "she is tired")[2]
+    box.decoding.value = 4
+    assert box.view.value == explorers.translator_view(pretrained, "she is tired", 4)[2]
+    box.layer.value = 2
+    assert box.view.value == explorers.translator_view(pretrained, "she is tired", 4, 2, 0)[2]
+    box.head.value = -1
+    assert box.view.value == explorers.translator_view(pretrained, "she is tired", 4, 2, None)[2]
+    box.head.value = 3
+    assert box.view.value == explorers.translator_view(pretrained, "she is tired", 4, 2, 3)[2]
+    # bad input shows its message instead of raising inside the widget's callback; unknown words do not warn
+    box.sentence.value = ""
+    assert "tutorlib-error" in box.view.value and "the sentence is empty" in box.view.value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        box.sentence.value = "the purple car"
+    assert "unknown words, read as &lt;unk&gt;: purple" in box.view.value
+    start = explorers.translator_explorer(pretrained, "the black cats", beam_size=4, layer=1, head=None)
+    assert start.head.value == -1 and start.decoding.value == 4 and start.layer.value == 1
+    assert start.view.value == explorers.translator_view(pretrained, "the black cats", 4, 1, None)[2]
+    assert [label for label, _ in explorers.translator_explorer(pretrained, beam_size=2).decoding.options][-1] == "beam 2"

@@ -12,6 +12,7 @@ saturation_explorer    saturation_view(d_k, scaled)                4
 attention_explorer     attention_view(q, k, labels, query=...)     4
 head_explorer          head_view(weights, head, labels, query=...) 5
 mask_editor            mask_view(n_words, n_pad, causal)           6
+translator_explorer    translator_view(model, sentence, ...)       10
 =====================  ==========================================  =========
 
 Every view returns the numbers it shows and the HTML that shows them. The
@@ -20,7 +21,7 @@ cividis for heatmaps) and never relies on colour alone: every weight is
 written out, the selected row is marked with ▶ as well as outlined, and hidden
 cells carry ✕ as well as a hatched background.
 
-Introduced in chapter 3 (Softmax); chapters 4 to 6 add the others.
+Introduced in chapter 3 (Softmax); chapters 4 to 6 and 10 add the others.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ __all__ = [
     "head_explorer",
     "mask_view",
     "mask_editor",
+    "translator_view",
+    "translator_explorer",
     "D_K_STEPS",
 ]
 
@@ -500,4 +503,147 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
         control.observe(redraw, names="value")
     box = widgets.VBox([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view])
     box.n_words, box.n_pad, box.causal, box.view = n_words_slider, n_pad_slider, causal_box, view
+    return box
+
+
+# --- chapter 10: the translator explorer ----------------------------------------------------
+
+
+def _translator_vocabs(model, src_vocab, tgt_vocab):
+    src_vocab = src_vocab if src_vocab is not None else getattr(model, "src_vocab", None)
+    tgt_vocab = tgt_vocab if tgt_vocab is not None else getattr(model, "tgt_vocab", None)
+    if src_vocab is None or tgt_vocab is None:
+        raise ValueError(
+            "the model carries no vocabularies (model.src_vocab / model.tgt_vocab): pass src_vocab= and tgt_vocab=, "
+            "or use a model from tutorlib.translator.load_pretrained() or tutorlib.training.load_checkpoint()"
+        )
+    return src_vocab, tgt_vocab
+
+
+def translator_view(model, sentence: str, beam_size: int = 1, layer: int = 0, head=0, *, src_vocab=None,
+                    tgt_vocab=None, length_penalty: float = 0.6) -> tuple[str, np.ndarray, str]:
+    """The translator explorer's logic: translate ``sentence`` and show one decoder layer's cross-attention.
+
+    ``model`` is a ``tutorlib.translator.Translator`` (its vocabularies ride
+    along, or pass ``src_vocab`` and ``tgt_vocab``). The sentence is translated
+    as ``tutorlib.translator.translate`` does it: greedy for ``beam_size=1``,
+    beam search (with ``length_penalty``) for more. Then the decoder is run
+    once more on its own translation, ``<bos>`` + the written tokens, with
+    ``need_weights=True``; row ``t`` of the cross-attention is the step that
+    wrote token ``t`` (the last row the step that wrote ``<eos>``), so these are
+    the weights the decoding used. ``layer`` and ``head`` are Python indices
+    (the HTML counts from 1); ``head=None`` averages the layer's heads.
+
+    Returns ``(translation, weights (T, S), html)``: ``T`` rows, one per written
+    token and the ``<eos>``, ``S`` columns, one per English token. Unknown
+    English words are read as ``<unk>``, with a warning naming them (the HTML
+    names them too); an empty sentence, or one longer than the model's
+    ``max_len``, is a ``ValueError``.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    import math
+
+    import torch
+
+    from .data import detokenize, tokenize
+    from .nn import causal_attention_mask, padding_attention_mask
+    from .translator import BOS_ID, PAD_ID, beam_search, greedy_decode
+
+    src_vocab, tgt_vocab = _translator_vocabs(model, src_vocab, tgt_vocab)
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
+    words = tokenize(sentence)
+    if not words:
+        raise ValueError("the sentence is empty: type some English words, e.g. 'the red car'")
+    beam_size = _whole(beam_size, "beam_size (1 = greedy)", 1)
+    c = model.config
+    layer = _whole(layer, f"layer (an index: the decoder has {c.num_decoder_layers} layers, 0 to "
+                          f"{c.num_decoder_layers - 1})", 0, c.num_decoder_layers - 1)
+    if head is not None:
+        head = _whole(head, f"head (an index: each layer has {c.num_heads} heads, 0 to {c.num_heads - 1}; "
+                            "None for their mean)", 0, c.num_heads - 1)
+    unknown = [w for w in dict.fromkeys(words) if w not in src_vocab]
+    src_ids = src_vocab.encode(words)  # warns about unknown words, as translate() does
+    device = next(model.parameters()).device
+    src = torch.tensor([src_ids], device=device)  # (1, S)
+    src_key_mask = padding_attention_mask(src != PAD_ID)  # (1, 1, 1, S)
+    if beam_size == 1:
+        ids = greedy_decode(model, src, src_key_mask)[0]
+    else:
+        ids = beam_search(model, src, src_key_mask, beam_size, length_penalty)[0]
+    translation = detokenize(tgt_vocab.decode(ids))
+    ended = len(ids) < c.max_len - 1  # False when the decoding ran out of positions before writing <eos>
+    rows = [tgt_vocab.id_to_token(i) for i in ids] + (["<eos>"] if ended else [])
+    tgt_in = torch.tensor([[BOS_ID] + ids[: len(rows) - 1]], device=device)  # (1, T): the decoder's inputs
+    with torch.no_grad():
+        memory = model.encode(src, src_key_mask)  # (1, S, D)
+        x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(c.d_model))  # (1, T) -> (1, T, D)
+        T = tgt_in.shape[1]
+        _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
+                                    need_weights=True)  # one (1, H, T, S) per layer
+    per_head = cross[layer][0]  # (1, H, T, S) -> (H, T, S)
+    weights = _as_weights(per_head.mean(dim=0) if head is None else per_head[head])  # (T, S)
+    esc = html.escape
+    how = "greedy" if beam_size == 1 else f"beam search, {beam_size} beams"
+    which = "mean of the heads" if head is None else f"head {head + 1} of {c.num_heads}"
+    lines = [f"English: {esc(sentence.strip())}", f"Portuguese ({how}): <b>{esc(translation)}</b>",
+             "rows: the word each step wrote (the last one &lt;eos&gt;); columns: the English words"]
+    if unknown:
+        lines.append(f"unknown words, read as &lt;unk&gt;: {esc(', '.join(unknown))}")
+    if not ended:
+        lines.append(f"no &lt;eos&gt; within the model's {c.max_len - 1} output positions: the translation is cut off")
+    head_html = '<div class="tutorlib-translation" style="margin-bottom:6px">' + "<br>".join(lines) + "</div>"
+    title = f"cross-attention, decoder layer {layer + 1} of {c.num_decoder_layers}, {which}"
+    table = weights_heatmap_html(weights, rows, words, title=title)
+    return translation, weights, head_html + _side_by_side(table)
+
+
+def translator_explorer(model=None, sentence: str = "the red car", beam_size: int = 1, layer: int = 0, head=0, *,
+                        src_vocab=None, tgt_vocab=None):
+    """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows :func:`translator_view`.
+
+    ``model`` defaults to the shipped pretrained translator
+    (``tutorlib.translator.load_pretrained``). A sentence the view refuses
+    (empty, too long) shows its error message instead of the table; unknown
+    words are named in the output rather than as a warning.
+    """
+    import warnings
+
+    import ipywidgets as widgets
+
+    if model is None:
+        from .translator import load_pretrained
+
+        model, src_vocab, tgt_vocab = load_pretrained()
+    c = model.config
+    beam_size = _whole(beam_size, "beam_size (1 = greedy)", 1)
+    choices = [("greedy", 1), ("beam 4", 4)]  # the HTML spells out "beam search, 4 beams"
+    if beam_size not in (1, 4):
+        choices.append((f"beam {beam_size}", beam_size))
+    text = widgets.Text(value=sentence, description="English", continuous_update=False,
+                        layout=widgets.Layout(width="28em"))
+    decoding = widgets.ToggleButtons(options=choices, value=beam_size)
+    layers = widgets.Dropdown(options=[(f"layer {i + 1}", i) for i in range(c.num_decoder_layers)], value=layer,
+                              description="layer")
+    heads = widgets.Dropdown(options=[(f"head {h + 1}", h) for h in range(c.num_heads)] + [("mean of the heads", -1)],
+                             value=-1 if head is None else head, description="head")
+    view = widgets.HTML()
+
+    def redraw(_change=None):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the HTML names unknown words
+                view.value = translator_view(model, text.value, decoding.value, layers.value,
+                                             None if heads.value == -1 else heads.value,
+                                             src_vocab=src_vocab, tgt_vocab=tgt_vocab)[2]
+        except ValueError as error:
+            view.value = (f'<div class="tutorlib-error" style="font-family:monospace;border-left:4px solid '
+                          f'{HIGHLIGHT_COLOUR};padding-left:6px">{html.escape(str(error))}</div>')
+
+    redraw()
+    for control in (text, decoding, layers, heads):
+        control.observe(redraw, names="value")
+    box = widgets.VBox([text, decoding, widgets.HBox([layers, heads]), view])
+    box.sentence, box.decoding, box.layer, box.head, box.view = text, decoding, layers, heads, view
     return box
