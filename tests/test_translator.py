@@ -39,13 +39,7 @@ F64 = torch.float64
 TIGHT = dict(rtol=0, atol=1e-10)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models gain nothing from a second thread, and on a shared machine two threads can wait on each other."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")
