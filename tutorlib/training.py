@@ -546,20 +546,22 @@ def plot_history(history: dict, ax=None):
     """
     import matplotlib.pyplot as plt
 
+    from .display import OKABE_ITO
+
     if ax is None:
         fig, ax = plt.subplots(figsize=(7, 3.5))
     else:
         fig = ax.figure
     steps, losses = history["train"]["step"], history["train"]["loss"]
-    ax.plot(steps, losses, color="tab:blue", alpha=0.3, linewidth=0.8, label="training loss (each step)")
+    ax.plot(steps, losses, color=OKABE_ITO["blue"], alpha=0.3, linewidth=0.8, label="training loss (each step)")
     if len(losses) >= 20:
         w = max(5, len(losses) // 50)
         windows = [losses[max(0, i - w + 1) : i + 1] for i in range(len(losses))]
         smooth = [sum(window) / len(window) for window in windows]
-        ax.plot(steps, smooth, color="tab:blue", label=f"training loss (mean of {w} steps)")
+        ax.plot(steps, smooth, color=OKABE_ITO["blue"], label=f"training loss (mean of {w} steps)")
     epochs = history["epochs"]
     if epochs:
-        ax.plot([e["step"] for e in epochs], [e["valid_loss"] for e in epochs], "o-", color="tab:orange",
+        ax.plot([e["step"] for e in epochs], [e["valid_loss"] for e in epochs], "o-", color=OKABE_ITO["vermillion"],
                 label="validation loss (each epoch)")
     ax.set_xlabel("step")
     ax.set_ylabel("loss (label-smoothed cross-entropy)")
