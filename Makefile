@@ -58,7 +58,7 @@ system-deps:
 	    echo "make test needs Chromium at $(CHROMIUM) for tests/test_browser.py: install it, or run make test CHROMIUM=/path/to/chromium" >&2; exit 1; }; \
 	  echo "installing chromium (headless browser for tests/test_browser.py)"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation; }
 
 test: book system-deps
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
