@@ -180,11 +180,7 @@ def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = ""
         raise ValueError("weights contain NaN: a query row with every key masked has no weights to show")
     top = float(w[visible].max()) if visible.any() else 1.0
     esc = html.escape
-    parts = ['<table class="tutorlib-heatmap" style="border-collapse:collapse;font-family:monospace;text-align:right">']
-    if title:
-        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
-    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
-    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
+    parts = _table_start("tutorlib-heatmap", "right", title, cols)
     for i, label in enumerate(rows):
         chosen = i == highlight_row
         style = f' style="outline:3px solid {HIGHLIGHT_COLOUR};outline-offset:-2px"' if chosen else ""
@@ -202,6 +198,17 @@ def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = ""
     return "".join(parts)
 
 
+def _table_start(css_class: str, align: str, title: str, cols) -> list[str]:
+    """The opening of a query-by-key HTML table: caption (if any) and the header row of key labels."""
+    esc = html.escape
+    parts = [f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;text-align:{align}">']
+    if title:
+        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
+    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
+    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
+    return parts
+
+
 def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
     """A boolean mask ``(T_q, T_k)`` as an HTML grid: ✓ where a query may attend, ✕ (hatched) where the mask hides the key."""
     m = np.asarray(mask)
@@ -210,11 +217,7 @@ def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
     rows = _text_labels(query_labels, m.shape[0], "query")
     cols = _text_labels(key_labels if key_labels is not None else query_labels, m.shape[1], "key")
     esc = html.escape
-    parts = ['<table class="tutorlib-mask" style="border-collapse:collapse;font-family:monospace;text-align:center">']
-    if title:
-        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
-    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
-    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
+    parts = _table_start("tutorlib-mask", "center", title, cols)
     for i, label in enumerate(rows):
         cells = "".join(
             f'<td style="{_CELL};background:{ALLOWED_COLOUR};color:#000000" title="may attend">✓</td>' if m[i, j]
