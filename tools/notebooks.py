@@ -31,7 +31,12 @@ import importlib, importlib.util, os, subprocess, sys
 if importlib.util.find_spec("tutorlib") is None:
     source = os.environ.get("TUTORLIB_SOURCE", "tutorlib @ git+{url}")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source], check=True)
-    importlib.invalidate_caches()'''
+    importlib.invalidate_caches()
+# Figures as SVG: sharp on any screen and at any zoom, with their words kept as text.
+%config InlineBackend.figure_formats = ["svg"]
+%config InlineBackend.print_figure_kwargs = {{"bbox_inches": "tight", "metadata": {{"Date": None}}}}
+import matplotlib as mpl
+mpl.rcParams.update({{"svg.fonttype": "none", "svg.hashsalt": "attention", "font.size": 11}})'''
 
 
 def repository_url() -> str:
