@@ -108,14 +108,18 @@ def _explorer_class():
     return Explorer
 
 
-def _explorer_box(children, twin: str):
+def _explorer_box(children, controls, view, name: str):
     """A VBox of ``children`` that also offers the HTML of its static twin (:mod:`tutorlib.static`).
 
+    ``controls`` (:class:`tutorlib.static.Control`) and ``view`` (state ->
+    HTML) describe the twin; the box keeps them as ``static_controls`` and
+    ``static_view`` (the tests recompute the book's states with them).
     Jupyter, Colab and Binder render the widget; the book, whose render
     priority puts ``text/html`` first, renders the twin.
     """
     box = _explorer_class()(children)
-    box.static_html = twin
+    box.static_controls, box.static_view = list(controls), view
+    box.static_html = static.explorer_html(controls, view, name)
     return box
 
 
@@ -162,9 +166,8 @@ def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: floa
     start = float(steps[np.isclose(steps, temperature)][0])
     control = static.Control("temperature", "temperature", tuple((f"{t:g}", float(t)) for t in steps), start,
                              "slider")
-    twin = static.explorer_html([control], lambda temperature: temperature_view(scores, labels, temperature)[1],
-                                "temperature")
-    box = _explorer_box([slider, bars], twin)
+    box = _explorer_box([slider, bars], [control],
+                        lambda temperature: temperature_view(scores, labels, temperature)[1], "temperature")
     box.slider, box.bars = slider, bars  # handles for tests and for curious learners
     return box
 
@@ -236,9 +239,8 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
         static.Control("scaled", "scores", (("scaled: ÷ √d_k", True), ("unscaled", False)), bool(scaled),
                        "buttons"),
     ]
-    twin = static.explorer_html(controls, lambda d_k, scaled: saturation_view(d_k, scaled, n_keys, seed)[1],
-                                "saturation")
-    box = _explorer_box([widgets.HBox([slider, toggle]), view], twin)
+    box = _explorer_box([widgets.HBox([slider, toggle]), view], controls,
+                        lambda d_k, scaled: saturation_view(d_k, scaled, n_keys, seed)[1], "saturation")
     box.d_k, box.scaled, box.view = slider, toggle, view
     return box
 
@@ -286,9 +288,8 @@ def attention_explorer(q, k, query_labels, key_labels=None, query=0):
 
     dropdown.observe(redraw, names="value")
     control = static.Control("query", "query", tuple(_option_labels(labels)), start)
-    twin = static.explorer_html([control], lambda query: attention_view(q, k, labels, key_labels, query)[1],
-                                "attention")
-    box = _explorer_box([dropdown, view], twin)
+    box = _explorer_box([dropdown, view], [control],
+                        lambda query: attention_view(q, k, labels, key_labels, query)[1], "attention")
     box.query, box.view = dropdown, view
     return box
 
@@ -351,9 +352,8 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
     queries.observe(redraw, names="value")
     controls = [static.Control("head", "head", tuple((f"head {h + 1}", h) for h in range(H)), head),
                 static.Control("query", "query", tuple(_option_labels(labels)), start)]
-    twin = static.explorer_html(
-        controls, lambda head, query: head_view(weights, head, labels, key_labels, query, batch)[1], "head")
-    box = _explorer_box([widgets.HBox([heads, queries]), view], twin)
+    box = _explorer_box([widgets.HBox([heads, queries]), view], controls,
+                        lambda head, query: head_view(weights, head, labels, key_labels, query, batch)[1], "head")
     box.head, box.query, box.view = heads, queries, view
     return box
 
@@ -431,9 +431,8 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
                        "slider"),
         static.Control("causal", "causal mask", (("off", False), ("on", True)), bool(causal), "checkbox"),
     ]
-    twin = static.explorer_html(
-        controls, lambda n_words, n_pad, causal: mask_view(n_words, n_pad, causal, words, seed)[2], "mask")
-    box = _explorer_box([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view], twin)
+    box = _explorer_box([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view], controls,
+                        lambda n_words, n_pad, causal: mask_view(n_words, n_pad, causal, words, seed)[2], "mask")
     box.n_words, box.n_pad, box.causal, box.view = n_words_slider, n_pad_slider, causal_box, view
     return box
 
@@ -626,14 +625,15 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
     redraw()
     for control in (text, decoding, layers, heads):
         control.observe(redraw, names="value")
-    twin = _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices, sentences)
-    box = _explorer_box([text, decoding, widgets.HBox([layers, heads]), view], twin)
+    controls, page = _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices,
+                                      sentences)
+    box = _explorer_box([text, decoding, widgets.HBox([layers, heads]), view], controls, page, "translator")
     box.sentence, box.decoding, box.layer, box.head, box.view = text, decoding, layers, heads, view
     return box
 
 
-def _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices, sentences) -> str:
-    """The translator explorer's static twin: a menu of sentences instead of the free text box."""
+def _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices, sentences):
+    """The translator explorer's static twin, its controls and view: a menu of sentences instead of the text box."""
     import warnings
 
     if isinstance(sentences, str):
@@ -658,4 +658,4 @@ def _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_voc
         static.Control("head", "head", tuple((f"head {h + 1}", h) for h in range(c.num_heads))
                        + (("mean of the heads", -1),), -1 if head is None else head),
     ]
-    return static.explorer_html(controls, page, "translator")
+    return controls, page
