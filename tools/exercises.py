@@ -11,12 +11,15 @@ folder and writes, deterministically (same master, same bytes):
                                               missing, its second writes the public tests (embedded in
                                               the cell, so it works in Colab where only the .ipynb is
                                               opened) and creates ``grader``, so ``grader.check("q1")``
-                                              works in place, offline
+                                              works in place, offline; a note after the intro says
+                                              that checking needs a kernel (Colab, Binder links)
 - ``exercises/autograder/exNN_topic.zip``   the autograder bundle: every test, hidden ones included,
                                               and otter_config.json; ``tools/grade.py`` and
                                               ``otter run -a`` grade with it (no Docker)
 - ``exercises/solutions/exNN_topic.ipynb``  the worked solutions for the book: tests and otter removed,
-                                              code cells tagged hide-input (collapsed on the page)
+                                              executed (outputs stored), each solution cell collapsed
+                                              behind "Show the solution to question N" and followed
+                                              by the master's **Why.** cell for that question
 
 and rewrites the "Practice" and "Solutions" parts of _toc.yml from the masters present, so the table
 of contents never drifts from them. exercises/README.md describes the master format.
