@@ -87,7 +87,8 @@ def test_student_page_says_checking_needs_a_kernel(name):
     branch = repo["branch"]
     colab = (f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}"
              f"/exercises/{name}.ipynb")
-    binder = f"https://mybinder.org/v2/gh/{owner_repo}/{branch}?labpath=exercises/{name}.ipynb"
+    # the same Binder address as the page's launch button (tests/test_browser.py wants one)
+    binder = f"https://mybinder.org/v2/gh/{owner_repo}/{branch}?urlpath=tree/exercises/{name}.ipynb"
     notes = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and colab in c.source]
     assert len(notes) == 1, f"one note with the Colab link {colab}, found {len(notes)}"
     note = nb.cells[notes[0]]

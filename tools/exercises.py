@@ -180,7 +180,8 @@ def setup_cell_source(name: str, public_tests: dict[str, str]) -> str:
 
 def launch_links(name: str) -> dict[str, str]:
     """Colab and Binder addresses of the student notebook ``exercises/<name>.ipynb``, from the
-    repository and launch_buttons sections of _config.yml."""
+    repository and launch_buttons sections of _config.yml, built as the page's own launch
+    buttons build them (sphinx-book-theme), so a page never offers two Binder addresses."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     repo = config["repository"]
     branch = repo.get("branch", "main")
@@ -188,10 +189,12 @@ def launch_links(name: str) -> dict[str, str]:
     buttons = config.get("launch_buttons") or {}
     colab = buttons.get("colab_url", "https://colab.research.google.com").rstrip("/")
     binder = buttons.get("binderhub_url", "https://mybinder.org").rstrip("/")
+    interface = {"classic": "tree", "jupyterlab": "lab/tree"}[
+        buttons.get("notebook_interface", "classic")]
     path = f"exercises/{name}.ipynb"
     return {
         "colab": f"{colab}/github/{owner_repo}/blob/{branch}/{path}",
-        "binder": f"{binder}/v2/gh/{owner_repo}/{branch}?labpath={path}",
+        "binder": f"{binder}/v2/gh/{owner_repo}/{branch}?urlpath={interface}/{path}",
     }
 
 
