@@ -127,7 +127,12 @@ FACTS = """() => {
     merror: [...document.querySelectorAll("mjx-merror")].map((e) => e.textContent.slice(0, 80)),
     prose: prose.textContent,
     images: [...document.images].map((img) => ({src: img.currentSrc || img.src, ok: img.complete && img.naturalWidth > 0,
-      natural: img.naturalWidth, shown: img.getBoundingClientRect().width, inMain: !!img.closest("main")})),
+      natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
+      inMain: !!img.closest("main .cell_output, main figure")})),
+    // code blocks on show whose lines do not fit their box (the longest line of each)
+    codeOverflow: [...document.querySelectorAll("main pre")]
+      .filter((p) => p.clientWidth > 0 && p.scrollWidth > p.clientWidth + 1)
+      .map((p) => p.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : b)).slice(0, 70)),
     scrollWidth: document.documentElement.scrollWidth,
     explorers: [...document.querySelectorAll(".tutorlib-static-explorer")].map((e) => e.dataset.explorer),
     explorersReady: document.querySelectorAll(".tutorlib-static-explorer[data-ready]").length,
@@ -245,10 +250,14 @@ class BookBrowser:
         page.on("response", lambda r: r.status >= 400 and urlsplit(r.url).path not in ALLOWED_MISSING
                 and visit.failed.append(f"{r.url}: HTTP {r.status}"))
 
-    def visit(self, target: str) -> Visit:
-        """Open `target` (a path relative to the site root), wait until it is rendered, read it, screenshot it."""
+    def visit(self, target: str, context=None, screenshots: Path | None = None) -> Visit:
+        """Open `target` (a path relative to the site root), wait until it is rendered, read it, screenshot it.
+
+        ``context`` (a browser context, e.g. a phone-sized one) and ``screenshots`` default to the book's.
+        """
         visit = Visit(target, url=self.base + target)
-        page = self.context.new_page()
+        screenshots = screenshots if context is not None else self.screenshots
+        page = (context or self.context).new_page()
         try:
             self._watch(page, visit)
             start = time.perf_counter()
@@ -263,9 +272,10 @@ class BookBrowser:
             visit.load_s = time.perf_counter() - start
             start = time.perf_counter()
             visit.facts = page.evaluate(FACTS)
-            if self.screenshots is not None:
+            if screenshots is not None:
+                screenshots.mkdir(parents=True, exist_ok=True)
                 name = re.sub(r"[^A-Za-z0-9_.-]+", "_", target.split("?")[0].removesuffix(".html"))
-                visit.screenshot = self.screenshots / f"{name}.jpg"  # JPEG: a third of PNG's time on long pages
+                visit.screenshot = screenshots / f"{name}.jpg"  # JPEG: a third of PNG's time on long pages
                 page.screenshot(path=str(visit.screenshot), full_page=True, type="jpeg", quality=80)
             visit.checks_s = time.perf_counter() - start
         finally:
@@ -381,6 +391,12 @@ def test_no_frozen_widget_is_left(visits, target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_code_is_not_cut_off_on_a_desktop(visits, target):
+    cut = visits(target).facts["codeOverflow"]
+    assert not cut, f"{target}: code blocks wider than their box at {DESKTOP['width']} px, longest lines: {cut}"
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_figures_are_not_shrunk(visits, target):
     small = [f"{img['src'].rsplit('/', 1)[-1]}: {img['shown']:.0f} of {img['natural']} px"
              for img in visits(target).facts["images"]
@@ -467,18 +483,17 @@ def test_built_site_serves_the_pinned_assets():
 
 
 @pytest.fixture(scope="module")
-def phone():
-    """The same book in a 390 px window (an iPhone's width), screenshots in screenshots/390/."""
-    try:
-        with BookBrowser(screenshots=SCREENSHOTS / "390", viewport=PHONE) as browser:
-            yield browser
-    except RuntimeError as err:
-        pytest.fail(str(err))
+def phone(book):
+    """A 390 px window (an iPhone's width) on the same book; its screenshots go to screenshots/390/."""
+    context = book.browser.new_context(viewport=PHONE)
+    context.set_default_timeout(TIMEOUT_MS)
+    yield context
+    context.close()
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_no_page_scrolls_sideways_on_a_phone(phone, target):
-    v = phone.visit(target)
+def test_no_page_scrolls_sideways_on_a_phone(book, phone, target):
+    v = book.visit(target, context=phone, screenshots=SCREENSHOTS / "390")
     assert v.status == 200 and not v.console_errors, (v.status, v.console_errors)
     assert v.facts["scrollWidth"] <= PHONE["width"], (
         f"{target} is {v.facts['scrollWidth']} px wide in a {PHONE['width']} px window: "
