@@ -648,3 +648,40 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
             assert moves >= len(box.static_controls), f"{chapter}: the explorer's view hardly changes ({moves} moves)"
     finally:
         page.close()
+
+
+# --- dark mode ---------------------------------------------------------------------------------
+
+CONTRAST = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  return [...document.querySelectorAll(".cell_output .text_html caption, .cell_output .text_html th")]
+    .filter((el) => el.textContent.trim())
+    .map((el) => {
+      const a = lum(rgb(getComputedStyle(el).color).slice(0, 3)), b = lum(background(el));
+      return {text: el.textContent.trim().slice(0, 40), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)};
+    });
+}"""
+
+
+@pytest.mark.parametrize("target", ["chapters/03_softmax.html", "chapters/06_masking.html"])
+def test_table_titles_and_labels_are_readable_in_dark_mode(book, target):
+    context = book.browser.new_context(viewport=DESKTOP, color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.goto(book.base + target, wait_until="load")
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        cells = page.evaluate(CONTRAST)
+        assert cells, f"{target}: no table title or label found"
+        poor = [c for c in cells if c["ratio"] < 4.5]
+        assert not poor, f"{target}: table text below 4.5:1 contrast in dark mode: {poor[:5]}"
+    finally:
+        context.close()
