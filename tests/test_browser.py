@@ -685,3 +685,21 @@ def test_table_titles_and_labels_are_readable_in_dark_mode(book, target):
         assert not poor, f"{target}: table text below 4.5:1 contrast in dark mode: {poor[:5]}"
     finally:
         context.close()
+
+
+# --- print --------------------------------------------------------------------------------------
+
+
+def test_solutions_print_open_and_code_wraps_on_paper(book):
+    page = book.context.new_page()
+    try:
+        page.goto(book.base + "exercises/solutions/ex03_softmax.html", wait_until="load")
+        shown = "() => [...document.querySelectorAll('details.hide div.highlight pre')].map((p) => p.checkVisibility())"
+        on_screen = page.evaluate(shown)
+        assert on_screen and not any(on_screen), "solutions should start collapsed on screen"
+        page.emulate_media(media="print")
+        assert all(page.evaluate(shown)), "a printed solution page must show every solution"
+        wrap = page.evaluate("getComputedStyle(document.querySelector('div.highlight pre')).whiteSpace")
+        assert wrap == "pre-wrap", f"printed code must wrap at the margin, white-space is {wrap!r}"
+    finally:
+        page.close()
