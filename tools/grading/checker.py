@@ -45,9 +45,28 @@ def read_autograder(path: Path) -> tuple[str | None, dict[str, str]]:
     return config.get("assignment_name"), tests
 
 
+def import_otter_test_files():
+    """otter's test-file classes, without running otter's package ``__init__`` (which imports
+    pandas and the rest of otter: a second per submission). The test files import
+    ``otter.test_files`` themselves, and get these same classes."""
+    import importlib.util
+    import types
+
+    if "otter" not in sys.modules:
+        spec = importlib.util.find_spec("otter")
+        if spec is not None and spec.submodule_search_locations:
+            package = types.ModuleType("otter")
+            package.__path__, package.__spec__, package.__file__ = list(spec.submodule_search_locations), spec, spec.origin
+            sys.modules["otter"] = package
+    import otter.test_files
+
+    return otter.test_files
+
+
 def load_tests(tests: dict[str, str]) -> dict:
     """otter's test-file objects, built from the instructor's test files (trusted code)."""
-    from otter.test_files import ExceptionTestFile, OKTestFile
+    test_files = import_otter_test_files()
+    ExceptionTestFile, OKTestFile = test_files.ExceptionTestFile, test_files.OKTestFile
 
     loaded = {}
     for name, source in tests.items():
@@ -83,6 +102,15 @@ def real_modules(test_file) -> dict:
 
         aliases.update({"torch": torch, "nn": torch.nn, "F": torch.nn.functional})
     return aliases
+
+
+def preloads(sources: dict[str, str], cells: list) -> list[str]:
+    """The slow imports of this exercise, done before any cell or test runs, in both processes."""
+    text = "\n".join(list(sources.values()) + [c.source for c in cells])
+    wanted = ["numpy", "tutorlib", "tutorlib.attention", "tutorlib.examples"]
+    if re.search(r"\btorch\b|tutorlib\.nn|from tutorlib import nn", text):
+        wanted += ["torch", "tutorlib.nn"]
+    return wanted
 
 
 class CaseTimeout(BaseException):
@@ -123,7 +151,6 @@ def run_case(test_file, i: int, env: dict, seconds: float) -> tuple[bool, str]:
 def grade(submission: Path, zip_path: Path, opts) -> dict:
     """Grade one notebook against one autograder zip: the result the batch reports."""
     name, sources = read_autograder(zip_path)
-    tests = load_tests(sources)
     result = {"questions": {}, "messages": [], "integrity": []}
     try:
         cells, problems, nb_name = screen.notebook_cells(submission)
@@ -134,10 +161,17 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     if nb_name and name and nb_name != name:
         result["messages"].append(f"this notebook says it is {nb_name}; it was graded as {name}")
     limits = sandbox.Limits(memory_mb=opts.memory)
-    session = Session(limits, sandboxed=not opts.no_sandbox, uid=opts.uid, cell_timeout=opts.cell_timeout)
+    preload = preloads(sources, cells)
+    session = Session(limits, sandboxed=not opts.no_sandbox, uid=opts.uid, cell_timeout=opts.cell_timeout,
+                      preload=preload)
     status = "error"
+    tests = {}
     try:
-        session.start()
+        session.spawn()            # the kernel starts and imports what the exercise uses, while
+        tests = load_tests(sources)   # this process loads the tests and imports the same (the
+        for module in preload:        # tests import them too: not inside a test's time limit)
+            __import__(module)
+        session.ready()
         for c in cells:
             o = session.run_cell(c)
             if o.status == "error":
@@ -160,9 +194,9 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     finally:
         session.close()
     result["messages"] += session.notes
-    for q in sorted(tests):   # questions the grader never reached
-        result["questions"].setdefault(q, {"points": 0.0, "of": float(tests[q].possible), "cases": [],
-                                           "messages": ["not graded"]})
+    for q in sorted(tests or sources):   # questions the grader never reached
+        of = float(tests[q].possible) if q in tests else 0.0
+        result["questions"].setdefault(q, {"points": 0.0, "of": of, "cases": [], "messages": ["not graded"]})
     result["integrity"] = list(dict.fromkeys(result["integrity"]))
     result["status"] = status
     return result

@@ -96,6 +96,7 @@ class Session:
     sandboxed: bool
     uid: int
     cell_timeout: float
+    preload: list[str] = field(default_factory=list)   # modules the kernel imports before any cell
     good: list[Cell] = field(default_factory=list)   # cells that ran (replayed after a restart)
     notes: list[str] = field(default_factory=list)
     printed: int = 0
@@ -106,11 +107,19 @@ class Session:
 
     # -- the kernel process
     def start(self) -> None:
+        self.spawn()
+        self.ready()
+
+    def spawn(self) -> None:
+        """Start a kernel; it imports ``preload`` while the checker does other work (``ready`` waits)."""
         self.process = sandbox.Process(self.limits, self.sandboxed, self.uid)
         self.link = CheckerLink(self.process.rep_r, self.process.req_w)
+        self.hello = self.link.start({"op": "hello", "preload": self.preload})
+
+    def ready(self) -> None:
         self.link.deadline = time.monotonic() + START_TIMEOUT
         try:
-            self.link.request({"op": "hello"})
+            self.link.finish(self.hello)
         except (wire.Gone, wire.TimedOut, wire.ProtocolError) as e:
             time.sleep(0.2)
             tail = self.process.tail.decode(errors="replace").strip().splitlines()

@@ -303,12 +303,20 @@ class Link:
     def request(self, message: dict):
         """Send a request (its values are encoded here) and return the decoded reply's value,
         serving the other side's requests meanwhile."""
+        return self.finish(self.start(message))
+
+    def start(self, message: dict) -> int:
+        """Send a request without waiting for its reply (``finish`` waits); its id."""
         self.next_id += 1
         rid = self.next_id
         body = {k: (self.encode(v) if k in ("args", "kwargs", "value") else v) for k, v in message.items()}
         if "kwargs" in body:
             body["kwargs"] = {"$dict": [[k, self.encode(v)] for k, v in message["kwargs"].items()]}
         self.send({"id": rid, **body})
+        return rid
+
+    def finish(self, rid: int):
+        """The value of the reply to request ``rid``, serving the other side's requests meanwhile."""
         while True:
             m = self.receive()
             if "op" in m:
