@@ -73,11 +73,10 @@ NUMERIC_KINDS = "biufc"   # bool, int, unsigned, float, complex: sent as raw byt
 def _array(a, share, depth) -> dict:
     import numpy as np
 
-    a = np.array(a, copy=True, subok=False)
+    a = np.array(a, copy=True, subok=False, order="C")   # (np.ascontiguousarray makes 0-d arrays 1-d)
     if a.dtype.fields is not None:
         raise Unsendable(f"a structured array ({a.dtype})")
     if a.dtype.kind in NUMERIC_KINDS:
-        a = np.ascontiguousarray(a)
         return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode()}
     if a.dtype.kind in "UO":
         return {"dtype": a.dtype.str, "shape": list(a.shape),
