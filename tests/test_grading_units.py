@@ -193,7 +193,7 @@ def test_the_screen_drops_the_course_cells_and_keeps_every_answer(tmp_path):
 
 @pytest.fixture(scope="module")
 def sandboxed():
-    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.FIRST_UID + 7, cell_timeout=10,
+    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid(), cell_timeout=10,
                         preload=["numpy"])
     s.start()
     yield s
@@ -234,7 +234,7 @@ def test_the_sandbox(sandboxed, what, source):
 @needs_bwrap
 def test_a_hanging_cell_is_skipped_and_the_cells_before_it_replayed(sandboxed):
     assert run(sandboxed, "kept = 41") == ("ok", None)
-    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.FIRST_UID + 8, cell_timeout=2)
+    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid() + 1, cell_timeout=2)
     s.start()
     try:
         assert run(s, "kept = 41")[0] == "ok"

@@ -1,16 +1,15 @@
 """The batch: which exercise each submission is, and one checker process per submission.
 
 Each submission is graded by its own checker process (``checker.main``, started as
-``tools/grade.py --worker``), under a wall-time limit; ``--jobs`` of them run at once, each with a
-job slot whose kernels run as a user of their own (``sandbox.FIRST_UID`` + slot), so one
-submission's processes never count against another's limit.
+``tools/grade.py --worker``), under a wall-time limit; ``--jobs`` of them run at once. Each
+checker's kernels run as a user of their own (``sandbox.kernel_uid``), so one submission's
+processes never count against another's limit.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import signal
 import subprocess
@@ -19,8 +18,6 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-
-from grading import sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 AUTOGRADER = ROOT / "exercises" / "autograder"
@@ -66,7 +63,7 @@ def find_submissions(paths: list[str]) -> list[Path]:
     return found
 
 
-def grade_one(path: Path, opts, slot: int = 0) -> dict:
+def grade_one(path: Path, opts) -> dict:
     started = time.monotonic()
     exercise, zip_path = exercise_of(path, opts.exercise, Path(opts.autograder))
     base = {"submission": str(path), "exercise": exercise}
@@ -79,8 +76,7 @@ def grade_one(path: Path, opts, slot: int = 0) -> dict:
         result_file = Path(tmp) / "result.json"
         cmd = [sys.executable, str(GRADE), "--worker", "--zip", str(Path(zip_path).resolve()),
                "--submission", str(path.resolve()), "--result", str(result_file),
-               "--cell-timeout", str(opts.cell_timeout), "--memory", str(opts.memory),
-               "--uid", str(sandbox.FIRST_UID + slot)]
+               "--cell-timeout", str(opts.cell_timeout), "--memory", str(opts.memory)]
         if opts.no_sandbox:
             cmd.append("--no-sandbox")
         log = Path(tmp) / "worker.log"
@@ -118,20 +114,9 @@ def grade_all(paths: list[str], opts) -> list[dict]:
     if not subs:
         raise SystemExit("no .ipynb submissions found")
     jobs = max(1, opts.jobs)
-    slots: queue.Queue[int] = queue.Queue()
-    for k in range(jobs):
-        slots.put(k)
-
-    def graded(path: Path) -> dict:
-        slot = slots.get()
-        try:
-            return grade_one(path, opts, slot)
-        finally:
-            slots.put(slot)
-
     results = [None] * len(subs)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(graded, s): i for i, s in enumerate(subs)}
+        futures = {pool.submit(grade_one, s, opts): i for i, s in enumerate(subs)}
         for fut, i in futures.items():
             results[i] = fut.result()
             if not opts.quiet:

@@ -239,9 +239,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--result", required=True)
     p.add_argument("--cell-timeout", type=float, default=20)
     p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb)
-    p.add_argument("--uid", type=int, default=sandbox.FIRST_UID)
+    p.add_argument("--uid", type=int, default=None, help="the kernel's user (default: one of its own)")
     p.add_argument("--no-sandbox", action="store_true")
     opts = p.parse_args(argv)
+    opts.uid = sandbox.kernel_uid() if opts.uid is None else opts.uid
     result = grade(Path(opts.submission), Path(opts.zip), opts)
     Path(opts.result).write_text(json.dumps(result))
     return 0

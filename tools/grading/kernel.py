@@ -30,6 +30,7 @@ from grading import wire
 
 # IPython's own names, and the ones a notebook gets for free: never part of the learner's answers
 HIDDEN = {"In", "Out", "exit", "quit", "get_ipython", "grader"}
+NAME_LIMIT = 8 << 20   # bytes: a bigger value crosses as a reference (a test that uses it reads it then)
 # what the checker may ask the kernel to import at start (slow imports out of the cells' time)
 PRELOAD = {"numpy", "torch", "tutorlib", "tutorlib.nn", "tutorlib.attention", "tutorlib.examples"}
 
@@ -102,6 +103,8 @@ class Kernel:
                 continue
             try:
                 out[name] = link.encode(value)
+                if len(wire._dumps(out[name])) > NAME_LIMIT:   # a big dataset: sent only if a test asks
+                    out[name] = link.share(value)
             except Exception:
                 out[name] = link.share(value)
         return out

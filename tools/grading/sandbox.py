@@ -36,7 +36,13 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent          # tools/grading, mounted read-only at /opt/grading/grading
 MOUNTED_PACKAGE = "/opt/grading"
 HOME = "/home/learner"
-FIRST_UID = 62000     # the kernel of job slot k runs as uid FIRST_UID + k (when the grader runs as root)
+FIRST_UID = 100000     # kernels run as users from here on (when the grader runs as root)
+
+
+def kernel_uid() -> int:
+    """A user of its own for this checker's kernels: no two checkers running at once share one
+    (their process ids differ), so one submission's processes never count against another's limit."""
+    return FIRST_UID + os.getpid() % 400000
 
 LOST_WITHOUT_SANDBOX = (
     "without bubblewrap the submission runs as an ordinary process of your account: it can read "
