@@ -311,3 +311,18 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
     tests = checker.load_tests(sources)
     assert name == "ex02_embeddings" and sorted(tests) == ["q1", "q2", "q3"]
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
+
+
+def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp_path):
+    """--timeout kills the checker (and its kernel) on a submission that overruns, says so, and a
+    fresh checker grades the next submission."""
+    slow = ROOT / "tests" / "submissions" / "ex02" / "broken_loop_cell.ipynb"      # a cell loops forever
+    good = ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb"
+    run_ = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(slow), str(good), "--out",
+                           str(tmp_path), "--jobs", "1", "--timeout", "15", "--cell-timeout", "120", "--quiet"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run_.returncode == 0, run_.stderr[-2000:]
+    stopped = json.loads((tmp_path / "broken_loop_cell.json").read_text())
+    assert stopped["status"] == "error" and "grading took longer than 15 s" in stopped["messages"][0], stopped
+    graded = json.loads((tmp_path / "ex02_embeddings.json").read_text())
+    assert graded["status"] == "graded" and graded["points"] == 10, graded

@@ -1,16 +1,18 @@
 """The batch: which exercise each submission is, and one checker process per submission.
 
-Each submission is graded by its own checker process (``checker.main``, started as
-``tools/grade.py --worker``), under a wall-time limit; ``--jobs`` of them run at once. Each
-checker's kernels run as a user of their own (``sandbox.kernel_uid``), so one submission's
-processes never count against another's limit.
+``--jobs`` checker processes (``checker.main``, started as ``tools/grade.py --worker``) grade the
+submissions, each one after the other under a wall-time limit; each submission gets a fresh
+kernel in the sandbox. Each checker's kernels run as a user of their own
+(``sandbox.kernel_uid``), so one submission's processes never count against another's limit.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -63,7 +65,54 @@ def find_submissions(paths: list[str]) -> list[Path]:
     return found
 
 
-def grade_one(path: Path, opts) -> dict:
+class Checker:
+    """A checker process (``checker.main``) that grades submissions one after the other: numpy,
+    torch and otter's classes are imported once per process, not once per submission. One that
+    fails or overruns a submission's time is killed (with the kernel it started) and replaced."""
+
+    def __init__(self, opts, folder: Path):
+        cmd = [sys.executable, str(GRADE), "--worker", "--cell-timeout", str(opts.cell_timeout),
+               "--memory", str(opts.memory)] + (["--no-sandbox"] if opts.no_sandbox else [])
+        self.log_path = folder / f"checker-{time.monotonic_ns()}.log"
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                     cwd=folder, start_new_session=True)
+
+    def grade(self, zip_path: Path, submission: Path, result_file: Path, timeout: float) -> str | None:
+        """None when the result is in ``result_file``, else why not."""
+        job = {"zip": str(zip_path.resolve()), "submission": str(submission.resolve()), "result": str(result_file)}
+        try:
+            self.proc.stdin.write((json.dumps(job) + "\n").encode())
+            self.proc.stdin.flush()
+        except OSError:
+            return "the grading process had stopped"
+        deadline = time.monotonic() + timeout
+        fd, got = self.proc.stdout.fileno(), b""
+        while not got.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return f"grading took longer than {timeout:g} s"
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return f"the grading process failed (exit status {self.proc.wait()})"
+            got += chunk
+        return None if got.strip() == b"done" else f"the grading process answered {got[:80]!r}"
+
+    def tail(self) -> str:
+        self.log.flush()
+        lines = self.log_path.read_bytes()[-2000:].decode(errors="replace").strip().splitlines()
+        return lines[-1] if lines else "no output"
+
+    def close(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)   # the checker and the kernel it started
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        self.log.close()
+
+
+def grade_one(path: Path, opts, checkers: queue.Queue, folder: Path) -> dict:
     started = time.monotonic()
     exercise, zip_path = exercise_of(path, opts.exercise, Path(opts.autograder))
     base = {"submission": str(path), "exercise": exercise}
@@ -72,32 +121,19 @@ def grade_one(path: Path, opts) -> dict:
                 "messages": [f"cannot tell which exercise this is (looked for exNN_*.zip in {opts.autograder}): "
                              "name it exNN_..., put it in a folder exNN, or pass --exercise"], "seconds": 0.0}
     result, notes = None, []
-    with tempfile.TemporaryDirectory(prefix="grade-batch-") as tmp:
-        result_file = Path(tmp) / "result.json"
-        cmd = [sys.executable, str(GRADE), "--worker", "--zip", str(Path(zip_path).resolve()),
-               "--submission", str(path.resolve()), "--result", str(result_file),
-               "--cell-timeout", str(opts.cell_timeout), "--memory", str(opts.memory)]
-        if opts.no_sandbox:
-            cmd.append("--no-sandbox")
-        log = Path(tmp) / "worker.log"
-        with open(log, "wb") as fh:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT,
-                                    cwd=tmp, start_new_session=True)
-            try:
-                rc = proc.wait(timeout=opts.timeout)
-                why = None if rc == 0 else f"the grading process failed (exit status {rc})"
-            except subprocess.TimeoutExpired:
-                why = f"grading took longer than {opts.timeout:g} s"
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)   # the checker and the kernel it started
-            except (ProcessLookupError, PermissionError):
-                pass
-            proc.wait()
+    checker = checkers.get() or Checker(opts, folder)
+    result_file = folder / f"result-{time.monotonic_ns()}.json"
+    try:
+        why = checker.grade(Path(zip_path), path, result_file, opts.timeout)
         if why is None and result_file.is_file():
             result = json.loads(result_file.read_text())
         else:
-            tail = log.read_bytes()[-2000:].decode(errors="replace").strip().splitlines()
-            notes.append(f"{why}: {tail[-1] if tail else 'no output'}")
+            notes.append(f"{why}: {checker.tail()}")
+            checker.close()
+            checker = None
+    finally:
+        checkers.put(checker)
+        result_file.unlink(missing_ok=True)
     if result is None:
         result = {"status": "error", "questions": {}, "messages": [], "integrity": []}
     result["messages"] = notes + result["messages"]
@@ -114,12 +150,22 @@ def grade_all(paths: list[str], opts) -> list[dict]:
     if not subs:
         raise SystemExit("no .ipynb submissions found")
     jobs = max(1, opts.jobs)
+    checkers: queue.Queue = queue.Queue()
+    for _ in range(jobs):
+        checkers.put(None)          # started when first needed
     results = [None] * len(subs)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade_one, s, opts): i for i, s in enumerate(subs)}
-        for fut, i in futures.items():
-            results[i] = fut.result()
-            if not opts.quiet:
-                r = results[i]
-                print(f"graded {subs[i]}: {r['points']:g}/{r['of']:g} in {r['seconds']:.1f} s", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="grade-batch-") as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
+        try:
+            futures = {pool.submit(grade_one, s, opts, checkers, Path(tmp)): i for i, s in enumerate(subs)}
+            for fut, i in futures.items():
+                results[i] = fut.result()
+                if not opts.quiet:
+                    r = results[i]
+                    print(f"graded {subs[i]}: {r['points']:g}/{r['of']:g} in {r['seconds']:.1f} s", file=sys.stderr)
+        finally:
+            pool.shutdown(wait=True)
+            while not checkers.empty():
+                c = checkers.get()
+                if c is not None:
+                    c.close()
     return results

@@ -1,8 +1,9 @@
 """The checking side: the hidden tests run here, in a process that never runs a submission's code.
 
-    python tools/grade.py --worker --zip Z --submission S --result R [--cell-timeout T] ...
+    python tools/grade.py --worker [--cell-timeout T] [--memory MB] [--no-sandbox]
 
-(what ``batch`` starts for each submission). It reads the tests from the autograder zip with
+(what ``batch`` starts for each job: it grades the submissions sent on its stdin, one after the
+other, so that otter's classes, numpy and torch are imported once per checker process). It reads the tests from the autograder zip with
 otter's own classes (``ExceptionTestFile`` for test functions, ``OKTestFile`` for doctests),
 starts the submission's kernel in the sandbox (``session``), runs its cells there, then runs each
 test case **here**, in a namespace built from the learner's names:
@@ -230,19 +231,22 @@ def grade_question(q: str, test_file, session: Session, seconds: float, result: 
 
 
 def main(argv: list[str]) -> int:
+    """Serve the batch: grade the submissions it sends on stdin, one JSON line each
+    ({"zip", "submission", "result"}), write each result to its file and answer "done"."""
     import argparse
 
     p = argparse.ArgumentParser()
     p.add_argument("--worker", action="store_true")
-    p.add_argument("--zip", required=True)
-    p.add_argument("--submission", required=True)
-    p.add_argument("--result", required=True)
     p.add_argument("--cell-timeout", type=float, default=20)
     p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb)
     p.add_argument("--uid", type=int, default=None, help="the kernel's user (default: one of its own)")
     p.add_argument("--no-sandbox", action="store_true")
     opts = p.parse_args(argv)
     opts.uid = sandbox.kernel_uid() if opts.uid is None else opts.uid
-    result = grade(Path(opts.submission), Path(opts.zip), opts)
-    Path(opts.result).write_text(json.dumps(result))
+    for line in sys.stdin:
+        job = json.loads(line)
+        result = grade(Path(job["submission"]), Path(job["zip"]), opts)
+        Path(job["result"]).write_text(json.dumps(result))
+        sys.stdout.write("done\n")
+        sys.stdout.flush()
     return 0
