@@ -3,9 +3,9 @@
     python tools/grade.py --worker [--cell-timeout T] [--memory MB] [--no-sandbox]
 
 (what ``batch`` starts for each job: it grades the submissions sent on its stdin, one after the
-other, so that otter's classes, numpy and torch are imported once per checker process). It reads the tests from the autograder zip with
-otter's own classes (``ExceptionTestFile`` for test functions, ``OKTestFile`` for doctests),
-starts the submission's kernel in the sandbox (``session``), runs its cells there, then runs each
+other, so that otter's classes, numpy and torch are imported once per checker process). It reads
+the tests from the autograder zip with otter's own classes (``ExceptionTestFile`` for test
+functions, ``OKTestFile`` for doctests), starts the submission's kernel in the sandbox (``session``), runs its cells there, then runs each
 test case **here**, in a namespace built from the learner's names:
 
 - a value the notebook defined (a number, a string, a list, an array) arrives as data, decoded
@@ -57,7 +57,8 @@ def import_otter_test_files():
         spec = importlib.util.find_spec("otter")
         if spec is not None and spec.submodule_search_locations:
             package = types.ModuleType("otter")
-            package.__path__, package.__spec__, package.__file__ = list(spec.submodule_search_locations), spec, spec.origin
+            package.__path__ = list(spec.submodule_search_locations)
+            package.__spec__, package.__file__ = spec, spec.origin
             sys.modules["otter"] = package
     import otter.test_files
 

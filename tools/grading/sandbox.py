@@ -36,6 +36,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent          # tools/grading, mounted read-only at /opt/grading/grading
 MOUNTED_PACKAGE = "/opt/grading"
 HOME = "/home/learner"
+PYTHON = os.path.abspath(sys.executable)   # the virtualenv's python, mounted at the same path
 FIRST_UID = 100000     # kernels run as users from here on (when the grader runs as root)
 
 
@@ -103,7 +104,7 @@ def read_only_paths() -> list[str]:
 
 def environment(home: str) -> dict[str, str]:
     return {
-        "PATH": os.pathsep.join([os.path.dirname(os.path.abspath(sys.executable)), "/usr/local/bin", "/usr/bin", "/bin"]),
+        "PATH": os.pathsep.join([os.path.dirname(PYTHON), "/usr/local/bin", "/usr/bin", "/bin"]),
         "HOME": home, "TMPDIR": home + "/tmp", "USER": "learner", "LOGNAME": "learner", "LANG": "C.UTF-8",
         "MPLBACKEND": "Agg", "MPLCONFIGDIR": home + "/.matplotlib", "IPYTHONDIR": home + "/.ipython",
         "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
@@ -114,7 +115,7 @@ def environment(home: str) -> dict[str, str]:
 def kernel_argv(read_fd: int, write_fd: int, settings: dict, package_parent: str) -> list[str]:
     boot = (f"import sys; sys.path.append({package_parent!r}); "
             "from grading.kernel import main; main()")
-    return [os.path.abspath(sys.executable), "-I", "-B", "-u", "-c", boot, str(read_fd), str(write_fd), json.dumps(settings)]
+    return [PYTHON, "-I", "-B", "-u", "-c", boot, str(read_fd), str(write_fd), json.dumps(settings)]
 
 
 def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int) -> list[str]:
