@@ -108,8 +108,11 @@ def linked():
     """A checker link and a kernel (IPython in this process, in a thread) over two pipes."""
     from grading import kernel
 
+    from IPython.core.interactiveshell import InteractiveShell
+
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
+    InteractiveShell.clear_instance()     # a fresh namespace: the shell is a singleton
     k = kernel.Kernel()
     k_link = kernel.KernelLink(req_r, rep_w, side="kernel", peer="grader", serve=lambda m: k.serve(k_link, m))
 
@@ -160,6 +163,24 @@ def test_calls_send_copies_and_callbacks_reach_only_what_the_test_handed_over(li
         names["g"](Module())                       # a method of the test's object: not shared
     with pytest.raises(Exception, match="does not share"):
         names["h"](Module())
+
+
+class Stop(BaseException):
+    """Stands for the test's time limit (checker.CaseTimeout) firing inside a callback."""
+
+
+def test_the_checkers_own_stops_are_not_sent_to_the_kernel(linked):
+    """A time limit that fires while the checker serves the learner's callback stops the test;
+    it is not handed to the learner's code as an exception it could catch."""
+    link, k = linked
+    link.request({"op": "run", "source": "def f(m):\n    try:\n        return m(1)\n    except BaseException:\n"
+                                         "        return 'caught'"})
+
+    def stop(x):
+        raise Stop()
+
+    with pytest.raises(Stop):
+        link.request({"op": "names"})["f"](stop)
 
 
 def test_the_learners_names_are_fresh_copies_for_every_test(linked):
