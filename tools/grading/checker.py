@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import signal
 import sys
+import tempfile
 import time
 import zipfile
 import re
@@ -244,6 +246,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--no-sandbox", action="store_true")
     opts = p.parse_args(argv)
     opts.uid = sandbox.kernel_uid() if opts.uid is None else opts.uid
+    # scratch folders go in the batch's temporary folder (the working folder it starts us in):
+    # when the batch kills this process on a timeout, they are deleted with that folder
+    tempfile.tempdir = os.getcwd()
     for line in sys.stdin:
         job = json.loads(line)
         result = grade(Path(job["submission"]), Path(job["zip"]), opts)
