@@ -273,6 +273,9 @@ def test_overfit_one_batch(translator, batch):
     assert report, str(report)
     assert report.details["losses"][-1] < 0.1 < report.details["losses"][0]
     assert all(torch.equal(a, p) for a, p in zip(before, model.parameters())), "the model itself was trained"
+    # the same run against a target half its final loss: the loss must go below the target, not near it
+    strict = debug.overfit_one_batch(model, batch, steps=60, lr=1e-2, target=report.details["losses"][-1] / 2)
+    assert not strict and "only fell" in str(strict)
     # the source mask negated: every query of a sentence without padding has nothing to attend to
     def inverted(m, b):
         memory = m.encoder(m.pos(m.src_embed(b.src)), ~b.src_key_mask)
