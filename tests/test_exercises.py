@@ -71,8 +71,50 @@ def test_student_notebook_checks_answers_in_place(name):
     assert 2 <= len(questions) <= 4, "2-4 questions per exercise"
     for c in nb.cells:
         assert "BEGIN SOLUTION" not in c.source and "BEGIN TESTS" not in c.source
+        assert not c.source.startswith("**Why.**"), "the reasoning is for the solutions page only"
         if c.cell_type == "code":
             assert c.outputs == [] and c.execution_count is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_student_page_says_checking_needs_a_kernel(name):
+    """On the book's page the setup cells are hidden and grader.check cannot run: one note, after
+    the title and before the first check, says so, says what the hidden cells do, and links to
+    this notebook in Colab and Binder (repository and branch from _config.yml)."""
+    nb = nbformat.read(ROOT / "exercises" / f"{name}.ipynb", as_version=4)
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    owner_repo = repo["url"].rstrip("/").removeprefix("https://github.com/")
+    branch = repo["branch"]
+    colab = (f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}"
+             f"/exercises/{name}.ipynb")
+    # the same Binder address as the page's launch button (tests/test_browser.py wants one)
+    binder = f"https://mybinder.org/v2/gh/{owner_repo}/{branch}?urlpath=tree/exercises/{name}.ipynb"
+    notes = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and colab in c.source]
+    assert len(notes) == 1, f"one note with the Colab link {colab}, found {len(notes)}"
+    note = nb.cells[notes[0]]
+    assert f"({colab})" in note.source and f"({binder})" in note.source
+    assert "remove-cell" not in note.metadata.get("tags", []) and "hide" not in str(note.metadata)
+    for words in ("grader.check", "Colab", "Binder", "Jupyter", "kernel", "install", "grader`"):
+        assert words in note.source, f"the note does not say {words!r}"
+    title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# "))
+    first_check = next(i for i, c in enumerate(nb.cells)
+                       if c.cell_type == "code" and c.source.startswith("grader.check("))
+    assert "remove-cell" in nb.cells[0].metadata["tags"] and "remove-cell" in nb.cells[1].metadata["tags"]
+    assert title < notes[0] < first_check
+
+
+def master_questions(name: str) -> list[str]:
+    """The question names of a master, in order, read from its raw '# BEGIN QUESTION' cells."""
+    nb = nbformat.read(ROOT / "exercises" / "masters" / f"{name}.ipynb", as_version=4)
+    found = []
+    for c in nb.cells:
+        if c.cell_type == "raw" and re.match(r"#\s+BEGIN\s+QUESTION", c.source, re.I):
+            found.append(yaml.safe_load(c.source.split("\n", 1)[1])["name"])
+    return found
+
+
+def question_number(q: str) -> str:
+    return re.fullmatch(r"q(\d+)", q).group(1)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -82,10 +124,69 @@ def test_solutions_page_is_collapsed_and_clean(name):
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert "install-tutorlib" in code[0].metadata["tags"]
     for c in code[1:]:
-        assert "hide-input" in c.metadata["tags"], "solutions are collapsed on the page"
         assert "grader" not in c.source and "BEGIN SOLUTION" not in c.source and "otter" not in c.source
     titles = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")]
     assert len(titles) == 1 and "olution" in titles[0]
+    assert "try the exercise first" in nb.cells[1].source
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solutions_page_shows_outputs_reasoning_and_labels(name):
+    """Every question has its solution collapsed behind "Show the solution to question N" (myst-nb's
+    per-cell code_prompt_show/hide), its outputs stored (the page shows what it prints), and a
+    **Why.** cell right after it; nothing else on the page is labelled as a solution."""
+    nb = nbformat.read(ROOT / "exercises" / "solutions" / f"{name}.ipynb", as_version=4)
+    questions = master_questions(name)
+    assert questions
+    labelled = {}
+    for i, c in enumerate(nb.cells):
+        prompts = c.metadata.get("mystnb", {})
+        if c.cell_type == "code" and "code_prompt_show" in prompts:
+            m = re.fullmatch(r"Show the solution to question (\d+)( \(part \d+ of \d+\))?",
+                             prompts["code_prompt_show"])
+            assert m, prompts
+            assert prompts["code_prompt_hide"] == "Hide" + prompts["code_prompt_show"][4:]
+            assert "hide-input" in c.metadata.get("tags", []), "solutions are collapsed on the page"
+            labelled.setdefault(m.group(1), []).append(i)
+    assert sorted(labelled) == sorted(question_number(q) for q in questions), \
+        "one labelled solution per question"
+    for number, cells in labelled.items():
+        for i in cells:
+            outputs = nb.cells[i].outputs
+            assert outputs, f"the solution to question {number} shows no output: print a check"
+            assert not [o for o in outputs if o.output_type == "error"], f"question {number} raised"
+            assert not [o for o in outputs if o.get("name") == "stderr"], \
+                f"question {number} wrote to stderr (warnings vary from run to run)"
+        after = nb.cells[cells[-1] + 1]
+        assert after.cell_type == "markdown" and after.source.startswith("**Why.**"), \
+            f"no **Why.** cell right after the solution to question {number}"
+        assert len(after.source.split()) >= 12, "the reasoning is a sentence or two, not a word"
+    whys = [c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("**Why.**")]
+    assert len(whys) == len(questions)
+    # executed in order, with no timings
+    counts = [c.execution_count for c in nb.cells if c.cell_type == "code" and c.outputs]
+    assert counts == sorted(counts)
+    assert all("execution" not in c.metadata for c in nb.cells)
+
+
+def notebook_code_lines():
+    for path in sorted((ROOT / "exercises").glob("ex[0-9][0-9]_*.ipynb")) + sorted(
+            (ROOT / "exercises" / "solutions").glob("ex[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for i, c in enumerate(nb.cells):
+            if c.cell_type == "code":
+                for n, line in enumerate(c.source.splitlines(), 1):
+                    yield path.relative_to(ROOT).as_posix(), i, n, line
+
+
+def test_code_lines_fit_the_book_code_column():
+    """No code line of a student notebook or a solutions page is wider than 88 characters, the
+    book's code column (hidden setup cells too: Colab shows them). Shape comments go on their own
+    line when they do not fit."""
+    assert any(True for _ in notebook_code_lines())
+    wide = [f"{path} cell {i} line {n} ({len(line)} characters): {line[:60]}..."
+            for path, i, n, line in notebook_code_lines() if len(line) > 88]
+    assert not wide, "\n".join(wide)
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from tutorlib import explorers
+from tutorlib import display, explorers
 from tutorlib.attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from tutorlib.examples import QUICK_BROWN_FOX, THIS_IS_BOOK, YOUR_CAT
 from tutorlib.experiments import softmax_jacobian
@@ -40,7 +40,7 @@ def bar_numbers(page: str) -> list[float]:
 
 def test_weights_heatmap_writes_every_weight_and_outlines_one_row():
     w = softmax(np.array([[0.0, 1.0, 2.0], [0.5, -1.0, 0.2]]))
-    page = explorers.weights_heatmap_html(w, ["sou", "feliz"], ["I", "am", "happy"], highlight_row=1)
+    page = display.weights_heatmap_html(w, ["sou", "feliz"], ["I", "am", "happy"], highlight_row=1)
     np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(w, 2).ravel())
     assert page.count("▶") == 1 and "▶ feliz" in page
     assert page.count("outline:3px solid #D55E00") == 1
@@ -51,7 +51,7 @@ def test_weights_heatmap_writes_every_weight_and_outlines_one_row():
 def test_weights_heatmap_marks_hidden_cells_instead_of_a_number():
     w = np.array([[1.0, 0.0], [0.4, 0.6]])
     mask = np.array([[True, False], [True, True]])
-    page = explorers.weights_heatmap_html(w, ["a", "b"], mask=mask)
+    page = display.weights_heatmap_html(w, ["a", "b"], mask=mask)
     numbers = cell_numbers(page, "tutorlib-heatmap")
     np.testing.assert_array_equal(np.isnan(numbers), [False, True, False, False])
     np.testing.assert_allclose(np.array(numbers)[[0, 2, 3]], [1.0, 0.4, 0.6])
@@ -60,17 +60,17 @@ def test_weights_heatmap_marks_hidden_cells_instead_of_a_number():
 
 def test_html_pieces_reject_bad_input():
     with pytest.raises(ValueError, match=r"one \(T_q, T_k\) table, got shape \(2, 2, 2\)"):
-        explorers.weights_heatmap_html(np.zeros((2, 2, 2)), ["a", "b"])
+        display.weights_heatmap_html(np.zeros((2, 2, 2)), ["a", "b"])
     with pytest.raises(ValueError, match="mask must be boolean of the weights' shape"):
-        explorers.weights_heatmap_html(np.eye(2), ["a", "b"], mask=np.ones((2, 3), dtype=bool))
+        display.weights_heatmap_html(np.eye(2), ["a", "b"], mask=np.ones((2, 3), dtype=bool))
     with pytest.raises(ValueError, match="highlight_row must be from 0 to 1, got 2"):
-        explorers.weights_heatmap_html(np.eye(2), ["a", "b"], highlight_row=2)
-    with pytest.raises(ValueError, match="there are 2 queries but 3 labels"):
-        explorers.weights_heatmap_html(np.eye(2), ["a", "b", "c"])
+        display.weights_heatmap_html(np.eye(2), ["a", "b"], highlight_row=2)
+    with pytest.raises(ValueError, match="the table has 2 queries but 3 labels"):
+        display.weights_heatmap_html(np.eye(2), ["a", "b", "c"])
     with pytest.raises(ValueError, match="NaN"):
-        explorers.weights_heatmap_html(np.full((2, 2), np.nan), ["a", "b"])
+        display.weights_heatmap_html(np.full((2, 2), np.nan), ["a", "b"])
     with pytest.raises(ValueError, match="2-D boolean array"):
-        explorers.mask_grid_html(np.eye(2), ["a", "b"])
+        display.mask_grid_html(np.eye(2), ["a", "b"])
 
 
 # --- chapter 4: the saturation slider -------------------------------------------------------
@@ -176,7 +176,7 @@ def test_attention_view_rejects_bad_input():
     with pytest.raises(ValueError, match=r"'CAT' occurs 2 times .* pass its position"):
         x = np.eye(6)
         explorers.attention_view(x, x, YOUR_CAT["tokens"], query="CAT")
-    with pytest.raises(ValueError, match=r"there are 5 queries but 3 labels"):
+    with pytest.raises(ValueError, match=r"the table has 5 queries but 3 labels"):
         explorers.attention_view(FOX["q"], FOX["k"], ["The", "quick", "brown"])
     with pytest.raises(ValueError, match=r"q has d_k=2 but k has d_k=3"):
         explorers.attention_view(FOX["q"], THIS_IS_BOOK["x"] @ THIS_IS_BOOK["w_k"], FOX["tokens"], ["a", "b", "c"])
@@ -241,7 +241,7 @@ def test_head_view_rejects_bad_input(mha_weights):
         explorers.head_view(w, 0, labels, batch=2)
     with pytest.raises(ValueError, match=r"\(B, H, T_q, T_k\) or \(H, T_q, T_k\), got shape \(5, 5\)"):
         explorers.head_view(w[0, 0], 0, labels)
-    with pytest.raises(ValueError, match=r"there are 5 queries but 4 labels"):
+    with pytest.raises(ValueError, match=r"the table has 5 queries but 4 labels"):
         explorers.head_view(w, 0, labels[:4])
     with pytest.raises(ValueError, match="weights must be numbers"):
         explorers.head_view(np.ones((2, 5, 5), dtype=bool), 0, labels)

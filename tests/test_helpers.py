@@ -51,7 +51,7 @@ def test_matrix_shows_minus_infinity():
 
 
 def test_matrix_label_count_must_match():
-    with pytest.raises(ValueError, match=r"row labels: the matrix has 2 rows but 3 labels"):
+    with pytest.raises(ValueError, match=r"row labels: the table has 2 rows but 3 labels"):
         display.matrix(np.zeros((2, 2)), ["a", "b", "c"], ["x", "y"])
     with pytest.raises(ValueError, match=r"2-D arrays, got shape \(2, 2, 2\)"):
         display.matrix(np.zeros((2, 2, 2)))

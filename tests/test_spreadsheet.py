@@ -285,3 +285,26 @@ def test_a_failing_write_is_a_value_error(tmp_path, monkeypatch):
     monkeypatch.setattr(openpyxl.Workbook, "save", refuse)
     with pytest.raises(ValueError, match="could not write 'x.xlsx'.*Permission denied"):
         export_cross_attention_xlsx(tmp_path / "x.xlsx", PT, EN)
+
+
+def test_the_same_tables_give_the_same_bytes(tmp_path):
+    """Chapter 7 commits its workbook for the book's download link: re-running must not change it."""
+    import time
+    import zipfile
+
+    first = export_cross_attention_xlsx(tmp_path / "a.xlsx", SPREADSHEET["portuguese"], SPREADSHEET["english"])
+    time.sleep(1.1)  # zip entries and docProps carry seconds
+    second = export_cross_attention_xlsx(tmp_path / "b.xlsx", SPREADSHEET["portuguese"], SPREADSHEET["english"])
+    assert first.read_bytes() == second.read_bytes()
+    with zipfile.ZipFile(first) as z:
+        assert {i.date_time for i in z.infolist()} == {(2026, 1, 1, 0, 0, 0)}
+        assert b"2026-01-01T00:00:00Z" in z.read("docProps/core.xml")
+
+
+def test_chapter_7_ships_its_workbook_for_download():
+    path = Path(__file__).resolve().parent.parent / "chapters" / "data" / "cross_attention.xlsx"
+    assert path.is_file(), "chapter 7 links chapters/data/cross_attention.xlsx: run the chapter to write it"
+    book = openpyxl.load_workbook(path)
+    names = {n for sheet in TABLE_NAMES.values() for n in sheet}
+    assert names <= set(book.defined_names), sorted(names - set(book.defined_names))
+    assert book.sheetnames == list(TABLE_NAMES), "chapter 7 exports the learned projections too"

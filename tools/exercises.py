@@ -11,12 +11,15 @@ folder and writes, deterministically (same master, same bytes):
                                               missing, its second writes the public tests (embedded in
                                               the cell, so it works in Colab where only the .ipynb is
                                               opened) and creates ``grader``, so ``grader.check("q1")``
-                                              works in place, offline
+                                              works in place, offline; a note after the intro says
+                                              that checking needs a kernel (Colab, Binder links)
 - ``exercises/autograder/exNN_topic.zip``   the autograder bundle: every test, hidden ones included,
                                               and otter_config.json; ``tools/grade.py`` and
                                               ``otter run -a`` grade with it (no Docker)
 - ``exercises/solutions/exNN_topic.ipynb``  the worked solutions for the book: tests and otter removed,
-                                              code cells tagged hide-input (collapsed on the page)
+                                              executed (outputs stored), each solution cell collapsed
+                                              behind "Show the solution to question N" and followed
+                                              by the master's **Why.** cell for that question
 
 and rewrites the "Practice" and "Solutions" parts of _toc.yml from the masters present, so the table
 of contents never drifts from them. exercises/README.md describes the master format.
@@ -34,6 +37,7 @@ import logging
 import os
 import posixpath
 import re
+import subprocess
 import sys
 import tempfile
 import zipfile
@@ -73,44 +77,64 @@ INSTALL_TAG = "install-tutorlib"
 SETUP_TAG = "otter-setup"
 # The first line of each setup cell. tools/grade.py skips cells that start with these lines (the
 # grader brings its own tests and needs no install), so a learner's copy of them never runs there.
-INSTALL_MARKER = "# Colab, Binder or a fresh Jupyter: install the course's helper package"
+INSTALL_MARKER = "# Colab, Binder or a fresh Jupyter: install tutorlib and otter-grader if missing."
 SETUP_MARKER = "# Check your answers in place:"
 
+# Every line of the generated notebooks fits the book's code column (88 characters).
+LINE_WIDTH = 88
+
 INSTALL_TEMPLATE = '''\
-# Colab, Binder or a fresh Jupyter: install the course's helper package and otter-grader if missing.
-# Set TUTORLIB_SOURCE to install tutorlib from elsewhere, e.g. a local checkout of the course.
+# Colab, Binder or a fresh Jupyter: install tutorlib and otter-grader if missing.
+# Set TUTORLIB_SOURCE to install tutorlib from elsewhere (e.g. a local checkout).
 import importlib, importlib.util, os, subprocess, sys
+REPOSITORY = "git+{url}"
 missing = []
 if importlib.util.find_spec("tutorlib") is None:
-    missing.append(os.environ.get("TUTORLIB_SOURCE", "tutorlib @ git+{url}"))
+    missing.append(os.environ.get("TUTORLIB_SOURCE", f"tutorlib @ {{REPOSITORY}}"))
 if importlib.util.find_spec("otter") is None:
     missing.append("otter-grader=={otter}")
 if missing:
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *missing], check=True)
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, *missing], check=True)
     importlib.invalidate_caches()'''
 
 SETUP_TEMPLATE = '''\
-# Check your answers in place: run this cell once, then each grader.check("...") cell after an answer.
-# It writes this exercise's public tests to a temporary folder and points otter-grader at them
-# (offline, also in Colab). The instructor grades with more tests, hidden ones.
+# Check your answers in place: run this cell once, then grader.check("q1") and so on.
+# It writes this exercise's public tests to a temporary folder and points otter-grader
+# at them (offline, also in Colab). The instructor grades with more tests, hidden ones.
 import os, tempfile
 import otter
 
 PUBLIC_TESTS = {{
 {tests}
 }}
-tests_dir = os.path.join(tempfile.gettempdir(), "attention-exercises", "{name}")
+tests_dir = os.path.join(tempfile.gettempdir(), "attention-exercises",
+                         "{name}")
 os.makedirs(tests_dir, exist_ok=True)
 for file_name, text in PUBLIC_TESTS.items():
     with open(os.path.join(tests_dir, file_name), "w", encoding="utf-8") as f:
         f.write(text)
 grader = otter.Notebook(tests_dir=tests_dir)'''
 
+# The student page's note, after the title: grader.check needs a live kernel, and where to get one.
+PRACTICE_NOTE = """\
+> **Checking your answers needs a running notebook.** Each `grader.check("q1")` cell runs
+> this exercise's tests in a live Python kernel, so it does nothing on the book's page:
+> open the notebook in [Colab]({colab}) or [Binder]({binder}), or download it and open
+> it in Jupyter. Run its first two code cells once (the book hides them): they install
+> `tutorlib` and `otter-grader` if they are missing and load the public tests into
+> `grader`."""
+
 SOLUTIONS_NOTE = """\
 ```{{note}}
 Worked solutions of [{title}]({student}). Each solution is collapsed: try the exercise first,
 then click a cell to open it.
 ```"""
+
+# A master's markdown cell that starts with this is the reasoning of the solution just above it:
+# left out of the student notebook, shown on the solutions page right after that solution.
+WHY_PREFIX = "**Why.**"
+SOLUTION_TAG = "otter_assign_solution_cell"  # otter assign's tag on the solution code cells
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
@@ -123,13 +147,55 @@ def install_cell_source() -> str:
     return INSTALL_TEMPLATE.format(url=nbtools.repository_url(), otter=OTTER_VERSION)
 
 
+def _string_literals(text: str, indent: str, width: int = LINE_WIDTH) -> list[str]:
+    """``text`` as adjacent Python string literals, one per line, each line at most ``width``
+    characters: a long line of a test is cut between words (or anywhere, if one word is too long)."""
+    room = width - len(indent)
+    pieces, chunk = [], ""
+    for word in re.findall(r"\S+\s*|\s+", text):
+        if len(repr(chunk + word)) <= room:
+            chunk += word
+            continue
+        if chunk:
+            pieces.append(chunk)
+            chunk = ""
+        for ch in word:
+            if chunk and len(repr(chunk + ch)) > room:
+                pieces.append(chunk)
+                chunk = ""
+            chunk += ch
+    if chunk or not pieces:
+        pieces.append(chunk)
+    return [f"{indent}{piece!r}" for piece in pieces]
+
+
 def setup_cell_source(name: str, public_tests: dict[str, str]) -> str:
     entries = []
     for file_name in sorted(public_tests):
         lines = public_tests[file_name].splitlines(keepends=True)
-        body = "\n".join(f"        {line!r}" for line in lines)
+        body = "\n".join(lit for line in lines for lit in _string_literals(line, " " * 8))
         entries.append(f"    {file_name!r}: (\n{body}\n    ),")
     return SETUP_TEMPLATE.format(tests="\n".join(entries), name=name)
+
+
+def launch_links(name: str) -> dict[str, str]:
+    """Colab and Binder addresses of the student notebook ``exercises/<name>.ipynb``, from the
+    repository and launch_buttons sections of _config.yml, built as the page's own launch
+    buttons build them (sphinx-book-theme), so a page never offers two Binder addresses."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    repo = config["repository"]
+    branch = repo.get("branch", "main")
+    owner_repo = re.sub(r"^https?://github\.com/", "", repo["url"].rstrip("/")).removesuffix(".git")
+    buttons = config.get("launch_buttons") or {}
+    colab = buttons.get("colab_url", "https://colab.research.google.com").rstrip("/")
+    binder = buttons.get("binderhub_url", "https://mybinder.org").rstrip("/")
+    interface = {"classic": "tree", "jupyterlab": "lab/tree"}[
+        buttons.get("notebook_interface", "classic")]
+    path = f"exercises/{name}.ipynb"
+    return {
+        "colab": f"{colab}/github/{owner_repo}/blob/{branch}/{path}",
+        "binder": f"{binder}/v2/gh/{owner_repo}/{branch}?urlpath={interface}/{path}",
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,6 +258,25 @@ def check_tests(nb, where: str, ok_format: bool) -> None:
                 names.add(name)
 
 
+def is_why_cell(cell) -> bool:
+    return cell.cell_type == "markdown" and cell.source.lstrip().startswith(WHY_PREFIX)
+
+
+def why_cells(nb) -> dict[str, list]:
+    """{question name: its **Why.** markdown cells}, in the master's order."""
+    found, question = {}, None
+    for cell in nb.cells:
+        first = cell.source.strip().splitlines()[0].strip().upper() if cell.source.strip() else ""
+        if cell.cell_type == "raw" and re.match(r"#\s+BEGIN\s+QUESTION", first):
+            body = cell.source.split("\n", 1)[1] if "\n" in cell.source else ""
+            question = (yaml.safe_load(body) or {}).get("name")
+        elif is_why_cell(cell):
+            if question is None:
+                raise SystemExit(f"a {WHY_PREFIX} cell outside a question: {cell.source[:60]!r}")
+            found.setdefault(question, []).append(copy.deepcopy(cell))
+    return found
+
+
 def is_config_cell(cell) -> bool:
     return cell.cell_type == "raw" and re.match(r"#\s+assignment\s+config\s*", cell.source, re.I) is not None
 
@@ -221,7 +306,7 @@ def prepared_master(path: Path) -> tuple[nbformat.NotebookNode, dict]:
     config["generate"] = dict(generate) if isinstance(generate, dict) else {}
     config["generate"]["pdf"] = False
     configs[0].source = "# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=True)
-    nb.cells = [c for c in nb.cells if not is_install_cell(c)]
+    nb.cells = [c for c in nb.cells if not is_install_cell(c) and not is_why_cell(c)]
     return nb, config
 
 
@@ -284,10 +369,19 @@ def _is_check_cell(cell) -> bool:
     return cell.cell_type == "code" and re.fullmatch(r"\s*(grader\.check\([^)]*\)\s*)+", cell.source) is not None
 
 
+def practice_note_cell(name: str):
+    return nbformat.v4.new_markdown_cell(PRACTICE_NOTE.format(**launch_links(name)))
+
+
 def student_notebook(result: Path, name: str) -> str:
     nb = nbformat.read(result / "student" / f"{name}.ipynb", as_version=4)
     public = {p.name: p.read_text() for p in sorted((result / "student" / "tests").glob("*.py"))}
-    nb.cells = _setup_cells(name, public) + nb.cells
+    cells = list(nb.cells)
+    # the note goes right after the title (and intro) cell, before the first grader.check
+    title = next((i for i, c in enumerate(cells) if c.cell_type == "markdown"
+                  and c.source.startswith("# ")), -1)
+    cells.insert(title + 1, practice_note_cell(name))
+    nb.cells = _setup_cells(name, public) + cells
     nb.metadata["otter"] = {"assignment_name": name}
     return nbformat.writes(_clean(nb, name)) + "\n"
 
@@ -331,11 +425,33 @@ def solution_code(source: str) -> str:
     return "\n".join(kept).strip("\n")
 
 
-def solutions_notebook(result: Path, name: str) -> str:
+def question_label(question: str) -> str:
+    m = re.fullmatch(r"q(\d+)", question or "")
+    return f"question {m.group(1)}" if m else (question or "this question")
+
+
+def solution_questions(cells: list) -> dict[int, str]:
+    """{index of a solution code cell: its question}: the question of the grader.check cell after it."""
+    found, question = {}, None
+    for i in reversed(range(len(cells))):
+        cell = cells[i]
+        if _is_check_cell(cell):
+            question = re.search(r'grader\.check\("([^"]+)"\)', cell.source).group(1)
+        elif cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
+            found[i] = question
+    return found
+
+
+def solutions_notebook(result: Path, name: str, whys: dict[str, list] | None = None) -> str:
     nb = nbformat.read(result / "autograder" / f"{name}.ipynb", as_version=4)
+    whys = whys or {}
+    questions = solution_questions(nb.cells)
+    last = {q: i for i, q in sorted(questions.items())}  # the last solution cell of each question
+    parts = {q: sum(1 for x in questions.values() if x == q) for q in set(questions.values())}
+    seen: dict[str, int] = {}
     cells = []
     title = name
-    for cell in nb.cells:
+    for i, cell in enumerate(nb.cells):
         if _is_check_cell(cell):
             continue
         if cell.cell_type == "markdown":
@@ -351,15 +467,67 @@ def solutions_notebook(result: Path, name: str) -> str:
         if cell.cell_type == "code":
             cell.source = solution_code(cell.source)
             tags = [t for t in cell.metadata.get("tags", []) if not t.startswith("otter_")]
-            cell.metadata["tags"] = tags + ["hide-input"]
+            if i in questions:
+                # a solution: collapsed, with a label that names its question
+                q = questions[i]
+                seen[q] = seen.get(q, 0) + 1
+                what = f"the solution to {question_label(q)}"
+                if parts[q] > 1:
+                    what += f" (part {seen[q]} of {parts[q]})"
+                tags.append("hide-input")
+                cell.metadata["mystnb"] = {"code_prompt_show": f"Show {what}",
+                                           "code_prompt_hide": f"Hide {what}"}
+            if tags:
+                cell.metadata["tags"] = tags
+            else:
+                cell.metadata.pop("tags", None)
         for key in ("deletable", "editable"):
             cell.metadata.pop(key, None)
         cells.append(cell)
+        if i in questions and last[questions[i]] == i:
+            cells.extend(nbformat.from_dict(copy.deepcopy(w)) for w in whys.get(questions[i], []))
     install = nbformat.v4.new_code_cell(install_cell_source())
     install.metadata["tags"] = [INSTALL_TAG, "remove-cell"]
     nb.cells = [install] + cells
     nb.metadata.pop("otter", None)
-    return nbformat.writes(_clean(nb, name)) + "\n"
+    nb = execute_solutions(_clean(nb, name))
+    return nbformat.writes(nb) + "\n"
+
+
+def execute_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Run the solutions top to bottom in a fresh kernel, in an empty folder, and keep the outputs,
+    so the page shows what each solution prints. The install cell is not run (the course's
+    environment has what it installs). Deterministic: the masters seed what is random and print
+    rounded values; no timings are recorded."""
+    from nbclient import NotebookClient
+
+    runnable = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                and INSTALL_TAG not in c.metadata.get("tags", [])]
+    run = nbformat.from_dict(copy.deepcopy(nb))
+    run.cells = [run.cells[i] for i in runnable]
+    with tempfile.TemporaryDirectory(prefix="solutions-") as tmp:
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        client = NotebookClient(run, timeout=300, kernel_name="python3", record_timing=False,
+                                resources={"metadata": {"path": tmp}})
+        client.execute(env=env, stderr=subprocess.DEVNULL)  # not its start-up warnings
+    for i, cell in zip(runnable, run.cells):
+        nb.cells[i].outputs = _merged_streams(cell.outputs)
+        nb.cells[i].execution_count = cell.execution_count
+        nb.cells[i].metadata.pop("execution", None)
+    return nb
+
+
+def _merged_streams(outputs: list) -> list:
+    """Consecutive stdout (or stderr) outputs as one: how the kernel splits a cell's printing
+    depends on timing, so the file would differ from run to run."""
+    merged = []
+    for out in outputs:
+        if (out.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                and merged[-1].name == out.name):
+            merged[-1].text += out.text
+        else:
+            merged.append(out)
+    return merged
 
 
 def autograder_zip(result: Path, name: str) -> bytes:
@@ -386,12 +554,13 @@ def autograder_zip(result: Path, name: str) -> bytes:
 def generate(path: Path) -> dict[Path, bytes]:
     """Every file generated from one master, as {path: bytes}."""
     name = path.stem
+    whys = why_cells(nbformat.read(path, as_version=4))
     with tempfile.TemporaryDirectory(prefix=f"assign-{name}-") as tmp:
         result = run_otter_assign(path, Path(tmp))
         return {
             EXERCISES / f"{name}.ipynb": student_notebook(result, name).encode(),
             AUTOGRADER / f"{name}.zip": autograder_zip(result, name),
-            SOLUTIONS / f"{name}.ipynb": solutions_notebook(result, name).encode(),
+            SOLUTIONS / f"{name}.ipynb": solutions_notebook(result, name, whys).encode(),
         }
 
 

@@ -2,7 +2,7 @@
 
     python tools/notebooks.py sync [NOTEBOOK ...]     rewrite each first cell from _config.yml
     python tools/notebooks.py check [NOTEBOOK ...]    fail if sync would change anything
-    python tools/notebooks.py execute NOTEBOOK ...    run top to bottom, store outputs and widget state, sync
+    python tools/notebooks.py execute NOTEBOOK ...    run top to bottom, store outputs, sync
 
 Without NOTEBOOK arguments, sync and check take every chapters/*.ipynb.
 
@@ -31,7 +31,12 @@ import importlib, importlib.util, os, subprocess, sys
 if importlib.util.find_spec("tutorlib") is None:
     source = os.environ.get("TUTORLIB_SOURCE", "tutorlib @ git+{url}")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source], check=True)
-    importlib.invalidate_caches()'''
+    importlib.invalidate_caches()
+# Figures as SVG: sharp on any screen and at any zoom, with their words kept as text.
+%config InlineBackend.figure_formats = ["svg"]
+%config InlineBackend.print_figure_kwargs = {{"bbox_inches": "tight", "metadata": {{"Date": None}}}}
+import matplotlib as mpl
+mpl.rcParams.update({{"svg.fonttype": "none", "svg.hashsalt": "attention", "font.size": 11}})'''
 
 
 def repository_url() -> str:
@@ -63,6 +68,9 @@ def synced(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     nb.metadata.setdefault("language_info", {"name": "python"})
     nb.metadata.pop("colab", None)
+    # No widget state: the book shows each explorer's static twin (tutorlib/static.py), and a
+    # live kernel makes its own widgets.
+    nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     return nb
@@ -92,7 +100,7 @@ def execute(paths: list[Path]) -> int:
     for path in paths:
         nb = synced(nbformat.read(path, as_version=4))
         client = NotebookClient(
-            nb, timeout=600, kernel_name="python3", record_timing=False, store_widget_state=True,
+            nb, timeout=600, kernel_name="python3", record_timing=False, store_widget_state=False,
             resources={"metadata": {"path": str(path.parent)}},
         )
         client.execute()

@@ -1,13 +1,13 @@
-"""Put the book's JavaScript (MathJax 3, the Jupyter widgets' HTML manager) into vendor/, so the site needs no CDN.
+"""Put the book's MathJax 3 into vendor/, so the site needs no CDN.
 
     .venv/bin/python tools/vendor_assets.py          # fetch (once), verify, unpack into vendor/static (if changed)
     .venv/bin/python tools/vendor_assets.py --check  # verify vendor/static against the pinned tarballs
 
 `make book` runs it before the build. The build copies vendor/static into
-_build/html/_static (`html_static_path` in _config.yml), and `mathjax_path` and
-`nb_ipywidgets_js` point there, so a reader's browser asks nothing of a CDN.
-It also writes one file of its own there, a MathJax 2 shim for the widgets
-(WIDGETS_MATHJAX_SHIM_JS below).
+_build/html/_static (`html_static_path` in _config.yml), and `mathjax_path`
+points there, so a reader's browser asks nothing of a CDN. (The explorers need
+no widget library in the book: their static twins are plain HTML switched by
+assets/course.js; see tutorlib/static.py.)
 
 Each package is pinned to an exact version and to the sha512 integrity the npm
 registry publishes for it (`npm view NAME@VERSION dist.integrity`). The tarball
@@ -35,7 +35,6 @@ VENDOR = ROOT / "vendor"
 CACHE = VENDOR / "npm"        # the downloaded tarballs, kept between builds
 STATIC = VENDOR / "static"    # copied as is into _build/html/_static by Sphinx
 
-FONT_SUFFIXES = (".eot", ".svg", ".ttf", ".woff", ".woff2")
 MATHJAX_OTHER_BUNDLES = {  # es5/*.js combined bundles the book does not load (it loads tex-chtml.js)
     "tex-mml-chtml.js", "tex-chtml-full.js", "tex-chtml-full-speech.js", "tex-svg.js", "tex-svg-full.js",
     "tex-mml-svg.js", "mml-chtml.js", "mml-svg.js", "node-main.js",
@@ -46,12 +45,6 @@ def _mathjax_file(rel: PurePosixPath) -> bool:
     # Everything tex-chtml.js may load lazily from its own folder: TeX extensions (autoload),
     # CHTML fonts, the menu and its accessibility options (a11y/, sre/), the SVG output it can switch to.
     return not (len(rel.parts) == 1 and rel.name in MATHJAX_OTHER_BUNDLES)
-
-
-def _widgets_file(rel: PurePosixPath) -> bool:
-    # embed.js is the self-contained bundle (base, controls and output widgets, no require.js);
-    # the fonts are Font Awesome's, which the controls' CSS loads from the bundle's own folder.
-    return rel.name in ("embed.js", "embed.js.LICENSE.txt") or rel.suffix in FONT_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -84,43 +77,7 @@ PACKAGES = (
         keep=_mathjax_file,
         extra=("package/LICENSE",),
     ),
-    Package(
-        # 1.0.x is the HTML manager of ipywidgets 8 (widget model version 2.0.0, controls 5.x)
-        name="@jupyter-widgets/html-manager",
-        version="1.0.15",
-        integrity="sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==",
-        source="package/dist",
-        dest="jupyter-widgets",
-        keep=_widgets_file,
-    ),
 )
-
-
-# Not from npm: a shim, written next to embed.js and loaded just before it (nb_ipywidgets_js in
-# _config.yml). The HTML manager of ipywidgets 8 typesets every widget label with the MathJax 2 API,
-# `MathJax.Hub.Queue(["Typeset", MathJax.Hub, element])`; the book loads MathJax 3, which has no Hub,
-# so without this each label throws "Cannot read properties of undefined (reading 'Queue')".
-# Its load listener is registered before embed.js's, so Hub exists when the widgets render.
-WIDGETS_MATHJAX_SHIM = "jupyter-widgets/mathjax2-hub-shim.js"
-WIDGETS_MATHJAX_SHIM_JS = """\
-// Written by tools/vendor_assets.py: MathJax.Hub.Queue (MathJax 2) for ipywidgets 8's HTML manager,
-// mapped onto MathJax 3's typesetPromise.
-window.addEventListener("load", function () {
-  var mj = window.MathJax;
-  if (!mj || mj.Hub || !mj.startup) return;
-  mj.Hub = {
-    Queue: function () {
-      Array.prototype.forEach.call(arguments, function (command) {
-        if (Array.isArray(command) && command[0] === "Typeset" && command[2]) {
-          mj.startup.promise
-            .then(function () { return mj.typesetPromise([command[2]]); })
-            .catch(function (err) { console.warn("MathJax could not typeset a widget label:", err); });
-        }
-      });
-    },
-  };
-});
-"""
 
 
 class VendorError(RuntimeError):
@@ -197,9 +154,7 @@ def _differences(pkg: Package, wanted: dict[str, bytes], dest: Path, exact: bool
         elif path.read_bytes() != data:
             problems.append(f"{path} differs from {pkg.spec}'s {rel}")
     if exact and dest.is_dir():
-        ours = {str(PurePosixPath(WIDGETS_MATHJAX_SHIM).relative_to(pkg.dest))} \
-            if WIDGETS_MATHJAX_SHIM.startswith(pkg.dest + "/") else set()
-        extra = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()} - set(wanted) - ours
+        extra = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()} - set(wanted)
         problems += [f"{dest / rel} is not part of {pkg.spec}" for rel in sorted(extra)]
     return problems
 
@@ -219,19 +174,10 @@ def unpack(pkg: Package, tarball: Path) -> Path:
     return dest
 
 
-def write_shim(static: Path | None = None) -> Path:
-    path = (static or STATIC) / WIDGETS_MATHJAX_SHIM
-    if not path.is_file() or path.read_text() != WIDGETS_MATHJAX_SHIM_JS:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(WIDGETS_MATHJAX_SHIM_JS)
-    return path
-
-
 def check(static: Path | None = None) -> list[str]:
     """Differences between `static` (vendor/static, or a built site's _static) and the pinned tarballs.
 
-    Each vendored file must be there with the tarball's bytes, and the shim with WIDGETS_MATHJAX_SHIM_JS;
-    in vendor/static no other file may be (a built site's _static holds the theme's files too).
+    Each vendored file must be there with the tarball's bytes; in vendor/static no other file may be (a built site's _static holds the theme's files too).
     Needs the tarballs in vendor/npm (the build fetched them).
     """
     static = static or STATIC
@@ -242,9 +188,6 @@ def check(static: Path | None = None) -> list[str]:
                             "integrity: run tools/vendor_assets.py")
             continue
         problems += _differences(pkg, wanted_files(pkg, pkg.tarball), static / pkg.dest, exact=static == STATIC)
-    shim = static / WIDGETS_MATHJAX_SHIM
-    if not shim.is_file() or shim.read_text() != WIDGETS_MATHJAX_SHIM_JS:
-        problems.append(f"{shim} is missing or differs from WIDGETS_MATHJAX_SHIM_JS in tools/vendor_assets.py")
     return problems
 
 
@@ -266,9 +209,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1 if problems else 0
         for pkg in PACKAGES:
             dest = unpack(pkg, fetch(pkg))
-            count = sum(1 for p in dest.rglob("*") if p.is_file() and p.name != Path(WIDGETS_MATHJAX_SHIM).name)
+            count = sum(1 for p in dest.rglob("*") if p.is_file())
             print(f"vendored {pkg.spec} -> {_shown(dest)} ({count} files, integrity verified)")
-        print(f"wrote {_shown(write_shim())}")
     except VendorError as err:
         print(f"tools/vendor_assets.py: {err}", file=sys.stderr)
         return 1

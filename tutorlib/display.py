@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from numbers import Integral
 
 import numpy as np
 
@@ -26,6 +27,13 @@ __all__ = [
     "OKABE_ITO",
     "COLOUR_BLIND_SAFE_CMAPS",
     "DEFAULT_CMAP",
+    "labels_for",
+    "text_colour",
+    "shade",
+    "weight_bars_html",
+    "weights_heatmap_html",
+    "mask_grid_html",
+    "side_by_side",
 ]
 
 DEFAULT_CMAP = "cividis"
@@ -65,13 +73,47 @@ def _check_cmap(cmap) -> None:
         )
 
 
-def _labels(labels, n: int, axis: str) -> list[str]:
+def labels_for(labels, n: int, what: str) -> list[str]:
+    """``n`` text labels for the rows (or columns) of a table: ``labels`` as strings, or 0..n-1 when None.
+
+    ``what`` names them in errors ("row", "query", "key", ...). A single string
+    is refused (it would be read letter by letter), and so is a count that does
+    not match the table.
+    """
     if labels is None:
         return [str(i) for i in range(n)]
+    if isinstance(labels, str):
+        raise ValueError(
+            f"{what} labels must be a list of {n} strings, got the single string {labels!r}; "
+            f"try {labels!r}.split()"
+        )
     labels = [str(x) for x in labels]
     if len(labels) != n:
-        raise ValueError(f"{axis} labels: the matrix has {n} {axis}s but {len(labels)} labels were given ({labels})")
+        plural = {"query": "queries"}.get(what, what + "s")
+        raise ValueError(
+            f"{what} labels: the table has {n} {plural} but {len(labels)} labels were given ({labels})"
+        )
     return labels
+
+
+def text_colour(rgb) -> str:
+    """Black or white, whichever reads better on the background colour ``rgb`` (0-1 floats).
+
+    The rule every table and heatmap of the course uses: black on light
+    cells, white on dark ones, by the background's relative luminance.
+    """
+    r, g, b = rgb[:3]
+    return "#000000" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "#ffffff"
+
+
+def shade(x: float, lo: float, hi: float, cmap: str = DEFAULT_CMAP) -> tuple[str, str]:
+    """Background and text colour of the value ``x`` on ``cmap`` scaled from ``lo`` to ``hi``."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    span = hi - lo if hi > lo else 1.0
+    rgba = colormaps[cmap](min(max((x - lo) / span, 0.0), 1.0))
+    return to_hex(rgba[:3]), text_colour(rgba)
 
 
 class LabelledMatrix:
@@ -93,8 +135,8 @@ class LabelledMatrix:
         if cmap is not None:
             _check_cmap(cmap)
         self.values = arr
-        self.rows = _labels(rows, arr.shape[0], "row")
-        self.cols = _labels(cols, arr.shape[1], "column")
+        self.rows = labels_for(rows, arr.shape[0], "row")
+        self.cols = labels_for(cols, arr.shape[1], "column")
         self.title = title
         self.decimals = int(decimals)
         self.cmap = cmap
@@ -110,27 +152,12 @@ class LabelledMatrix:
         return text[1:] if text.startswith("-") and float(text) == 0 else text
 
     def _colours(self) -> list[list[tuple[str, str]]]:
-        from matplotlib import colormaps
-        from matplotlib.colors import to_hex
-
+        plain = ("#ffffff", "#000000")
         if self.cmap is None:
-            return [[("#ffffff", "#000000")] * self.values.shape[1] for _ in self.values]
-        cmap = colormaps[self.cmap]
+            return [[plain] * self.values.shape[1] for _ in self.values]
         finite = self.values[np.isfinite(self.values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        span = hi - lo if hi > lo else 1.0
-        out = []
-        for row in self.values:
-            cells = []
-            for x in row:
-                if not np.isfinite(x):
-                    cells.append(("#ffffff", "#000000"))
-                    continue
-                r, g, b, _ = cmap((x - lo) / span)
-                luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-                cells.append((to_hex((r, g, b)), "#000000" if luminance > 0.5 else "#ffffff"))
-            out.append(cells)
-        return out
+        return [[shade(x, lo, hi, self.cmap) if np.isfinite(x) else plain for x in row] for row in self.values]
 
     def _repr_html_(self) -> str:
         esc = html.escape
@@ -182,8 +209,8 @@ def attention_heatmap(weights, query_labels, key_labels, ax=None, title=None, an
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
         raise ValueError(f"attention_heatmap draws one (T_q, T_k) matrix, got shape {w.shape}; pick one head or batch item")
-    q_labels = _labels(query_labels, w.shape[0], "row")
-    k_labels = _labels(key_labels, w.shape[1], "column")
+    q_labels = labels_for(query_labels, w.shape[0], "row")
+    k_labels = labels_for(key_labels, w.shape[1], "column")
     if ax is None:
         _, ax = plt.subplots(figsize=(0.8 * w.shape[1] + 2.2, 0.6 * w.shape[0] + 1.4))
     image = ax.imshow(w, cmap=cmap, vmin=0.0, vmax=max(1e-12, float(np.nanmax(w))))
@@ -197,9 +224,8 @@ def attention_heatmap(weights, query_labels, key_labels, ax=None, title=None, an
         norm = image.norm
         for i in range(w.shape[0]):
             for j in range(w.shape[1]):
-                r, g, b, _ = image.cmap(norm(w[i, j]))
-                colour = "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "white"
-                ax.text(j, i, f"{w[i, j]:.{decimals}f}", ha="center", va="center", color=colour, fontsize=9)
+                colour = text_colour(image.cmap(norm(w[i, j])))
+                ax.text(j, i, f"{w[i, j]:.{decimals}f}", ha="center", va="center", color=colour, fontsize=10)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
@@ -253,3 +279,132 @@ def plot_word_vectors(groups: Mapping[str, Mapping[str, Sequence[float]]], ax=No
     if title:
         ax.set_title(title)
     return ax
+
+
+# --- HTML for the explorers: bars, heatmap tables, mask grids -------------------------------
+# Used by tutorlib.explorers (in a live kernel) and by their static twins in the book
+# (tutorlib.static). Styles are inline so that the same HTML reads the same in Jupyter,
+# Colab and the book. Colour is never the only cue: every weight is written out, the chosen
+# row is marked with ▶ as well as outlined, and hidden cells carry ✕ on a hatched background.
+
+BAR_COLOUR = OKABE_ITO["blue"]
+HIGHLIGHT_COLOUR = OKABE_ITO["vermillion"]  # outlines the selected row
+ALLOWED_COLOUR = OKABE_ITO["sky blue"]  # mask cells that may attend
+_HIDDEN_STYLE = "background:repeating-linear-gradient(45deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#000000"
+_CELL = "padding:2px 8px;border:1px solid #ffffff"
+_BAR_PX = 300  # a weight of 1 is this wide
+
+
+def _as_weights(weights) -> np.ndarray:
+    """A NumPy copy of attention weights from NumPy or PyTorch (detached, on the CPU)."""
+    if hasattr(weights, "detach"):
+        weights = weights.detach().cpu().numpy()
+    arr = np.asarray(weights)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise ValueError(f"weights must be numbers, got dtype {arr.dtype}")
+    return arr.astype(float)
+
+
+def weight_bars_html(labels, weights, title: str = "") -> str:
+    """HTML of one horizontal bar per label, as wide as its weight (0 to 1), the weight written beside it."""
+    labels = [str(x) for x in labels]
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (len(labels),):
+        raise ValueError(f"need one weight per label: {len(labels)} labels but weights of shape {weights.shape}")
+    rows = []
+    for label, w in zip(labels, weights):
+        rows.append(
+            '<div style="display:flex;align-items:center;gap:6px;margin:2px 0">'
+            f'<span style="width:7em;text-align:right">{html.escape(label)}</span>'
+            f'<span style="display:inline-block;height:1em;width:{_BAR_PX * w:.1f}px;max-width:50vw;'
+            f'background:{BAR_COLOUR}"></span>'
+            f'<span style="font-family:monospace">{w:.3f}</span></div>'
+        )
+    head = f"<div><b>{html.escape(title)}</b></div>" if title else ""
+    return f'<div class="tutorlib-bars">{head}{"".join(rows)}</div>'
+
+
+def _table_start(css_class: str, align: str, title: str, cols) -> list[str]:
+    """The opening of a query-by-key HTML table: caption (if any) and the header row of key labels."""
+    esc = html.escape
+    parts = [f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;text-align:{align}">']
+    if title:
+        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
+    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
+    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
+    return parts
+
+
+def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = "", highlight_row=None, mask=None,
+                         decimals: int = 2) -> str:
+    """An attention-weight table ``(T_q, T_k)`` as HTML: queries down, keys across, cividis from 0 to the largest weight.
+
+    ``highlight_row`` (an index) is outlined in vermillion and marked ▶.
+    ``mask`` (boolean, True = may attend, the course's convention) marks the
+    cells it hides with ✕ on a hatched background instead of a number.
+    """
+    w = _as_weights(weights)
+    if w.ndim != 2:
+        raise ValueError(f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head or batch item")
+    rows = labels_for(query_labels, w.shape[0], "query")
+    cols = labels_for(key_labels if key_labels is not None else query_labels, w.shape[1], "key")
+    if mask is None:
+        visible = np.ones(w.shape, dtype=bool)
+    else:
+        visible = np.asarray(mask)
+        if visible.dtype != bool or visible.shape != w.shape:
+            raise ValueError(
+                f"mask must be boolean of the weights' shape {w.shape} (True = may attend), got dtype {visible.dtype} "
+                f"and shape {visible.shape}"
+            )
+    if highlight_row is not None:
+        if isinstance(highlight_row, bool) or not isinstance(highlight_row, Integral):
+            raise ValueError(f"highlight_row must be a row index, got {highlight_row!r}")
+        if not 0 <= highlight_row < w.shape[0]:
+            raise ValueError(f"highlight_row must be from 0 to {w.shape[0] - 1}, got {highlight_row}")
+    if np.isnan(w[visible]).any():
+        raise ValueError("weights contain NaN: a query row with every key masked has no weights to show")
+    top = float(w[visible].max()) if visible.any() else 1.0
+    esc = html.escape
+    parts = _table_start("tutorlib-heatmap", "right", title, cols)
+    for i, label in enumerate(rows):
+        chosen = i == highlight_row
+        style = f' style="outline:3px solid {HIGHLIGHT_COLOUR};outline-offset:-2px"' if chosen else ""
+        mark = "▶ " if chosen else ""
+        cells = []
+        for j in range(w.shape[1]):
+            if not visible[i, j]:
+                cells.append(f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">✕</td>')
+            else:
+                bg, fg = shade(w[i, j], 0.0, top)
+                cells.append(f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>')
+        parts.append(f'<tr class="{"selected" if chosen else ""}"{style}><th style="padding:2px 8px;text-align:left">'
+                     f'{mark}{esc(label)}</th>{"".join(cells)}</tr>')
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
+    """A boolean mask ``(T_q, T_k)`` as an HTML grid: ✓ where a query may attend, ✕ (hatched) where the mask hides the key."""
+    m = np.asarray(mask)
+    if m.dtype != bool or m.ndim != 2:
+        raise ValueError(f"mask must be a 2-D boolean array (True = may attend), got dtype {m.dtype} and shape {m.shape}")
+    rows = labels_for(query_labels, m.shape[0], "query")
+    cols = labels_for(key_labels if key_labels is not None else query_labels, m.shape[1], "key")
+    esc = html.escape
+    parts = _table_start("tutorlib-mask", "center", title, cols)
+    for i, label in enumerate(rows):
+        cells = "".join(
+            f'<td style="{_CELL};background:{ALLOWED_COLOUR};color:#000000" title="may attend">✓</td>' if m[i, j]
+            else f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden">✕</td>'
+            for j in range(m.shape[1])
+        )
+        parts.append(f'<tr><th style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def side_by_side(*blocks: str) -> str:
+    """HTML blocks next to each other, wrapping onto new lines on a narrow screen."""
+    cells = "".join(f'<div style="margin:0 2em 1em 0;max-width:100%;overflow-x:auto">{b}</div>' for b in blocks)
+    return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>'

@@ -1,8 +1,10 @@
 """Interactive explorers for Jupyter, Colab and Binder.
 
-Each explorer is two parts: a pure function that computes what is shown (tested
-without a browser) and a thin ipywidgets wrapper that calls it whenever a
-control moves. In the static book an explorer shows the state it was saved in.
+Each explorer is two parts: a pure function, its *view*, that computes what is
+shown (tested without a browser), and a thin ipywidgets wrapper that calls it
+whenever a control moves. The wrapper also carries the explorer's static twin
+(:mod:`tutorlib.static`): the same view worked out for every state of the
+controls, which the published book shows and switches without a kernel.
 
 =====================  ==========================================  =========
 explorer               its pure function                           chapter
@@ -26,20 +28,27 @@ Introduced in chapter 3 (Softmax); chapters 4 to 6 and 10 add the others.
 
 from __future__ import annotations
 
+import functools
 import html
 from numbers import Integral
 
 import numpy as np
 
+from . import static
 from .attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
-from .display import DEFAULT_CMAP, OKABE_ITO
+from .display import (
+    HIGHLIGHT_COLOUR,
+    _as_weights,
+    labels_for,
+    mask_grid_html,
+    side_by_side,
+    weight_bars_html,
+    weights_heatmap_html,
+)
 from .examples import YOUR_CAT
 from .experiments import softmax_jacobian
 
 __all__ = [
-    "weight_bars_html",
-    "weights_heatmap_html",
-    "mask_grid_html",
     "temperature_view",
     "temperature_explorer",
     "saturation_view",
@@ -54,13 +63,6 @@ __all__ = [
     "translator_explorer",
     "D_K_STEPS",
 ]
-
-BAR_COLOUR = OKABE_ITO["blue"]
-HIGHLIGHT_COLOUR = OKABE_ITO["vermillion"]  # outlines the selected row
-ALLOWED_COLOUR = OKABE_ITO["sky blue"]  # mask cells that may attend
-HEATMAP_CMAP = DEFAULT_CMAP  # cividis
-_HIDDEN_STYLE = "background:repeating-linear-gradient(45deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#000000"
-_CELL = "padding:2px 8px;border:1px solid #ffffff"
 
 #: The widths the d_k slider steps through: roughly doubling, 1 to 512 (the paper's d_model).
 D_K_STEPS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
@@ -81,18 +83,6 @@ def _whole(value, name: str, lo: int, hi: int | None = None) -> int:
     return value
 
 
-def _text_labels(labels, n: int, what: str) -> list[str]:
-    if labels is None:
-        return [str(i) for i in range(n)]
-    if isinstance(labels, str):
-        raise ValueError(f"{what} labels must be a list of {n} strings, got the single string {labels!r}; try {labels!r}.split()")
-    labels = [str(x) for x in labels]
-    if len(labels) != n:
-        plural = {"query": "queries"}.get(what, what + "s")
-        raise ValueError(f"{what} labels: there are {n} {plural} but {len(labels)} labels were given ({labels})")
-    return labels
-
-
 def _row_index(query, labels: list[str], what: str = "query") -> int:
     """Resolve ``query`` (a position or a unique label) to a row index."""
     if isinstance(query, str):
@@ -105,133 +95,38 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
     return _whole(query, what, 0, len(labels) - 1)
 
 
-def _as_weights(weights) -> np.ndarray:
-    """A NumPy copy of attention weights from NumPy or PyTorch (detached, on the CPU)."""
-    if hasattr(weights, "detach"):
-        weights = weights.detach().cpu().numpy()
-    arr = np.asarray(weights)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"weights must be numbers, got dtype {arr.dtype}")
-    return arr.astype(float)
+@functools.cache
+def _explorer_class():
+    """A VBox whose display also offers its static twin's HTML (made on first use: ipywidgets loads lazily)."""
+    import ipywidgets as widgets
+
+    class Explorer(widgets.VBox):
+        def _repr_mimebundle_(self, **kwargs):
+            bundle = super()._repr_mimebundle_(**kwargs) or {}
+            return {**bundle, "text/html": self.static_html}
+
+    return Explorer
+
+
+def _explorer_box(children, controls, view, name: str):
+    """A VBox of ``children`` that also offers the HTML of its static twin (:mod:`tutorlib.static`).
+
+    ``controls`` (:class:`tutorlib.static.Control`) and ``view`` (state ->
+    HTML) describe the twin; the box keeps them as ``static_controls`` and
+    ``static_view`` (the tests recompute the book's states with them).
+    Jupyter, Colab and Binder render the widget; the book, whose render
+    priority puts ``text/html`` first, renders the twin.
+    """
+    box = _explorer_class()(children)
+    box.static_controls, box.static_view = list(controls), view
+    box.static_html = static.explorer_html(controls, view, name)
+    return box
 
 
 def _option_labels(labels: list[str]) -> list[tuple[str, int]]:
     """Dropdown options: the labels themselves, numbered when some repeat (YOUR CAT ... CAT)."""
     unique = len(set(labels)) == len(labels)
     return [(label if unique else f"{i} {label}", i) for i, label in enumerate(labels)]
-
-
-# --- HTML pieces ---------------------------------------------------------------------
-
-
-def weight_bars_html(labels, weights, title: str = "") -> str:
-    """HTML of one horizontal bar per label, as wide as its weight (0 to 1)."""
-    labels = [str(x) for x in labels]
-    weights = np.asarray(weights, dtype=float)
-    if weights.shape != (len(labels),):
-        raise ValueError(f"need one weight per label: {len(labels)} labels but weights of shape {weights.shape}")
-    rows = []
-    for label, w in zip(labels, weights):
-        rows.append(
-            '<div style="display:flex;align-items:center;gap:6px;margin:2px 0">'
-            f'<span style="width:7em;text-align:right">{html.escape(label)}</span>'
-            f'<span style="display:inline-block;height:1em;width:{300 * w:.1f}px;background:{BAR_COLOUR}"></span>'
-            f'<span style="font-family:monospace">{w:.3f}</span></div>'
-        )
-    head = f"<div><b>{html.escape(title)}</b></div>" if title else ""
-    return f'<div class="tutorlib-bars">{head}{"".join(rows)}</div>'
-
-
-def _shade(x: float, top: float) -> tuple[str, str]:
-    """Background and text colour of a weight ``x`` on a cividis scale from 0 to ``top``."""
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
-
-    r, g, b, _ = colormaps[HEATMAP_CMAP](x / top if top > 0 else 0.0)
-    text = "#000000" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "#ffffff"
-    return to_hex((r, g, b)), text
-
-
-def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = "", highlight_row=None, mask=None,
-                         decimals: int = 2) -> str:
-    """An attention-weight table ``(T_q, T_k)`` as HTML: queries down, keys across, cividis from 0 to the largest weight.
-
-    ``highlight_row`` (an index) is outlined in vermillion and marked ▶.
-    ``mask`` (boolean, True = may attend, the course's convention) marks the
-    cells it hides with ✕ on a hatched background instead of a number.
-    """
-    w = _as_weights(weights)
-    if w.ndim != 2:
-        raise ValueError(f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head or batch item")
-    rows = _text_labels(query_labels, w.shape[0], "query")
-    cols = _text_labels(key_labels if key_labels is not None else query_labels, w.shape[1], "key")
-    if mask is None:
-        visible = np.ones(w.shape, dtype=bool)
-    else:
-        visible = np.asarray(mask)
-        if visible.dtype != bool or visible.shape != w.shape:
-            raise ValueError(
-                f"mask must be boolean of the weights' shape {w.shape} (True = may attend), got dtype {visible.dtype} "
-                f"and shape {visible.shape}"
-            )
-    if highlight_row is not None:
-        highlight_row = _whole(highlight_row, "highlight_row", 0, w.shape[0] - 1)
-    if np.isnan(w[visible]).any():
-        raise ValueError("weights contain NaN: a query row with every key masked has no weights to show")
-    top = float(w[visible].max()) if visible.any() else 1.0
-    esc = html.escape
-    parts = _table_start("tutorlib-heatmap", "right", title, cols)
-    for i, label in enumerate(rows):
-        chosen = i == highlight_row
-        style = f' style="outline:3px solid {HIGHLIGHT_COLOUR};outline-offset:-2px"' if chosen else ""
-        mark = "▶ " if chosen else ""
-        cells = []
-        for j in range(w.shape[1]):
-            if not visible[i, j]:
-                cells.append(f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">✕</td>')
-            else:
-                bg, fg = _shade(w[i, j], top)
-                cells.append(f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>')
-        parts.append(f'<tr class="{"selected" if chosen else ""}"{style}><th style="padding:2px 8px;text-align:left">'
-                     f'{mark}{esc(label)}</th>{"".join(cells)}</tr>')
-    parts.append("</tbody></table>")
-    return "".join(parts)
-
-
-def _table_start(css_class: str, align: str, title: str, cols) -> list[str]:
-    """The opening of a query-by-key HTML table: caption (if any) and the header row of key labels."""
-    esc = html.escape
-    parts = [f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;text-align:{align}">']
-    if title:
-        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
-    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
-    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
-    return parts
-
-
-def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
-    """A boolean mask ``(T_q, T_k)`` as an HTML grid: ✓ where a query may attend, ✕ (hatched) where the mask hides the key."""
-    m = np.asarray(mask)
-    if m.dtype != bool or m.ndim != 2:
-        raise ValueError(f"mask must be a 2-D boolean array (True = may attend), got dtype {m.dtype} and shape {m.shape}")
-    rows = _text_labels(query_labels, m.shape[0], "query")
-    cols = _text_labels(key_labels if key_labels is not None else query_labels, m.shape[1], "key")
-    esc = html.escape
-    parts = _table_start("tutorlib-mask", "center", title, cols)
-    for i, label in enumerate(rows):
-        cells = "".join(
-            f'<td style="{_CELL};background:{ALLOWED_COLOUR};color:#000000" title="may attend">✓</td>' if m[i, j]
-            else f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden">✕</td>'
-            for j in range(m.shape[1])
-        )
-        parts.append(f'<tr><th style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
-    parts.append("</tbody></table>")
-    return "".join(parts)
-
-
-def _side_by_side(*blocks: str) -> str:
-    cells = "".join(f'<div style="margin:0 2em 1em 0">{b}</div>' for b in blocks)
-    return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>'
 
 
 # --- chapter 3: temperature ------------------------------------------------------------
@@ -241,6 +136,13 @@ def temperature_view(scores, labels, temperature: float) -> tuple[np.ndarray, st
     """The temperature explorer's logic: softmax weights at ``temperature`` and their bars as HTML."""
     weights = softmax(np.asarray(scores, dtype=float), temperature=temperature)
     return weights, weight_bars_html(labels, weights, title=f"softmax(scores / {temperature:g})")
+
+
+def temperature_steps(minimum: float = 0.1, maximum: float = 5.0) -> np.ndarray:
+    """The temperatures the slider stops at: ``minimum`` to ``maximum`` in steps of 0.1, rounded."""
+    if not 0 < minimum < maximum:
+        raise ValueError(f"the slider needs 0 < minimum < maximum, got minimum={minimum!r}, maximum={maximum!r}")
+    return np.round(np.arange(minimum, maximum + 1e-9, 0.1), 10)
 
 
 def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: float = 0.1, maximum: float = 5.0):
@@ -257,7 +159,15 @@ def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: floa
         bars.value = temperature_view(scores, labels, change["new"])[1]
 
     slider.observe(redraw, names="value")
-    box = widgets.VBox([slider, bars])
+    steps = temperature_steps(minimum, maximum)
+    if not np.isclose(steps, temperature).any():
+        raise ValueError(f"the slider moves in steps of 0.1 from {minimum:g} to {maximum:g}; "
+                         f"temperature={temperature!r} is not one of them")
+    start = float(steps[np.isclose(steps, temperature)][0])
+    control = static.Control("temperature", "temperature", tuple((f"{t:g}", float(t)) for t in steps), start,
+                             "slider")
+    box = _explorer_box([slider, bars], [control],
+                        lambda temperature: temperature_view(scores, labels, temperature)[1], "temperature")
     box.slider, box.bars = slider, bars  # handles for tests and for curious learners
     return box
 
@@ -324,7 +234,13 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
 
     slider.observe(redraw, names="value")
     toggle.observe(redraw, names="value")
-    box = widgets.VBox([widgets.HBox([slider, toggle]), view])
+    controls = [
+        static.Control("d_k", "d_k", tuple((str(d), d) for d in D_K_STEPS), d_k, "slider"),
+        static.Control("scaled", "scores", (("scaled: ÷ √d_k", True), ("unscaled", False)), bool(scaled),
+                       "buttons"),
+    ]
+    box = _explorer_box([widgets.HBox([slider, toggle]), view], controls,
+                        lambda d_k, scaled: saturation_view(d_k, scaled, n_keys, seed)[1], "saturation")
     box.d_k, box.scaled, box.view = slider, toggle, view
     return box
 
@@ -348,13 +264,13 @@ def attention_view(q, k, query_labels, key_labels=None, query=0) -> tuple[np.nda
         if arr.ndim != 2:
             raise ValueError(f"{name} must be one sentence's {letters} matrix, got shape {arr.shape}")
     _, weights = scaled_dot_product_attention(q, k, k)  # (T_q, T_k); the values do not change the weights
-    rows = _text_labels(query_labels, weights.shape[0], "query")
-    cols = _text_labels(key_labels if key_labels is not None else query_labels, weights.shape[1], "key")
+    rows = labels_for(query_labels, weights.shape[0], "query")
+    cols = labels_for(key_labels if key_labels is not None else query_labels, weights.shape[1], "key")
     i = _row_index(query, rows)
     bars = weight_bars_html(cols, weights[i], title=f'weights of the query "{rows[i]}" (they sum to 1)')
     table = weights_heatmap_html(weights, rows, cols, title="all queries (rows) against all keys (columns)",
                                  highlight_row=i)
-    return weights[i], _side_by_side(bars, table)
+    return weights[i], side_by_side(bars, table)
 
 
 def attention_explorer(q, k, query_labels, key_labels=None, query=0):
@@ -371,7 +287,9 @@ def attention_explorer(q, k, query_labels, key_labels=None, query=0):
         view.value = attention_view(q, k, labels, key_labels, change["new"])[1]
 
     dropdown.observe(redraw, names="value")
-    box = widgets.VBox([dropdown, view])
+    control = static.Control("query", "query", tuple(_option_labels(labels)), start)
+    box = _explorer_box([dropdown, view], [control],
+                        lambda query: attention_view(q, k, labels, key_labels, query)[1], "attention")
     box.query, box.view = dropdown, view
     return box
 
@@ -407,12 +325,12 @@ def head_view(weights, head: int, query_labels, key_labels=None, query=0, batch:
     w = _heads(weights, batch)
     H = w.shape[0]
     head = _whole(head, f"head (an index: the layer has {H} heads, 0 to {H - 1})", 0, H - 1)
-    rows = _text_labels(query_labels, w.shape[1], "query")
-    cols = _text_labels(key_labels if key_labels is not None else query_labels, w.shape[2], "key")
+    rows = labels_for(query_labels, w.shape[1], "query")
+    cols = labels_for(key_labels if key_labels is not None else query_labels, w.shape[2], "key")
     i = _row_index(query, rows)
     bars = weight_bars_html(cols, w[head, i], title=f'head {head + 1} of {H}: weights of the query "{rows[i]}"')
     table = weights_heatmap_html(w[head], rows, cols, title=f"head {head + 1} of {H}: every query", highlight_row=i)
-    return w[head], _side_by_side(bars, table)
+    return w[head], side_by_side(bars, table)
 
 
 def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0, batch: int = 0):
@@ -432,7 +350,10 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
 
     heads.observe(redraw, names="value")
     queries.observe(redraw, names="value")
-    box = widgets.VBox([widgets.HBox([heads, queries]), view])
+    controls = [static.Control("head", "head", tuple((f"head {h + 1}", h) for h in range(H)), head),
+                static.Control("query", "query", tuple(_option_labels(labels)), start)]
+    box = _explorer_box([widgets.HBox([heads, queries]), view], controls,
+                        lambda head, query: head_view(weights, head, labels, key_labels, query, batch)[1], "head")
     box.head, box.query, box.view = heads, queries, view
     return box
 
@@ -484,7 +405,7 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
     )
     grid = mask_grid_html(mask, labels, title="mask: ✓ may attend, ✕ hidden")
     heat = weights_heatmap_html(weights, labels, title="attention weights (✕ = hidden, weight 0)", mask=mask)
-    return mask, weights, summary + _side_by_side(grid, heat)
+    return mask, weights, summary + side_by_side(grid, heat)
 
 
 def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=None, seed: int = 0):
@@ -504,7 +425,14 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 
     for control in (n_words_slider, n_pad_slider, causal_box):
         control.observe(redraw, names="value")
-    box = widgets.VBox([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view])
+    controls = [
+        static.Control("n_words", "real words", tuple((str(n), n) for n in range(1, count + 1)), n_words, "slider"),
+        static.Control("n_pad", "padding", tuple((str(n), n) for n in range(max(MAX_PADDING, n_pad) + 1)), n_pad,
+                       "slider"),
+        static.Control("causal", "causal mask", (("off", False), ("on", True)), bool(causal), "checkbox"),
+    ]
+    box = _explorer_box([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view], controls,
+                        lambda n_words, n_pad, causal: mask_view(n_words, n_pad, causal, words, seed)[2], "mask")
     box.n_words, box.n_pad, box.causal, box.view = n_words_slider, n_pad_slider, causal_box, view
     return box
 
@@ -521,6 +449,82 @@ def _translator_vocabs(model, src_vocab, tgt_vocab):
             "or use a model from tutorlib.translator.load_pretrained() or tutorlib.training.load_checkpoint()"
         )
     return src_vocab, tgt_vocab
+
+
+def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_vocab, length_penalty: float):
+    """Translate ``sentence`` and return what the view shows of it, for every layer and head at once.
+
+    Returns ``(words, translation, rows, unknown, ended, cross)``: the English
+    tokens, the Portuguese text, the row labels (the written tokens and the
+    ``<eos>``), the unknown English words, whether ``<eos>`` was written, and
+    the cross-attention of every decoder layer, ``(L, H, T, S)``.
+    """
+    import math
+
+    import torch
+
+    from .data import detokenize, tokenize
+    from .nn import causal_attention_mask, padding_attention_mask
+    from .translator import BOS_ID, PAD_ID, beam_search, greedy_decode
+
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
+    words = tokenize(sentence)
+    if not words:
+        raise ValueError("the sentence is empty: type some English words, e.g. 'the red car'")
+    c = model.config
+    unknown = [w for w in dict.fromkeys(words) if w not in src_vocab]
+    src_ids = src_vocab.encode(words)  # warns about unknown words, as translate() does
+    device = next(model.parameters()).device
+    src = torch.tensor([src_ids], device=device)  # (1, S)
+    src_key_mask = padding_attention_mask(src != PAD_ID)  # (1, 1, 1, S)
+    if beam_size == 1:
+        ids = greedy_decode(model, src, src_key_mask)[0]
+    else:
+        ids = beam_search(model, src, src_key_mask, beam_size, length_penalty)[0]
+    translation = detokenize(tgt_vocab.decode(ids))
+    ended = len(ids) < c.max_len - 1  # False when the decoding ran out of positions before writing <eos>
+    rows = [tgt_vocab.id_to_token(i) for i in ids] + (["<eos>"] if ended else [])
+    tgt_in = torch.tensor([[BOS_ID] + ids[: len(rows) - 1]], device=device)  # (1, T): the decoder's inputs
+    with torch.no_grad():
+        memory = model.encode(src, src_key_mask)  # (1, S, D)
+        x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(c.d_model))  # (1, T) -> (1, T, D)
+        T = tgt_in.shape[1]
+        _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
+                                    need_weights=True)  # one (1, H, T, S) per layer
+    cross = np.stack([_as_weights(layer_weights[0]) for layer_weights in cross])  # (L, H, T, S)
+    return words, translation, rows, unknown, ended, cross
+
+
+def _translator_html(decoded, sentence: str, beam_size: int, layer: int, head, config) -> tuple[np.ndarray, str]:
+    """One layer's (and head's, or the heads' mean) cross-attention of a decoded sentence, and its HTML."""
+    words, translation, rows, unknown, ended, cross = decoded
+    weights = cross[layer].mean(axis=0) if head is None else cross[layer, head]  # (T, S)
+    esc = html.escape
+    how = "greedy" if beam_size == 1 else f"beam search, {beam_size} beams"
+    which = "mean of the heads" if head is None else f"head {head + 1} of {config.num_heads}"
+    lines = [f"English: {esc(sentence.strip())}", f"Portuguese ({how}): <b>{esc(translation)}</b>",
+             "rows: the word each step wrote (the last one &lt;eos&gt;); columns: the English words"]
+    if unknown:
+        lines.append(f"unknown words, read as &lt;unk&gt;: {esc(', '.join(unknown))}")
+    if not ended:
+        lines.append(f"no &lt;eos&gt; within the model's {config.max_len - 1} output positions: "
+                     "the translation is cut off")
+    head_html = '<div class="tutorlib-translation" style="margin-bottom:6px">' + "<br>".join(lines) + "</div>"
+    title = f"cross-attention, decoder layer {layer + 1} of {config.num_decoder_layers}, {which}"
+    table = weights_heatmap_html(weights, rows, words, title=title)
+    return weights, head_html + side_by_side(table)
+
+
+def _translator_checks(model, beam_size, layer, head) -> tuple[int, int, int | None]:
+    c = model.config
+    beam_size = _whole(beam_size, "beam_size (1 = greedy)", 1)
+    layer = _whole(layer, f"layer (an index: the decoder has {c.num_decoder_layers} layers, 0 to "
+                          f"{c.num_decoder_layers - 1})", 0, c.num_decoder_layers - 1)
+    if head is not None:
+        head = _whole(head, f"head (an index: each layer has {c.num_heads} heads, 0 to {c.num_heads - 1}; "
+                            "None for their mean)", 0, c.num_heads - 1)
+    return beam_size, layer, head
 
 
 def translator_view(model, sentence: str, beam_size: int = 1, layer: int = 0, head=0, *, src_vocab=None,
@@ -545,71 +549,44 @@ def translator_view(model, sentence: str, beam_size: int = 1, layer: int = 0, he
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    import math
-
-    import torch
-
-    from .data import detokenize, tokenize
-    from .nn import causal_attention_mask, padding_attention_mask
-    from .translator import BOS_ID, PAD_ID, beam_search, greedy_decode
-
     src_vocab, tgt_vocab = _translator_vocabs(model, src_vocab, tgt_vocab)
-    if not isinstance(sentence, str):
-        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
-    words = tokenize(sentence)
-    if not words:
-        raise ValueError("the sentence is empty: type some English words, e.g. 'the red car'")
-    beam_size = _whole(beam_size, "beam_size (1 = greedy)", 1)
-    c = model.config
-    layer = _whole(layer, f"layer (an index: the decoder has {c.num_decoder_layers} layers, 0 to "
-                          f"{c.num_decoder_layers - 1})", 0, c.num_decoder_layers - 1)
-    if head is not None:
-        head = _whole(head, f"head (an index: each layer has {c.num_heads} heads, 0 to {c.num_heads - 1}; "
-                            "None for their mean)", 0, c.num_heads - 1)
-    unknown = [w for w in dict.fromkeys(words) if w not in src_vocab]
-    src_ids = src_vocab.encode(words)  # warns about unknown words, as translate() does
-    device = next(model.parameters()).device
-    src = torch.tensor([src_ids], device=device)  # (1, S)
-    src_key_mask = padding_attention_mask(src != PAD_ID)  # (1, 1, 1, S)
-    if beam_size == 1:
-        ids = greedy_decode(model, src, src_key_mask)[0]
-    else:
-        ids = beam_search(model, src, src_key_mask, beam_size, length_penalty)[0]
-    translation = detokenize(tgt_vocab.decode(ids))
-    ended = len(ids) < c.max_len - 1  # False when the decoding ran out of positions before writing <eos>
-    rows = [tgt_vocab.id_to_token(i) for i in ids] + (["<eos>"] if ended else [])
-    tgt_in = torch.tensor([[BOS_ID] + ids[: len(rows) - 1]], device=device)  # (1, T): the decoder's inputs
-    with torch.no_grad():
-        memory = model.encode(src, src_key_mask)  # (1, S, D)
-        x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(c.d_model))  # (1, T) -> (1, T, D)
-        T = tgt_in.shape[1]
-        _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
-                                    need_weights=True)  # one (1, H, T, S) per layer
-    per_head = cross[layer][0]  # (1, H, T, S) -> (H, T, S)
-    weights = _as_weights(per_head.mean(dim=0) if head is None else per_head[head])  # (T, S)
-    esc = html.escape
-    how = "greedy" if beam_size == 1 else f"beam search, {beam_size} beams"
-    which = "mean of the heads" if head is None else f"head {head + 1} of {c.num_heads}"
-    lines = [f"English: {esc(sentence.strip())}", f"Portuguese ({how}): <b>{esc(translation)}</b>",
-             "rows: the word each step wrote (the last one &lt;eos&gt;); columns: the English words"]
-    if unknown:
-        lines.append(f"unknown words, read as &lt;unk&gt;: {esc(', '.join(unknown))}")
-    if not ended:
-        lines.append(f"no &lt;eos&gt; within the model's {c.max_len - 1} output positions: the translation is cut off")
-    head_html = '<div class="tutorlib-translation" style="margin-bottom:6px">' + "<br>".join(lines) + "</div>"
-    title = f"cross-attention, decoder layer {layer + 1} of {c.num_decoder_layers}, {which}"
-    table = weights_heatmap_html(weights, rows, words, title=title)
-    return translation, weights, head_html + _side_by_side(table)
+    beam_size, layer, head = _translator_checks(model, beam_size, layer, head)
+    decoded = _decode_with_attention(model, sentence, beam_size, src_vocab, tgt_vocab, length_penalty)
+    weights, page = _translator_html(decoded, sentence, beam_size, layer, head, model.config)
+    return decoded[1], weights, page
+
+
+#: The static book's menu of sentences for the translator explorer (in a kernel, any sentence):
+#: adjectives that move after their noun, agreement in gender and number, negation with
+#: do-support, dropped subjects, estar com, contractions of de, and yes/no questions.
+BOOK_SENTENCES = (
+    "the red car",
+    "the black cats",
+    "she is tired",
+    "the girls are tired",
+    "i am happy",
+    "i am hungry",
+    "he does not eat the apples",
+    "we do not like the dogs",
+    "i like the cat",
+    "my friend is sick",
+    "do you like the black cats ?",
+    "is the house big ?",
+    "they are not hungry .",
+    "the young women read the new books",
+)
 
 
 def translator_explorer(model=None, sentence: str = "the red car", beam_size: int = 1, layer: int = 0, head=0, *,
-                        src_vocab=None, tgt_vocab=None):
+                        src_vocab=None, tgt_vocab=None, sentences=BOOK_SENTENCES):
     """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows :func:`translator_view`.
 
     ``model`` defaults to the shipped pretrained translator
     (``tutorlib.translator.load_pretrained``). A sentence the view refuses
     (empty, too long) shows its error message instead of the table; unknown
-    words are named in the output rather than as a warning.
+    words are named in the output rather than as a warning. The static twin
+    in the book offers a menu of ``sentences`` (``sentence`` first) instead of
+    the text box, each decoded once, greedy and with 4 beams.
     """
     import warnings
 
@@ -619,6 +596,7 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
         from .translator import load_pretrained
 
         model, src_vocab, tgt_vocab = load_pretrained()
+    src_vocab, tgt_vocab = _translator_vocabs(model, src_vocab, tgt_vocab)
     c = model.config
     beam_size = _whole(beam_size, "beam_size (1 = greedy)", 1)
     choices = [("greedy", 1), ("beam 4", 4)]  # the HTML spells out "beam search, 4 beams"
@@ -647,6 +625,37 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
     redraw()
     for control in (text, decoding, layers, heads):
         control.observe(redraw, names="value")
-    box = widgets.VBox([text, decoding, widgets.HBox([layers, heads]), view])
+    controls, page = _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices,
+                                      sentences)
+    box = _explorer_box([text, decoding, widgets.HBox([layers, heads]), view], controls, page, "translator")
     box.sentence, box.decoding, box.layer, box.head, box.view = text, decoding, layers, heads, view
     return box
+
+
+def _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices, sentences):
+    """The translator explorer's static twin, its controls and view: a menu of sentences instead of the text box."""
+    import warnings
+
+    if isinstance(sentences, str):
+        raise ValueError(f"sentences must be a list of sentences, got the single string {sentences!r}")
+    menu = list(dict.fromkeys([sentence, *sentences]))  # the starting sentence first, no repeats
+    c = model.config
+    decoded = {}
+
+    def page(sentence, beam_size, layer, head):
+        if (sentence, beam_size) not in decoded:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the HTML names unknown words
+                decoded[sentence, beam_size] = _decode_with_attention(model, sentence, beam_size, src_vocab,
+                                                                      tgt_vocab, 0.6)
+        return _translator_html(decoded[sentence, beam_size], sentence, beam_size, layer,
+                                None if head == -1 else head, c)[1]
+
+    controls = [
+        static.Control("sentence", "English", tuple((s, s) for s in menu), sentence),
+        static.Control("beam_size", "decoding", tuple(choices), beam_size, "buttons"),
+        static.Control("layer", "layer", tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)), layer),
+        static.Control("head", "head", tuple((f"head {h + 1}", h) for h in range(c.num_heads))
+                       + (("mean of the heads", -1),), -1 if head is None else head),
+    ]
+    return controls, page

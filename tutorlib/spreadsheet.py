@@ -456,6 +456,35 @@ def export_cross_attention_xlsx(path, queries, keys, values=None, w_q=None, w_k=
     writer.wb.calculation.fullCalcOnLoad = True
     try:
         writer.wb.save(p)
+        _make_reproducible(p)
     except OSError as exc:
         raise ValueError(f"could not write {p.name!r} in {str(p.parent)!r}: {exc.strerror or exc}") from exc
     return p
+
+
+_FIXED_TIME = "2026-01-01T00:00:00Z"
+
+
+def _make_reproducible(path: Path) -> None:
+    """Rewrite the saved workbook so the same tables give the same bytes.
+
+    openpyxl stamps the time of saving into docProps/core.xml and into every
+    zip entry; chapter 7 commits its workbook, so each run would change it.
+    The dates become a fixed one; the contents are untouched.
+    """
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(path) as old:
+        entries = [(info, old.read(info.filename)) for info in old.infolist()]
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w") as new:
+        for info, data in entries:
+            if info.filename == "docProps/core.xml":
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", rb"\g<1>" + _FIXED_TIME.encode()
+                              + rb"\g<2>", data)
+            fixed = zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0))
+            fixed.compress_type = zipfile.ZIP_DEFLATED
+            fixed.external_attr = info.external_attr
+            new.writestr(fixed, data)
+    os.replace(tmp, path)

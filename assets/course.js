@@ -1,0 +1,106 @@
+/* The book's own script: explorers that answer without a kernel, and sidebars that open.
+ *
+ * 1. Static explorers (tutorlib/static.py). Each explorer output holds its controls
+ *    (disabled until this script runs), the starting view, and every other view, packed as
+ *    gzip + base64 JSON. Moving a control swaps in the stored view for the new state: the
+ *    very HTML the live explorer shows in a kernel, made by the same Python function.
+ * 2. Sidebar toggles. pydata-sphinx-theme 0.17 wires its click handler to the first
+ *    .primary-toggle / .secondary-toggle of the page, a button in a header that
+ *    sphinx-book-theme hides, so the visible buttons do nothing (pydata-sphinx-theme#2451,
+ *    sphinx-book-theme#988). Here every visible toggle works: on a narrow screen it opens the
+ *    theme's own drawer (by clicking the wired button); on a wide one it hides or shows the
+ *    sidebar in place.
+ */
+(function () {
+  "use strict";
+
+  // --- 1. static explorers --------------------------------------------------------------
+  async function unpack(b64) {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  function readControl(el) {
+    if (el.tagName === "FIELDSET") return Number(el.querySelector("input:checked").value);
+    if (el.type === "checkbox") return el.checked ? 1 : 0;
+    return Number(el.value); // range and select: the option's index
+  }
+
+  async function setUpExplorer(root) {
+    const data = JSON.parse(root.querySelector("script.tutorlib-states").textContent);
+    const view = root.querySelector(".tutorlib-view");
+    const controls = [...root.querySelectorAll("[data-control]")]
+      .sort((a, b) => Number(a.dataset.control) - Number(b.dataset.control));
+    let pages;
+    try {
+      if (typeof DecompressionStream === "undefined") throw new Error("no DecompressionStream");
+      pages = await unpack(data.pages);
+    } catch (err) {
+      const note = document.createElement("p");
+      note.className = "tutorlib-explorer-note";
+      note.textContent = "This browser cannot unpack the explorer's views; open the notebook " +
+        "in Colab or Binder (the rocket button) to move the controls.";
+      root.prepend(note);
+      return;
+    }
+    const redraw = () => {
+      let key = 0;
+      controls.forEach((el, i) => { key = key * data.sizes[i] + readControl(el); });
+      view.innerHTML = pages[data.index[key]];
+      controls.forEach((el) => {
+        if (el.type === "range") {
+          const labels = JSON.parse(el.dataset.labels);
+          el.parentElement.querySelector("output").textContent = labels[Number(el.value)];
+        }
+      });
+    };
+    root.querySelectorAll("input, select").forEach((el) => {
+      el.disabled = false;
+      el.addEventListener("input", redraw);
+      el.addEventListener("change", redraw);
+    });
+    root.dataset.ready = "true";
+  }
+
+  // --- 2. sidebar toggles ------------------------------------------------------------------
+  const WIDE = window.matchMedia("(min-width: 960px)");
+
+  function setUpToggles(kind) {
+    const buttons = [...document.querySelectorAll(`.${kind}-toggle`)];
+    const wired = buttons[0]; // the one pydata-sphinx-theme listens to
+    const sidebar = document.getElementById(kind === "primary" ? "pst-primary-sidebar" : "pst-secondary-sidebar");
+    if (!wired || !sidebar) return;
+    buttons.slice(1).forEach((button) => {
+      button.addEventListener("click", (event) => {
+        event.preventDefault();
+        event.stopPropagation();
+        if (kind === "primary" && WIDE.matches) {
+          const hidden = document.documentElement.classList.toggle("tutorlib-hide-primary");
+          button.setAttribute("aria-expanded", String(!hidden));
+        } else {
+          wired.click(); // the theme moves the sidebar into its <dialog> and opens it
+        }
+      });
+    });
+  }
+
+  function ready(fn) {
+    if (document.readyState !== "loading") fn();
+    else document.addEventListener("DOMContentLoaded", fn);
+  }
+
+  // --- 3. print: collapsed solutions and code print open (Chromium also does it in CSS) ---
+  window.addEventListener("beforeprint", () => {
+    document.querySelectorAll("details:not([open])").forEach((d) => { d.dataset.printOpened = "1"; d.open = true; });
+  });
+  window.addEventListener("afterprint", () => {
+    document.querySelectorAll("details[data-print-opened]").forEach((d) => { d.open = false; delete d.dataset.printOpened; });
+  });
+
+  ready(() => {
+    document.querySelectorAll(".tutorlib-static-explorer").forEach((root) => { setUpExplorer(root); });
+    setUpToggles("primary");
+    setUpToggles("secondary");
+  });
+})();

@@ -1,0 +1,96 @@
+"""A small Sphinx extension for the book's pages (loaded by _config.yml's local_extensions).
+
+- Solution pages leave the Previous/Next reading chain. A reader who clicks
+  "Next" at the end of the last exercise should not land on the answers; the
+  solution pages stay in the sidebar, and each one's "Previous" leads back to
+  its exercise.
+- Cells that start with ``# NBVAL_IGNORE_OUTPUT`` tell the tests not to compare
+  their output (timings, say); the marker means nothing to a reader, so the
+  rendered code leaves that line out. The notebooks keep it.
+- Sphinx 7.4 writes an inline script twice when an extension registers it
+  after the builder has started (sphinx-doc/sphinx#13402, fixed in Sphinx 8.2;
+  Jupyter Book 1 pins Sphinx 7). sphinx-thebe's ``const THEBE_JS_URL = ...`` is
+  one: the second copy throws on every page. Each page keeps one copy of each
+  script.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+
+SOLUTIONS = "exercises/solutions/"
+NBVAL_MARKER = re.compile(r"^# NBVAL_[A-Z_]+[^\n]*\n?", re.MULTILINE)
+
+
+def is_solution(docname: str | None) -> bool:
+    return bool(docname) and docname.startswith(SOLUTIONS)
+
+
+def exercise_of(docname: str) -> str:
+    """exercises/solutions/ex04_x -> exercises/ex04_x"""
+    return "exercises/" + docname[len(SOLUTIONS):]
+
+
+def hide_nbval_markers(app, doctree) -> None:
+    for block in list(doctree.findall(nodes.literal_block)):
+        text = block.astext()
+        if "# NBVAL_" not in text:
+            continue
+        cleaned = NBVAL_MARKER.sub("", text)
+        block.children = [nodes.Text(cleaned)]
+        block.rawsource = cleaned
+
+
+def _link(app, pagename: str, target: str) -> dict:
+    title = app.env.titles[target]
+    return {"link": app.builder.get_relative_uri(pagename, target),
+            "title": app.builder.render_partial(title)["title"]}
+
+
+def _step(relations: dict, docname: str, direction: int) -> str | None:
+    """The neighbour of ``docname`` in the reading chain (1 = next, 2 = previous... as in Sphinx's
+    relations: [parent, previous, next]), skipping solution pages."""
+    index = 2 if direction > 0 else 1
+    seen = set()
+    current = relations.get(docname, [None, None, None])[index]
+    while current and is_solution(current) and current not in seen:
+        seen.add(current)
+        current = relations.get(current, [None, None, None])[index]
+    return None if is_solution(current) else current
+
+
+def reading_chain(app, pagename, templatename, context, doctree) -> None:
+    relations = app.env.collect_relations()
+    if pagename not in relations:
+        return
+    if is_solution(pagename):
+        exercise = exercise_of(pagename)
+        context["prev"] = _link(app, pagename, exercise) if exercise in app.env.titles else None
+        context["next"] = None
+        return
+    for key, direction in (("prev", -1), ("next", 1)):
+        neighbour = _step(relations, pagename, direction)
+        context[key] = _link(app, pagename, neighbour) if neighbour else None
+
+
+def one_copy_of_each_script(app, pagename, templatename, context, doctree) -> None:
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    unique, seen = [], set()
+    for script in scripts:
+        attributes = getattr(script, "attributes", {}) or {}
+        key = (str(getattr(script, "filename", script) or ""), tuple(sorted(attributes.items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+
+
+def setup(app):
+    app.connect("doctree-read", hide_nbval_markers)
+    app.connect("html-page-context", reading_chain)
+    app.connect("html-page-context", one_copy_of_each_script, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
