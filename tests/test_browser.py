@@ -587,11 +587,13 @@ def _explorer_boxes(chapter: str) -> list:
     """The chapter's explorers, made again here from tutorlib: its code cells run up to its last
     explorer (chapter 10's model is the shipped one, loaded directly), the explorer calls kept."""
     import ast
-    import os
 
+    import matplotlib
     import nbformat
 
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    # Draw nowhere, in this process only: an MPLBACKEND variable would reach the kernels
+    # that nbval starts later in the same run, and their figures would vanish.
+    matplotlib.use("Agg")
     nb = nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4)
     cells = [c.source for c in nb.cells if c.cell_type == "code" and "install-tutorlib" not in c.metadata.get("tags", [])]
     calls = ("_explorer(", "mask_editor(")
