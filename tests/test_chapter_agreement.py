@@ -38,6 +38,21 @@ def test_chapter_3_softmax_agrees_with_tutorlib():
     assert_close(stable_softmax(huge), softmax(huge), rtol=0, atol=1e-12)
 
 
+def test_chapter_3_softmax_jacobian_agrees_with_tutorlib_experiments():
+    from tutorlib.experiments import softmax_jacobian
+
+    ns = derivations("03_softmax.ipynb")
+    rng = np.random.default_rng(0)
+    for n, spread in [(2, 1.0), (3, 1.0), (6, 3.0), (10, 20.0)]:
+        p = ns["stable_softmax"](rng.standard_normal(n) * spread)
+        assert_close(ns["softmax_jacobian"](p), softmax_jacobian(p), rtol=1e-12, atol=1e-12)
+    # and both are the derivative: a central difference of the softmax, column by column
+    x = np.array([2.0, 1.0, 0.1])
+    eps = 1e-6
+    numeric = np.stack([(softmax(x + eps * e) - softmax(x - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
+    assert_close(ns["softmax_jacobian"](softmax(x)), numeric, rtol=0, atol=1e-8)
+
+
 def test_chapter_4_attention_agrees_with_tutorlib():
     attention = derivations("04_scaled_dot_product_attention.ipynb")["attention"]
     rng = np.random.default_rng(0)
@@ -98,44 +113,6 @@ def test_chapter_8_positional_encoding_agrees_with_tutorlib_nn():
         assert_close(ours, sinusoidal_positional_encoding(max_len, d_model), rtol=1e-6, atol=1e-6)
 
 
-def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():
-    import dataclasses
-
-    import torch
-
-    from tutorlib.training import learning_rate, translation_loss
-    from tutorlib.translator import PRESETS
-
-    ns = derivations("09_training_a_translator.ipynb")
-    torch.manual_seed(0)
-    logits = torch.randn(3, 5, 11, dtype=torch.float64)
-    targets = torch.randint(1, 11, (3, 5))
-    targets[0, 3:] = 0  # padding
-    for eps in (0.0, 0.1, 0.3):
-        assert_close(ns["smoothed_cross_entropy"](logits, targets, eps=eps),
-                     translation_loss(logits, targets, label_smoothing=eps), rtol=1e-10, atol=1e-10)
-    config = dataclasses.replace(PRESETS["tiny"], warmup_steps=10, lr=1e-3)
-    for step in (0, 5, 9, 10, 40, 99, 150):
-        expected = learning_rate(step, config, total_steps=100)
-        ours = ns["warmup_cosine"](step, config.lr, config.min_lr, config.warmup_steps, 100)
-        assert abs(ours - expected) < 1e-15, (step, ours, expected)
-
-
-def test_chapter_3_softmax_jacobian_agrees_with_tutorlib_experiments():
-    from tutorlib.experiments import softmax_jacobian
-
-    ns = derivations("03_softmax.ipynb")
-    rng = np.random.default_rng(0)
-    for n, spread in [(2, 1.0), (3, 1.0), (6, 3.0), (10, 20.0)]:
-        p = ns["stable_softmax"](rng.standard_normal(n) * spread)
-        assert_close(ns["softmax_jacobian"](p), softmax_jacobian(p), rtol=1e-12, atol=1e-12)
-    # and both are the derivative: a central difference of the softmax, column by column
-    x = np.array([2.0, 1.0, 0.1])
-    eps = 1e-6
-    numeric = np.stack([(softmax(x + eps * e) - softmax(x - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
-    assert_close(ns["softmax_jacobian"](softmax(x)), numeric, rtol=0, atol=1e-8)
-
-
 def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
     import torch
 
@@ -162,3 +139,26 @@ def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
             assert ours == theirs, (beam_size, alpha)
     # the test can fail: greedy and beam search write different translations here
     assert greedy_decode(model, batch, mask) != beam_search(model, batch, mask, beam_size=4)
+
+
+def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():
+    import dataclasses
+
+    import torch
+
+    from tutorlib.training import learning_rate, translation_loss
+    from tutorlib.translator import PRESETS
+
+    ns = derivations("09_training_a_translator.ipynb")
+    torch.manual_seed(0)
+    logits = torch.randn(3, 5, 11, dtype=torch.float64)
+    targets = torch.randint(1, 11, (3, 5))
+    targets[0, 3:] = 0  # padding
+    for eps in (0.0, 0.1, 0.3):
+        assert_close(ns["smoothed_cross_entropy"](logits, targets, eps=eps),
+                     translation_loss(logits, targets, label_smoothing=eps), rtol=1e-10, atol=1e-10)
+    config = dataclasses.replace(PRESETS["tiny"], warmup_steps=10, lr=1e-3)
+    for step in (0, 5, 9, 10, 40, 99, 150):
+        expected = learning_rate(step, config, total_steps=100)
+        ours = ns["warmup_cosine"](step, config.lr, config.min_lr, config.warmup_steps, 100)
+        assert abs(ours - expected) < 1e-15, (step, ours, expected)
