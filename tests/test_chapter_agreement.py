@@ -38,6 +38,21 @@ def test_chapter_3_softmax_agrees_with_tutorlib():
     assert_close(stable_softmax(huge), softmax(huge), rtol=0, atol=1e-12)
 
 
+def test_chapter_3_softmax_jacobian_agrees_with_tutorlib_experiments():
+    from tutorlib.experiments import softmax_jacobian
+
+    ns = derivations("03_softmax.ipynb")
+    rng = np.random.default_rng(0)
+    for n, spread in [(2, 1.0), (3, 1.0), (6, 3.0), (10, 20.0)]:
+        p = ns["stable_softmax"](rng.standard_normal(n) * spread)
+        assert_close(ns["softmax_jacobian"](p), softmax_jacobian(p), rtol=1e-12, atol=1e-12)
+    # and both are the derivative: a central difference of the softmax, column by column
+    x = np.array([2.0, 1.0, 0.1])
+    eps = 1e-6
+    numeric = np.stack([(softmax(x + eps * e) - softmax(x - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
+    assert_close(ns["softmax_jacobian"](softmax(x)), numeric, rtol=0, atol=1e-8)
+
+
 def test_chapter_4_attention_agrees_with_tutorlib():
     attention = derivations("04_scaled_dot_product_attention.ipynb")["attention"]
     rng = np.random.default_rng(0)
@@ -96,6 +111,34 @@ def test_chapter_8_positional_encoding_agrees_with_tutorlib_nn():
     for max_len, d_model in [(1, 1), (5, 16), (64, 64), (50, 7)]:
         ours = torch.as_tensor(positional_encoding(max_len, d_model)).float()
         assert_close(ours, sinusoidal_positional_encoding(max_len, d_model), rtol=1e-6, atol=1e-6)
+
+
+def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
+    import torch
+
+    from tutorlib.data import tokenize
+    from tutorlib.nn import padding_attention_mask
+    from tutorlib.translator import PAD_ID, beam_search, greedy_decode, load_pretrained
+
+    ns = derivations("10_translating_and_evaluating.ipynb")
+    model, src_vocab, _ = load_pretrained(device="cpu")
+    # in the phrasebook, and outside it: on the last three greedy and beam search disagree,
+    # and the last one changes with the length penalty
+    sentences = ["I am happy.", "the red car", "you buy my fast cows", "she is tired",
+                 "tall women do not need my car.", "a teacher reads white newspaper?",
+                 "the beautiful women do not see tired cats."]
+    ids = [src_vocab.encode(tokenize(s)) for s in sentences]
+    width = max(map(len, ids))
+    batch = torch.tensor([s + [PAD_ID] * (width - len(s)) for s in ids])  # (B, S)
+    mask = padding_attention_mask(batch != PAD_ID)  # (B, 1, 1, S)
+    with torch.no_grad():
+        assert [ns["greedy_translate"](model, s) for s in ids] == greedy_decode(model, batch, mask)
+        for beam_size, alpha in [(4, 0.6), (4, 0.0), (4, 1.0), (2, 0.6)]:
+            ours = [ns["beam_translate"](model, s, beam_size=beam_size, alpha=alpha) for s in ids]
+            theirs = beam_search(model, batch, mask, beam_size=beam_size, length_penalty=alpha)
+            assert ours == theirs, (beam_size, alpha)
+    # the test can fail: greedy and beam search write different translations here
+    assert greedy_decode(model, batch, mask) != beam_search(model, batch, mask, beam_size=4)
 
 
 def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():

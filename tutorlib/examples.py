@@ -23,7 +23,7 @@ __all__ = [
     "YOUR_CAT",
 ]
 
-#: Chapter 1: attention as borrowing coins. A has 416 coins and needs 500 for a
+#: Chapter 1: attention as borrowing coins. A has 416 coins and needs 500 more for a
 #: phone. B has saved 1000 and would lend at most 100; C has saved 250 and
 #: would lend at most 150. "Relevance" of a lender = savings / what A needs.
 COINS = {

@@ -5,9 +5,12 @@ product is a sum of d_k products of variance 1, so its variance is d_k: the
 scores spread out as the width grows. Softmax of widely spread scores puts
 almost all the weight on one key (it *saturates*), and the softmax's
 Jacobian, ``diag(p) - p pᵀ``, then shrinks towards 0, so almost no gradient
-flows back. Dividing by sqrt(d_k) keeps the variance at 1 for every width.
+flows back through it. (The gradient of the query also carries a factor of the
+keys, about sqrt(d_k) long: chapter 4 measures it, and finds its median
+collapsing while a few near-tied queries get large steps.) Dividing by
+sqrt(d_k) keeps the variance at 1 for every width.
 
-Derived in chapter 4 (Scaled dot-product attention).
+Derived in chapters 3 (the Jacobian) and 4 (Scaled dot-product attention).
 """
 
 from __future__ import annotations

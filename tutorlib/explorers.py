@@ -213,7 +213,7 @@ def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 
         '<div class="tutorlib-stats" style="font-family:monospace;margin-top:4px">'
         f"spread of the scores (std): {scores.std():.2f}<br>"
         f"largest weight: {weights.max():.3f} (uniform would be {1 / n_keys:.3f})<br>"
-        f"gradient size ‖diag(p) − p pᵀ‖: {gradient:.3f}</div>"
+        f"softmax Jacobian size ‖diag(p) − p pᵀ‖: {gradient:.3f}</div>"
     )
     return weights, bars + stats
 
