@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# apt-get installs the system packages (npm, LibreOffice, Chromium) as root, or through sudo
+# apt-get installs the system packages (npm, LibreOffice, Chromium, bubblewrap) as root, or through sudo
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install vendor book system-deps test clean
@@ -44,9 +44,24 @@ book: install vendor
 # tests/test_browser.py opens every page of the built book in Debian's Chromium (headless, driven by
 # the playwright package; never `playwright install`, which downloads a browser of its own).
 # `make book` needs neither.
+# tools/grade.py (tests/test_grading*.py, tests/test_exercises.py) runs each submission in Debian's
+# bubblewrap sandbox (bwrap: a few hundred KB, no daemon); elsewhere install bubblewrap yourself.
 CHROMIUM ?= /usr/bin/chromium
 
 system-deps:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  command -v apt-get >/dev/null 2>&1 || { \
+	    echo "make test needs bubblewrap (bwrap on PATH) for tools/grade.py's sandbox: install it with your package manager" >&2; exit 1; }; \
+	  echo "installing bubblewrap (the sandbox tools/grade.py runs each submission in)"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap; }
+	@bwrap --ro-bind / / --unshare-net --unshare-pid true >/dev/null 2>&1 || { \
+	  if [ -n "$$CI" ] && [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then \
+	    echo "letting bwrap create user namespaces (Ubuntu 24.04 forbids it to non-root users by default; in CI only)"; \
+	    $(SUDO) sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0; \
+	  else \
+	    echo "bwrap is installed but cannot start a sandbox here (user namespaces disabled?): tools/grade.py needs it, see exercises/README.md" >&2; exit 1; \
+	  fi; }
 	@command -v soffice >/dev/null 2>&1 || command -v libreoffice >/dev/null 2>&1 || { \
 	  command -v apt-get >/dev/null 2>&1 || { \
 	    echo "make test needs LibreOffice Calc (soffice on PATH): install it with your package manager" >&2; exit 1; }; \

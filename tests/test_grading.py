@@ -1,7 +1,8 @@
 """tools/grade.py: misconceptions, broken notebooks and cheats each get the grade they deserve.
 
 The corpus is tests/submissions/: exNN/ holds each exercise's misconception (and broken)
-submissions, adversarial/ the tricks that must not raise a grade. expected.json gives each one's
+submissions, adversarial/ the tricks that must not raise a grade, honest/ correct answers written
+another way that must keep full marks. expected.json gives each one's
 points and message substrings. One batch run of tools/grade.py (the instructor's command, on the
 whole folder) grades them all; the tests below read its JSON, CSV and table.
 """
@@ -21,6 +22,15 @@ sys.path.insert(0, str(ROOT / "tools"))
 import grade  # noqa: E402
 
 CELL_TIMEOUT = 5   # seconds: the corpus's infinite loops are stopped after this
+# issue 11's cheats on exercise 2: wrong q1 and q2, the right q3 (3 points), and a trick
+NEW_EX02_CASES = {f"adversarial/ex02_{n}.ipynb" for n in (
+    "grader_via_getattr", "tapped_stream", "shadow_library", "venv_sitecustomize", "self_undoing_patch",
+    "fork_setsid_survivor", "thread_via_module")}
+
+
+def venv_files() -> list[str]:
+    """Every file of the virtualenv (not Python's byte-code caches)."""
+    return sorted(str(p) for p in Path(sys.prefix).rglob("*") if "__pycache__" not in p.parts)
 
 
 def corpus_notebooks():
@@ -31,6 +41,7 @@ def corpus_notebooks():
 def batch(tmp_path_factory):
     out = tmp_path_factory.mktemp("grades")
     before = {p: p.stat().st_mtime for p in CORPUS.rglob("*")}
+    venv_before = venv_files()
     run = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "grade.py"), str(CORPUS), "--out", str(out), "--jobs", "2",
          "--cell-timeout", str(CELL_TIMEOUT), "--quiet"],
@@ -42,7 +53,8 @@ def batch(tmp_path_factory):
     for f in out.glob("*.json"):
         r = json.loads(f.read_text())
         results[Path(r["submission"]).resolve().relative_to(CORPUS).as_posix()] = r
-    return {"out": out, "stdout": run.stdout, "results": results, "before": before, "after": after}
+    return {"out": out, "stdout": run.stdout, "results": results, "before": before, "after": after,
+            "venv_before": venv_before, "venv_after": venv_files()}
 
 
 def all_messages(r: dict) -> str:
@@ -86,11 +98,23 @@ def test_misconceptions_score_partial_marks():
         assert len(by_exercise.get(ex, [])) >= 2, f"{ex}: fewer than two misconception submissions with partial marks"
 
 
-def test_adversarial_submissions_never_score_more_than_their_answers():
-    """The cheats' answers are wrong (lying_objects has one right shape): nothing they do adds points."""
+def test_adversarial_submissions_never_score_more_than_their_honest_parts():
+    """The cheats' answers are wrong but for their honest parts (exercise 2's new cases answer q3
+    right: 3 points; ex08_mutate_inputs answers q1 and q3 right and q2's public shape test: 5.75;
+    lying_objects has one right shape): nothing they do adds points."""
+    honest_parts = {"adversarial/ex02_lying_objects.ipynb": 1, "adversarial/ex08_mutate_inputs.ipynb": 5.75}
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):
-            assert e["points"] <= 1, f"{case}: an adversarial case expected to score {e['points']}"
+            most = honest_parts.get(case, 3 if case in NEW_EX02_CASES else 0)
+            assert e["points"] <= most, f"{case}: an adversarial case expected to score {e['points']}"
+
+
+def test_honest_alternatives_keep_full_marks():
+    """In-place updates, einsum, loops, float32, the standard library, a cell magic: full marks."""
+    honest = [case for case in EXPECTED if case.startswith("honest/")]
+    assert len(honest) >= 4
+    for case in honest:
+        assert EXPECTED[case]["points"] == EXPECTED[case]["of"] > 0, case
 
 
 def test_grading_writes_no_file_into_the_corpus(batch):
@@ -137,61 +161,47 @@ def test_table_and_csv_from_results(tmp_path):
     assert "1.50/3" in text and "! the notebook changed math.isclose" in text
 
 
-# --- the screen alone (no kernel): what a cell may not do, and what ordinary code may
-
-LIBS = {"np", "math", "torch", "nn", "F", "tutorlib", "WINDOWS_VECTORS", "os", "sys"}
+# --- the screen alone (no kernel): it refuses only what is not Python
 
 
 @pytest.mark.parametrize("source, why", [
-    ("np.allclose = lambda *a, **k: True", "changes np.allclose"),
-    ("m = np.linalg\nm.norm = abs", "changes m.norm"),
-    ("WINDOWS_VECTORS['I'] = (0, 0)", "changes WINDOWS_VECTORS['I']"),
-    ("del math.isclose", "changes math.isclose"),
-    ("setattr(np, 'allclose', 1)", "uses setattr"),
-    ("getattr(np, '__dict__')['allclose'] = 1", "uses getattr"),
-    ("vars(np)['allclose'] = 1", "uses vars"),
-    ("globals()['np'] = 1", "uses globals"),
-    ("exec('np.allclose = 1')", "uses exec"),
-    ("np.allclose.__code__ = (lambda: 1).__code__", "uses .__code__"),
-    ("(1).__class__.__subclasses__()", "uses .__"),
-    ("import sys\nsys.modules['numpy'] = None", "sys.modules"),
-    ("import sys\nf = sys._getframe()", "uses ._getframe"),
-    ("import sys as s\nm = s.modules", "uses .modules"),
-    ("from sys import modules", "imports modules from sys"),
-    ("from os import *", "imports * from os"),
-    ("import os\nos._exit(0)", "calls os._exit"),
-    ("import os\nos.system('ls')", "uses .system"),
-    ("import subprocess", "imports subprocess"),
-    ("import otter", "imports otter"),
-    ("from otter.test_files import test_case", "imports otter.test_files"),
-    ("import gc", "imports gc"),
-    ("import inspect", "imports inspect"),
-    ("import builtins", "imports builtins"),
-    ("import threading", "imports threading"),
-    ("x = In[-1]", "uses In"),
-    ("x = _i3", "reads IPython's history"),
-    ("%time x = 1", "uses IPython magics"),
-    ("!ls", "uses IPython magics"),
-    ("open('/proc/self/cmdline').read()", "refers to '/proc/self/cmdline'"),
-    ("def f(:\n    pass", "has a syntax error"),
+    ("def f(:\n    pass", "has a syntax error (line 1"),
+    ("x = (1,\n", "has a syntax error"),
 ])
-def test_screen_refuses(source, why):
-    got = grade.screen(source, set(LIBS))
+def test_screen_refuses_only_what_is_not_python(source, why):
+    got = grade.why_not_run(source)
     assert got is not None and why in got, got
 
 
 @pytest.mark.parametrize("source", [
-    "def cosine_similarity(a, b):\n    a, b = np.asarray(a), np.asarray(b)\n    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))",
-    "class Attention(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n        self.w = nn.Linear(d, d)\n    def forward(self, x):\n        return self.w(x)",
-    "mask = np.ones((4, 4), dtype=bool)\nmask[2, 3] = False\nscores = np.where(mask, 0.0, -np.inf)",
-    "layer = nn.Linear(2, 2)\nwith torch.no_grad():\n    layer.weight[:] = torch.eye(2)\n    layer.bias.zero_()",
+    "import operator\nn = operator.mul(4, 256)",
+    "from math import *\nx = sqrt(2)",
+    "%%time\nx = 1",
+    "%time x = 1",
     "%matplotlib inline\nimport matplotlib.pyplot as plt",
     "import sys\nsys.exit('done')",
-    "import math\nprint(math.sqrt(2), type(3).__name__)",
-    "d = {}\nd['a'] = 1\nitems = [x for x in d]",
-    "for _ in range(3):\n    pass\n_, b = divmod(7, 2)",
-    "n = sum(1 for m in model.modules() if isinstance(m, nn.Linear))",
-    "import sys\nprint('warning', file=sys.stderr)\nsys.stdout.flush()",
+    "getattr(np, 'allclose')\nexec('x = 1')\nprint(globals().keys())",
+    "import threading, subprocess, inspect, gc",
+    "np.allclose = lambda *a, **k: True",
 ])
-def test_screen_lets_ordinary_code_run(source):
-    assert grade.screen(source, set(LIBS)) is None
+def test_screen_lets_any_python_run(source):
+    """Honest code is never refused for what it uses, and cheats need not be: they run in the
+    sandbox, and the tests run elsewhere."""
+    assert grade.why_not_run(source) is None
+
+
+# --- what the sandbox leaves behind: nothing
+
+
+def test_nothing_is_written_into_the_virtualenv(batch):
+    """adversarial/ex02_venv_sitecustomize writes sitecustomize.py and a .pth into every
+    site-packages it finds: the virtualenv is read-only in the sandbox."""
+    new = set(batch["venv_after"]) - set(batch["venv_before"])
+    assert not new, sorted(new)[:5]
+
+
+def test_no_process_outlives_its_submission(batch):
+    """adversarial/ex02_fork_setsid_survivor starts `sleep 7777.25` in a session of its own
+    (and as many more as the process limit allows): all die with its kernel."""
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert "sleep 7777.25" not in ps

@@ -2,6 +2,8 @@
 
     python tools/exercises.py assign            regenerate everything below from exercises/masters/
     python tools/exercises.py assign --check    fail (exit 1) if regenerating would change anything
+    python tools/exercises.py autograder PRIVATE_MASTERS --out PRIVATE_ZIPS
+                                                only the autograder zips of an instructor's own masters
 
 For every master ``exercises/masters/exNN_topic.ipynb`` it runs ``otter assign`` in a temporary
 folder and writes, deterministically (same master, same bytes):
@@ -647,13 +649,34 @@ def assign(check: bool, only: list[str] | None = None) -> int:
     return 0
 
 
+def private_autograders(masters_dir: Path, out: Path) -> int:
+    """Autograder zips from an instructor's private masters (same format as exercises/masters/),
+    written to ``out`` only: nothing of the repository changes. Grade with them:
+    ``tools/grade.py SUBMISSIONS --autograder OUT``."""
+    paths = sorted(p for p in masters_dir.glob("ex[0-9][0-9]_*.ipynb") if NAME_RE.match(p.stem))
+    if not paths:
+        raise SystemExit(f"no masters exNN_topic.ipynb in {masters_dir}")
+    out.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        with tempfile.TemporaryDirectory(prefix=f"assign-{path.stem}-") as tmp:
+            result = run_otter_assign(path, Path(tmp))
+            (out / f"{path.stem}.zip").write_bytes(autograder_zip(result, path.stem))
+        print(f"wrote: {out / path.stem}.zip")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("assign", help="regenerate student notebooks, autograder zips, solutions and _toc.yml")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 if anything would change")
     p.add_argument("names", nargs="*", help="only these exercises (e.g. ex02_embeddings); default: every master")
+    p = sub.add_parser("autograder", help="autograder zips from a private folder of masters, into --out only")
+    p.add_argument("masters", type=Path, help="a folder of private masters exNN_topic.ipynb")
+    p.add_argument("--out", type=Path, required=True, help="where to write exNN_topic.zip (keep it private)")
     args = parser.parse_args(argv)
+    if args.command == "autograder":
+        return private_autograders(args.masters.resolve(), args.out.resolve())
     os.chdir(ROOT)
     return assign(args.check, args.names or None)
 

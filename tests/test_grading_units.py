@@ -1,0 +1,350 @@
+"""tools/grading/, piece by piece: the wire format, the pipe, the sandbox, the command line.
+
+tests/test_grading.py grades the whole corpus with the instructor's command; these tests pin down
+each part on its own, so that a broken part fails here with its own name.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import grade  # noqa: E402
+from grading import checker, sandbox, screen, session, wire  # noqa: E402
+
+needs_bwrap = pytest.mark.skipif(sandbox.bwrap() is None, reason="bubblewrap (bwrap) is not installed")
+
+
+def no_refs(obj):
+    raise wire.Unsendable(f"{type(obj).__name__} is not data")
+
+
+def round_trip(x):
+    return wire.decode(json.loads(json.dumps(wire.encode(x, no_refs))), lambda ref: pytest.fail("no refs here"))
+
+
+# --- the wire format: data in, the same data out; objects never
+
+
+def test_data_round_trips_with_its_types():
+    value = {"a": (1, 2.5, -3j, None, True), 7: [b"\x00x", ..., {1.5, "s"}], ("k", 1): float("inf")}
+    assert round_trip(value) == value
+    for a in (np.arange(6, dtype=np.float32).reshape(2, 3), np.array([[True, False]]), np.array(["k1", "k2"]),
+              np.int64(3), np.float64(0.25), np.zeros((0, 4))):
+        got = round_trip(a)
+        assert type(got) is type(a) and got.dtype == a.dtype and np.array_equal(got, a)
+
+
+def test_tensors_arrive_as_fresh_tensors_without_gradients():
+    import torch
+
+    t = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
+    got = round_trip(t * 2)
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.float64 and not got.requires_grad
+    assert torch.equal(got, torch.full((2, 3), 2.0, dtype=torch.float64))
+
+
+def test_lying_subclasses_arrive_as_the_plain_values_they_hold():
+    class Liar(float):
+        def __eq__(self, other):
+            return True
+
+    class Word(str):
+        def __eq__(self, other):
+            return True
+
+    class LiarArray(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+    got = round_trip([Liar(0.5), Word("k1"), np.zeros(3).view(LiarArray)])
+    assert type(got[0]) is float and got[0] != 0.7
+    assert type(got[1]) is str and got[1] != "k2"
+    assert type(got[2]) is np.ndarray and not np.array_equal(got[2], np.ones(3))
+
+
+def test_what_is_not_data_is_shared_or_refused():
+    shared = []
+    encoded = wire.encode([len, 1], lambda obj: shared.append(obj) or {"$ref": {"side": "k", "id": 1}})
+    assert shared == [len] and encoded[1] == 1
+    with pytest.raises(wire.Unsendable):
+        wire.encode(object(), no_refs)
+
+
+@pytest.mark.parametrize("message", [
+    {"$array": {"dtype": "|O", "shape": [1], "data": "AAAAAAAAAAA="}},        # pointers from raw bytes
+    {"$array": {"dtype": "<f8", "shape": [2], "data": "AAAAAAAAAAA="}},       # 8 bytes for 16
+    {"$pickle": "gASVAAAA"},                                                  # no such tag
+    {"$tuple": [], "$set": []},                                               # two tags
+    {"$dict": [[[1], 2]]},                                                    # unhashable key
+])
+def test_decoding_refuses_what_is_not_a_value(message):
+    with pytest.raises(wire.ProtocolError):
+        wire.decode(message, lambda ref: pytest.fail("no refs here"))
+
+
+def test_exceptions_come_back_by_name_but_never_as_exits():
+    assert type(session.exception_from("TypeError", "bad")) is TypeError
+    exit_ = session.exception_from("SystemExit", "stop")
+    assert isinstance(exit_, session.LearnerError) and not isinstance(exit_, SystemExit)
+    assert type(exit_).__name__ == "SystemExit"
+    assert isinstance(session.exception_from("not a name!", "x"), session.LearnerError)
+
+
+# --- the pipe: the test's objects stay in the checker, the learner's copies in the kernel
+
+
+@pytest.fixture
+def linked():
+    """A checker link and a kernel (IPython in this process, in a thread) over two pipes."""
+    from grading import kernel
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    InteractiveShell.clear_instance()     # a fresh namespace: the shell is a singleton
+    k = kernel.Kernel()
+    k_link = kernel.KernelLink(req_r, rep_w, side="kernel", peer="grader", serve=lambda m: k.serve(k_link, m))
+
+    def serve():
+        while True:
+            try:
+                m = k_link.receive()
+            except (wire.Gone, OSError):
+                return
+            if "op" in m:
+                k_link.answer(m)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    c_link = session.CheckerLink(rep_r, req_w)
+    yield c_link, k
+    os.close(req_w)
+    thread.join(timeout=5)
+    for fd in (req_r, rep_r, rep_w):
+        os.close(fd)
+
+
+class Module:
+    """Stands for an nn.Module a test hands to the learner's function."""
+
+    scale = 3.0
+
+    def __call__(self, x):
+        return np.asarray(x) * self.scale
+
+    def parameters(self):
+        return [self]
+
+
+def test_calls_send_copies_and_callbacks_reach_only_what_the_test_handed_over(linked):
+    link, k = linked
+    assert link.request({"op": "run", "source": (
+        "def f(x, m):\n    x += 1            # in place: the caller's x?\n    return m(x) * m.scale\n"
+        "def g(m):\n    return m.parameters()\n"
+        "def h(m):\n    return m._private\n"
+        "answer = [1, 2]")}) is None
+    names = link.request({"op": "names"})
+    assert names["answer"] == [1, 2] and callable(names["f"])
+    x = np.zeros(3)
+    assert np.array_equal(names["f"](x, Module()), np.full(3, 9.0))
+    assert np.array_equal(x, np.zeros(3)), "the learner's in-place x += 1 reached the test's array"
+    with pytest.raises(Exception, match="not data"):
+        names["g"](Module())                       # a method of the test's object: not shared
+    with pytest.raises(Exception, match="does not share"):
+        names["h"](Module())
+
+
+class Stop(BaseException):
+    """Stands for the test's time limit (checker.CaseTimeout) firing inside a callback."""
+
+
+def test_the_checkers_own_stops_are_not_sent_to_the_kernel(linked):
+    """A time limit that fires while the checker serves the learner's callback stops the test;
+    it is not handed to the learner's code as an exception it could catch."""
+    link, k = linked
+    link.request({"op": "run", "source": "def f(m):\n    try:\n        return m(1)\n    except BaseException:\n"
+                                         "        return 'caught'"})
+
+    def stop(x):
+        raise Stop()
+
+    with pytest.raises(Stop):
+        link.request({"op": "names"})["f"](stop)
+
+
+def test_the_learners_names_are_fresh_copies_for_every_test(linked):
+    link, k = linked
+    link.request({"op": "run", "source": "table = [[1, 2], [3, 4]]"})
+    first = link.request({"op": "names"})["table"]
+    first[0][0] = 99
+    assert link.request({"op": "names"})["table"] == [[1, 2], [3, 4]]
+
+
+# --- the screen
+
+
+def test_the_screen_drops_the_course_cells_and_keeps_every_answer(tmp_path):
+    nb = nbformat.read(ROOT / "exercises" / "ex02_embeddings.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("%%time\nfrom math import *\nimport operator"))
+    nb.cells.append(nbformat.v4.new_code_cell("def broken(:\n    pass"))
+    path = tmp_path / "ex02_embeddings.ipynb"
+    nbformat.write(nb, path)
+    cells, problems, name = screen.notebook_cells(path)
+    sources = [c.source for c in cells]
+    assert name == "ex02_embeddings"
+    assert not any(s.startswith(screen.SETUP_MARKERS) or s.startswith("grader.check") for s in sources)
+    assert sources[-1].startswith("%%time") and sum("otter_answer_cell" in c.metadata.get("tags", [])
+                                                    for c in nb.cells) == 3
+    assert len(problems) == 1 and "has a syntax error (line 1" in problems[0] and "it was not run" in problems[0]
+
+
+# --- the sandbox
+
+
+@pytest.fixture(scope="module")
+def sandboxed():
+    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid(), cell_timeout=10,
+                        preload=["numpy"])
+    s.start()
+    yield s
+    s.close()
+
+
+def run(s, source):
+    outcome = s.run_cell(screen.Cell(1, source, source.splitlines()[0]))
+    return outcome.status, outcome.error
+
+
+@needs_bwrap
+@pytest.mark.parametrize("what, source", [
+    ("the virtualenv is read-only",
+     "import site, os\nfor d in site.getsitepackages():\n    try:\n        open(os.path.join(d, 'x.pth'), 'w')\n"
+     "    except OSError as e:\n        assert e.errno == 30, e\n    else:\n        raise AssertionError(d)"),
+    ("there is no network",
+     "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\nexcept OSError:\n    pass\n"
+     "else:\n    raise AssertionError('connected')"),
+    ("the working folder is not on sys.path",
+     "import os, sys\nassert '' not in sys.path and os.getcwd() not in sys.path, sys.path"),
+    ("the repository, its zips and other files are not there",
+     f"import os\nassert not os.path.exists({str(ROOT / 'exercises')!r})\n"
+     f"root = {str(ROOT)!r}\n"
+     "assert not os.path.exists(root) or set(os.listdir(root)) <= {'.venv', 'tutorlib'}, os.listdir(root)"),
+    ("the kernel is not root, and has a process limit",
+     "import os, resource\nassert os.getuid() != 0 and os.geteuid() != 0\n"
+     "assert resource.getrlimit(resource.RLIMIT_NPROC)[0] == 256\n"
+     "assert resource.getrlimit(resource.RLIMIT_AS)[0] > 0"),
+    ("its own process namespace", "import os\nassert os.getpid() < 10, os.getpid()"),
+    ("a writable scratch folder", "open('notes.txt', 'w').write('x')\nopen('/tmp/t', 'w').write('x')"),
+])
+def test_the_sandbox(sandboxed, what, source):
+    if "NPROC" in source and os.geteuid() != 0:
+        pytest.skip("the process limit is set only when the grader runs as root")
+    assert run(sandboxed, source) == ("ok", None), what
+
+
+@needs_bwrap
+def test_a_hanging_cell_is_skipped_and_the_cells_before_it_replayed(sandboxed):
+    assert run(sandboxed, "kept = 41") == ("ok", None)
+    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid() + 1, cell_timeout=2)
+    s.start()
+    try:
+        assert run(s, "kept = 41")[0] == "ok"
+        assert run(s, "while True:\n    pass")[0] == "timeout"
+        assert run(s, "assert kept == 41")[0] == "ok"
+    finally:
+        s.close()
+
+
+# --- the command line
+
+
+def test_without_bubblewrap_the_grader_refuses_and_says_what_is_lost(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    code = grade.main([str(ROOT / "exercises" / "ex02_embeddings.ipynb"), "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--no-sandbox" in err and "apt-get install bubblewrap" in err
+    assert "use the network" in err and not list(tmp_path.iterdir())
+
+
+def test_no_sandbox_still_grades_outside_the_kernel(tmp_path):
+    run_ = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"),
+                           str(ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb"), "--out", str(tmp_path),
+                           "--no-sandbox", "--quiet"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run_.returncode == 0, run_.stderr[-2000:]
+    assert "--no-sandbox" in run_.stderr and "use the network" in run_.stderr
+    r = json.loads((tmp_path / "ex02_embeddings.json").read_text())
+    assert r["points"] == r["of"] == 10, r
+
+
+def test_private_masters_build_zips_that_the_grader_uses(tmp_path):
+    """An instructor's own variant of exercise 2, kept outside the repository: q1 is worth 6 points
+    and one hidden test expects something else. The public solution loses that test's points."""
+    masters, zips = tmp_path / "masters", tmp_path / "zips"
+    masters.mkdir()
+    nb = nbformat.read(ROOT / "exercises" / "masters" / "ex02_embeddings.ipynb", as_version=4)
+    changed = 0
+    for c in nb.cells:
+        if c.cell_type == "raw" and "name: q1" in c.source:
+            c.source, changed = c.source.replace("points: 4", "points: 6"), changed + 1
+        if "def test_scale_invariant_and_signed" in c.source:
+            c.source = c.source.replace("math.isclose(opposite, -1.0", "math.isclose(opposite, 1.0")
+            c.source = c.source.replace("the cosine is -1, not", "PRIVATE VARIANT: the cosine is 1, not")
+            changed += 1
+    assert changed == 2, "exercise 2's master changed: update this test"
+    nbformat.write(nb, masters / "ex02_embeddings.ipynb")
+    build = subprocess.run([sys.executable, str(ROOT / "tools" / "exercises.py"), "autograder", str(masters),
+                            "--out", str(zips)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert sorted(p.name for p in zips.iterdir()) == ["ex02_embeddings.zip"]
+    submission = tmp_path / "alice" / "ex02_embeddings.ipynb"
+    submission.parent.mkdir()
+    shutil.copy(ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb", submission)
+    out = tmp_path / "grades"
+    graded = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(submission), "--out", str(out),
+                             "--autograder", str(zips), "--quiet"], capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path)
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    r = json.loads((out / "ex02_embeddings.json").read_text())
+    assert r["of"] == 12 and r["questions"]["q1"]["of"] == 6, r
+    assert r["points"] < 12 and "PRIVATE VARIANT" in json.dumps(r["questions"]["q1"]), r
+    assert not (ROOT / "exercises" / "autograder" / "ex02_embeddings.zip").read_bytes() == (
+        zips / "ex02_embeddings.zip").read_bytes()
+
+
+def test_an_autograder_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        grade.main([str(ROOT / "exercises" / "ex02_embeddings.ipynb"), "--autograder", str(tmp_path / "none")])
+    assert "no such folder" in capsys.readouterr().err
+
+
+def test_checker_reads_otter_test_files_without_otters_package_init():
+    name, sources = checker.read_autograder(ROOT / "exercises" / "autograder" / "ex02_embeddings.zip")
+    tests = checker.load_tests(sources)
+    assert name == "ex02_embeddings" and sorted(tests) == ["q1", "q2", "q3"]
+    assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
+
+
+def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp_path):
+    """--timeout kills the checker (and its kernel) on a submission that overruns, says so, and a
+    fresh checker grades the next submission."""
+    slow = ROOT / "tests" / "submissions" / "ex02" / "broken_loop_cell.ipynb"      # a cell loops forever
+    good = ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb"
+    run_ = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(slow), str(good), "--out",
+                           str(tmp_path), "--jobs", "1", "--timeout", "15", "--cell-timeout", "120", "--quiet"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run_.returncode == 0, run_.stderr[-2000:]
+    stopped = json.loads((tmp_path / "broken_loop_cell.json").read_text())
+    assert stopped["status"] == "error" and "grading took longer than 15 s" in stopped["messages"][0], stopped
+    graded = json.loads((tmp_path / "ex02_embeddings.json").read_text())
+    assert graded["status"] == "graded" and graded["points"] == 10, graded

@@ -1,0 +1,258 @@
+"""The checking side: the hidden tests run here, in a process that never runs a submission's code.
+
+    python tools/grade.py --worker [--cell-timeout T] [--memory MB] [--no-sandbox]
+
+(what ``batch`` starts for each job: it grades the submissions sent on its stdin, one after the
+other, so that otter's classes, numpy and torch are imported once per checker process). It reads
+the tests from the autograder zip with otter's own classes (``ExceptionTestFile`` for test
+functions, ``OKTestFile`` for doctests), starts the submission's kernel in the sandbox (``session``), runs its cells there, then runs each
+test case **here**, in a namespace built from the learner's names:
+
+- a value the notebook defined (a number, a string, a list, an array) arrives as data, decoded
+  afresh for every test case, so no test sees what an earlier one (or the learner) changed;
+- a function or class the notebook defined is a proxy: calling it sends the arguments as data (a
+  fresh copy for every call), the kernel runs the learner's function on them and sends the result
+  back as data. An object the test hands the function (an ``nn.Module``) stays here: the learner's
+  code can call it, and read its public data attributes, through the pipe, and nothing else.
+
+So references are computed from the test's own copies, comparisons run on plain values, and the
+score is computed and written here. A patched library, a lying object, a tapped stream or a
+replaced object in the kernel can change only the answers the learner's own functions give.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+import tempfile
+import time
+import zipfile
+import re
+from pathlib import Path
+
+from grading import sandbox, screen, wire
+from grading.session import Session
+
+OUTPUT_LIMIT = 1_000_000   # bytes of output above which the report says the notebook printed too much
+
+
+def read_autograder(path: Path) -> tuple[str | None, dict[str, str]]:
+    """(assignment name, {question: test file source}) of an otter autograder zip."""
+    with zipfile.ZipFile(path) as zf:
+        config = json.loads(zf.read("otter_config.json")) if "otter_config.json" in zf.namelist() else {}
+        tests = {n[len("tests/"):-3]: zf.read(n).decode() for n in sorted(zf.namelist())
+                 if re.fullmatch(r"tests/[^/]+\.py", n)}
+    return config.get("assignment_name"), tests
+
+
+def import_otter_test_files():
+    """otter's test-file classes, without running otter's package ``__init__`` (which imports
+    pandas and the rest of otter: a second per submission). The test files import
+    ``otter.test_files`` themselves, and get these same classes."""
+    import importlib.util
+    import types
+
+    if "otter" not in sys.modules:
+        spec = importlib.util.find_spec("otter")
+        if spec is not None and spec.submodule_search_locations:
+            package = types.ModuleType("otter")
+            package.__path__ = list(spec.submodule_search_locations)
+            package.__spec__, package.__file__ = spec, spec.origin
+            sys.modules["otter"] = package
+    import otter.test_files
+
+    return otter.test_files
+
+
+def load_tests(tests: dict[str, str]) -> dict:
+    """otter's test-file objects, built from the instructor's test files (trusted code)."""
+    test_files = import_otter_test_files()
+    ExceptionTestFile, OKTestFile = test_files.ExceptionTestFile, test_files.OKTestFile
+
+    loaded = {}
+    for name, source in tests.items():
+        env: dict = {}
+        exec(compile(source, f"tests/{name}.py", "exec"), env)
+        if env.get("OK_FORMAT"):
+            loaded[name] = OKTestFile.from_spec(env["test"], path=f"tests/{name}.py")
+        else:
+            loaded[name] = ExceptionTestFile.from_string(source, path=f"tests/{name}.py")
+    return loaded
+
+
+def message_of(text: str) -> str:
+    """The line of a failed test's report a learner can act on."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith("AssertionError:") and line != "AssertionError:":
+            return line[len("AssertionError:"):].strip()
+    for line in reversed(lines):
+        head = line.split(":", 1)[0]
+        if head.isidentifier() and head.endswith(("Error", "Exception", "Exit", "Interrupt", "Warning")):
+            return line
+    return lines[-1] if lines else "failed"
+
+
+def real_modules(test_file) -> dict:
+    """For doctest-style tests, which read ``np`` and friends from the namespace: the real ones."""
+    import numpy
+
+    aliases = {"np": numpy, "numpy": numpy, "math": math}
+    if "torch" in sys.modules:
+        import torch
+
+        aliases.update({"torch": torch, "nn": torch.nn, "F": torch.nn.functional})
+    return aliases
+
+
+def preloads(sources: dict[str, str], cells: list) -> list[str]:
+    """The slow imports of this exercise, done before any cell or test runs, in both processes."""
+    text = "\n".join(list(sources.values()) + [c.source for c in cells])
+    wanted = ["numpy", "tutorlib", "tutorlib.attention", "tutorlib.examples"]
+    if re.search(r"\btorch\b|tutorlib\.nn|from tutorlib import nn", text):
+        wanted += ["torch", "tutorlib.nn"]
+    return wanted
+
+
+class CaseTimeout(BaseException):
+    pass
+
+
+def _alarm(signum, frame):
+    raise CaseTimeout()
+
+
+def run_case(test_file, i: int, env: dict, seconds: float) -> tuple[bool, str]:
+    """Run test case ``i`` of a test file in ``env``; (passed, message). A test that runs past
+    ``seconds`` here (not waiting on the kernel) is stopped with CaseTimeout."""
+    from otter.test_files import ExceptionTestFile
+    from otter.test_files.ok_test import run_doctest
+
+    tc = test_file.test_cases[i]
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds + 1)
+    try:
+        if isinstance(test_file, ExceptionTestFile):
+            try:
+                tc.body.call_func(env)
+                return True, ""
+            except Exception as e:
+                try:
+                    text = test_file._generate_error_message(e)
+                except Exception:
+                    text = f"{type(e).__name__}: {e}"
+                return False, message_of(text)
+        passed, text = run_doctest(f"{test_file.name} {i}", tc.body, {**env, **real_modules(test_file)})
+        return passed is True, "" if passed is True else message_of(text)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def grade(submission: Path, zip_path: Path, opts) -> dict:
+    """Grade one notebook against one autograder zip: the result the batch reports."""
+    name, sources = read_autograder(zip_path)
+    result = {"questions": {}, "messages": [], "integrity": []}
+    try:
+        cells, problems, nb_name = screen.notebook_cells(submission)
+    except Exception as e:
+        result["messages"].append(f"not a notebook that can be read: {type(e).__name__}: {e}")
+        cells, problems, nb_name = [], [], None
+    result["messages"] += problems
+    if nb_name and name and nb_name != name:
+        result["messages"].append(f"this notebook says it is {nb_name}; it was graded as {name}")
+    limits = sandbox.Limits(memory_mb=opts.memory)
+    preload = preloads(sources, cells)
+    session = Session(limits, sandboxed=not opts.no_sandbox, uid=opts.uid, cell_timeout=opts.cell_timeout,
+                      preload=preload)
+    status = "error"
+    tests = {}
+    try:
+        session.spawn()            # the kernel starts and imports what the exercise uses, while
+        tests = load_tests(sources)   # this process loads the tests and imports the same (the
+        for module in preload:        # tests import them too: not inside a test's time limit)
+            __import__(module)
+        session.ready()
+        for c in cells:
+            o = session.run_cell(c)
+            if o.status == "error":
+                result["messages"].append(f"{c.label()} raised {o.error[0]}: {o.error[1]}"[:500])
+            elif o.status == "timeout":
+                result["messages"].append(f"{c.label()} ran longer than {opts.cell_timeout:g} s "
+                                          "(an infinite loop?): it was stopped and skipped")
+            elif o.status == "dead":
+                result["messages"].append(f"{c.label()} stopped the Python process (os._exit, a crash, "
+                                          "or too much memory): it was skipped")
+        for q in sorted(tests):
+            result["questions"][q] = grade_question(q, tests[q], session, opts.cell_timeout, result)
+        printed = session.output()
+        if printed > OUTPUT_LIMIT:
+            result["messages"].append(f"the notebook printed {printed / 1e6:.1f} MB of output; the grader "
+                                      f"only counts it (more than {OUTPUT_LIMIT / 1e6:g} MB is too much)")
+        status = "graded"
+    except Exception as e:
+        result["messages"].append(f"grader error: {type(e).__name__}: {e}")
+    finally:
+        session.close()
+    result["messages"] += session.notes
+    for q in sorted(tests or sources):   # questions the grader never reached
+        of = float(tests[q].possible) if q in tests else 0.0
+        result["questions"].setdefault(q, {"points": 0.0, "of": of, "cases": [], "messages": ["not graded"]})
+    result["integrity"] = list(dict.fromkeys(result["integrity"]))
+    result["status"] = status
+    return result
+
+
+def grade_question(q: str, test_file, session: Session, seconds: float, result: dict) -> dict:
+    cases = []
+    for i, tc in enumerate(test_file.test_cases):
+        outcome = {"name": str(tc.name or f"{q} {i}"), "hidden": bool(tc.hidden), "points": float(tc.points or 0),
+                   "passed": False, "message": ""}
+        cases.append(outcome)
+        session.link.deadline = time.monotonic() + seconds
+        try:
+            env = session.names()
+            outcome["passed"], outcome["message"] = run_case(test_file, i, env, seconds)
+        except (wire.TimedOut, CaseTimeout):
+            outcome["message"] = f"this test did not finish in {seconds:g} s: does your code loop forever?"
+            session.restart()
+        except wire.Gone:
+            outcome["message"] = "this test stopped the Python process (os._exit, a crash, or too much memory)"
+            session.restart()
+        except wire.ProtocolError as e:
+            outcome["message"] = f"the notebook's kernel sent something that is not an answer ({e})"
+            result["integrity"].append(f"{q}: the kernel broke the protocol ({e})")
+            session.restart()
+    points = sum(c["points"] for c in cases if c["passed"])
+    if getattr(test_file, "all_or_nothing", False) and not all(c["passed"] for c in cases):
+        points = 0.0
+    messages = list(dict.fromkeys(c["message"] for c in cases if not c["passed"] and c["message"]))
+    return {"points": round(points, 6), "of": float(test_file.possible), "cases": cases, "messages": messages}
+
+
+def main(argv: list[str]) -> int:
+    """Serve the batch: grade the submissions it sends on stdin, one JSON line each
+    ({"zip", "submission", "result"}), write each result to its file and answer "done"."""
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--worker", action="store_true")
+    p.add_argument("--cell-timeout", type=float, default=20)
+    p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb)
+    p.add_argument("--uid", type=int, default=None, help="the kernel's user (default: one of its own)")
+    p.add_argument("--no-sandbox", action="store_true")
+    opts = p.parse_args(argv)
+    opts.uid = sandbox.kernel_uid() if opts.uid is None else opts.uid
+    # scratch folders go in the batch's temporary folder (the working folder it starts us in):
+    # when the batch kills this process on a timeout, they are deleted with that folder
+    tempfile.tempdir = os.getcwd()
+    for line in sys.stdin:
+        job = json.loads(line)
+        result = grade(Path(job["submission"]), Path(job["zip"]), opts)
+        Path(job["result"]).write_text(json.dumps(result))
+        sys.stdout.write("done\n")
+        sys.stdout.flush()
+    return 0
