@@ -1,4 +1,5 @@
-"""Write the misconception submissions of exercises 1, 9, 10 and 11 (tests/submissions/ex01, ex09..ex11).
+"""Write the misconception submissions of exercises 1, 9, 10 and 11, and of the question 4s of
+exercises 4, 5 and 8 (tests/submissions/exNN/; the older cases there come from elsewhere).
 
     .venv/bin/python tests/submissions/make_practice_cases.py
 
@@ -19,7 +20,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-NAMES = {"ex01": "ex01_why_attention", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention"}
+NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
+         "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention"}
 
 # case name -> {question: [(old, new), ...]}: the right answer with these replacements
 CASES = {
@@ -29,6 +31,19 @@ CASES = {
             ("D_needed = 64 * (129 - 1) // (9 - 1)", "D_needed = 64 * 129 // 9")]},
         "ex01_need_matters": {"q2": [("loan_need_1000 = 110", "loan_need_1000 = 55")],
                               "q3": [("same_summary = True", "same_summary = False")]},
+    },
+    "ex04": {
+        "ex04_variance_per_entry": {"q4": [
+            ("scores = np.sum(q * k, axis=1)", "scores = q * k"),
+            ("var_over_dk = 1 / 256", "var_over_dk = 1")]},
+    },
+    "ex05": {
+        "ex05_patterns_swapped": {"q4": [('"A": "previous"', '"A": "self"'), ('"D": "self"', '"D": "previous"')]},
+    },
+    "ex08": {
+        "ex08_order_breaks_rotation": {"q4": [
+            ('breaks = ["c", "d"]', 'breaks = ["b", "d"]'),
+            ("angle = 5 * omega(8)[1]", "angle = 5 * 10000 ** (-1 / 8)")]},
     },
     "ex09": {
         "ex09_eos_in_tgt_in": {"q1": [
