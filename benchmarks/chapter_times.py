@@ -1,10 +1,11 @@
 """Seconds to execute each chapter notebook, and to build the book, side by side.
 
-    .venv/bin/python benchmarks/chapter_times.py [--build]
+    .venv/bin/python benchmarks/chapter_times.py [--build] [NOTEBOOK ...]
 
 Each chapter runs top to bottom in a fresh kernel (as nbval does in the tests),
-outputs discarded. The goal is under 60 s a chapter on 2 CPU cores; the last
-column is the time as a fraction of that budget. This is a figure, not a test:
+outputs discarded (name NOTEBOOKs to time only those). The goal is under 60 s a
+chapter on 2 CPU cores, and 3 minutes for chapter 12, whose bug zoo trains ten
+small models; the last column is the time as a fraction of that budget. This is a figure, not a test:
 the machine is shared, so read the ratios, not the digits.
 """
 
@@ -21,6 +22,12 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET_S = 60.0
+BUDGETS_S = {"12_debugging.ipynb": 180.0}   # issue 15: every bug of the zoo has a training run of its own
+
+
+def budget(name: str) -> float:
+    """Seconds a chapter may take on 2 CPU cores."""
+    return BUDGETS_S.get(name, BUDGET_S)
 
 
 def run_notebook(path: Path) -> float:
@@ -31,9 +38,10 @@ def run_notebook(path: Path) -> float:
     return time.perf_counter() - start
 
 
-def chapter_rows() -> list[tuple[str, float]]:
-    """(notebook name, seconds) for each chapter, each run in a fresh kernel."""
-    return [(path.name, run_notebook(path)) for path in sorted((ROOT / "chapters").glob("*.ipynb"))]
+def chapter_rows(paths=None) -> list[tuple[str, float]]:
+    """(notebook name, seconds) for each chapter (or each of ``paths``), each run in a fresh kernel."""
+    paths = [Path(p).resolve() for p in paths] if paths else sorted((ROOT / "chapters").glob("*.ipynb"))
+    return [(path.name, run_notebook(path)) for path in paths]
 
 
 def book_build() -> float:
@@ -50,14 +58,15 @@ def book_build() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", action="store_true", help="also time a full book build (into a temporary folder)")
+    parser.add_argument("notebooks", nargs="*", help="time only these chapter notebooks")
     args = parser.parse_args()
-    rows = chapter_rows() + ([("book build (all pages)", book_build())] if args.build else [])
+    rows = chapter_rows(args.notebooks) + ([("book build (all pages)", book_build())] if args.build else [])
     width = max(len(name) for name, _ in rows)
-    print(f"{'what':<{width}}  {'seconds':>8}  {'of 60 s budget':>14}")
+    print(f"{'what':<{width}}  {'seconds':>8}  {'budget s':>8}  {'of budget':>9}")
     for name, seconds in rows:
-        print(f"{name:<{width}}  {seconds:8.1f}  {seconds / BUDGET_S:14.2f}")
-    worst = max(s for n, s in rows if n.endswith(".ipynb"))
-    print(f"slowest chapter: {worst:.1f} s = {worst / BUDGET_S:.2f} of the budget")
+        print(f"{name:<{width}}  {seconds:8.1f}  {budget(name):8.0f}  {seconds / budget(name):9.2f}")
+    worst_name, worst = max(((n, s / budget(n)) for n, s in rows if n.endswith(".ipynb")), key=lambda r: r[1])
+    print(f"closest to its budget: {worst_name}, {worst:.2f} of it")
     return 0
 
 

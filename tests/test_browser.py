@@ -475,7 +475,28 @@ def test_built_site_serves_the_pinned_assets():
     chapter = _page_html("chapters/03_softmax.html")
     assert "_static/mathjax/tex-chtml.js" in chapter and "_static/course.js" in chapter
     assert "embed.js" not in chapter, "the book needs no widget library: explorers are static twins"
+    assert "fontawesome.js" not in chapter, "the 1.4 MB icon script is dropped (tools/book_pages.py)"
     assert not re.search(r'<script[^>]+src="https?://', chapter), "a script is still loaded from another host"
+
+
+def test_icons_are_drawn_by_the_webfonts(book):
+    page = book.context.new_page()
+    try:
+        page.goto(book.base + "chapters/06_masking.html", wait_until="load")
+        page.evaluate("document.fonts.ready")
+        icons = page.evaluate("""() => [...document.querySelectorAll(".bd-header-article i[class*='fa']")]
+          .filter((i) => i.getClientRects().length)
+          .map((i) => { const s = getComputedStyle(i, "::before");
+            return {cls: i.className, glyph: s.content, font: s.fontFamily, width: i.getBoundingClientRect().width}; })""")
+        assert len(icons) >= 4, icons
+        blank = [i for i in icons if i["glyph"] in ("none", "normal", '""') or "Font Awesome" not in i["font"]
+                 or i["width"] < 8]
+        assert not blank, f"icons without a glyph: {blank}"
+        loaded = page.evaluate("""() => [...document.fonts].filter((f) => f.status === "loaded")
+          .map((f) => f.family)""")
+        assert any("Font Awesome" in f for f in loaded), f"no icon font loaded: {loaded}"
+    finally:
+        page.close()
 
 
 

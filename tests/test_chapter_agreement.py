@@ -119,3 +119,24 @@ def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():
         expected = learning_rate(step, config, total_steps=100)
         ours = ns["warmup_cosine"](step, config.lr, config.min_lr, config.warmup_steps, 100)
         assert abs(ours - expected) < 1e-15, (step, ours, expected)
+
+
+def test_chapter_12_zoo_attention_agrees_with_tutorlib():
+    """The bug zoo's attention, with its right scale, is tutorlib's MultiHeadAttention spelled out."""
+    import torch
+
+    from tutorlib.nn import MultiHeadAttention, causal_attention_mask, padding_attention_mask
+
+    ZooAttention = derivations("12_debugging.ipynb")["ZooAttention"]
+    torch.manual_seed(0)
+    reference = MultiHeadAttention(32, 4).eval()
+    zoo = ZooAttention(32, 4).eval()
+    zoo.load_state_dict(reference.state_dict())
+    q, kv = torch.randn(2, 5, 32), torch.randn(2, 7, 32)
+    for query, key, mask in [(q, q, causal_attention_mask(5)), (q, kv, padding_attention_mask([7, 4])), (q, q, None)]:
+        ours, weights = zoo(query, key, key, mask=mask, need_weights=True)
+        theirs, ref_weights = reference(query, key, key, mask=mask, need_weights=True)
+        assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
+        assert_close(weights, ref_weights, rtol=1e-5, atol=1e-6)
+    zoo.scale = "d_k"   # a planted bug must make a difference the test would see
+    assert not torch.allclose(zoo(q, q, q)[0], reference(q, q, q)[0], atol=1e-3)

@@ -12,6 +12,7 @@ Each module holds the code that one part of the book derives:
 - ``tutorlib.translator`` the encoder-decoder translator, its config, KV cache, greedy and beam search, BLEU (chapters 9 and 10)
 - ``tutorlib.training``  the training loop, checkpoints, resuming, torchrun; ``python -m tutorlib train|evaluate|translate`` (chapters 9 and 10)
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory measurement (chapter 11)
+- ``tutorlib.debug``      checks that find why a Transformer does not learn: masks, causality, padding, shift, ... (chapter 12)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 """
 
