@@ -1,0 +1,136 @@
+"""Write the misconception submissions of exercises 1, 9, 10 and 11, and of the question 4s of
+exercises 4, 5 and 8 (tests/submissions/exNN/; the older cases there come from elsewhere).
+
+    .venv/bin/python tests/submissions/make_practice_cases.py
+
+Each case is the exercise's student notebook with its answer cells filled in as a learner would
+hand it in: the master's solution with one or two usual mistakes swapped in (each replacement
+must apply, or the script stops). Their expected grades and messages are in expected.json, which
+tests/test_grading.py checks. Rerun this after one of these exercises changes, then check
+expected.json.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
+         "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention"}
+
+# case name -> {question: [(old, new), ...]}: the right answer with these replacements
+CASES = {
+    "ex01": {
+        "ex01_variance_not_std": {"q1": [
+            ("return math.sqrt((S - 1) / D)", "return (S - 1) / D"),
+            ("D_needed = 64 * (129 - 1) // (9 - 1)", "D_needed = 64 * 129 // 9")]},
+        "ex01_need_matters": {"q2": [("loan_need_1000 = 110", "loan_need_1000 = 55")],
+                              "q3": [("same_summary = True", "same_summary = False")]},
+    },
+    "ex04": {
+        "ex04_variance_per_entry": {"q4": [
+            ("scores = np.sum(q * k, axis=1)", "scores = q * k"),
+            ("var_over_dk = 1 / 256", "var_over_dk = 1")]},
+    },
+    "ex05": {
+        "ex05_patterns_swapped": {"q4": [('"A": "previous"', '"A": "self"'), ('"D": "self"', '"D": "previous"')]},
+    },
+    "ex08": {
+        "ex08_order_breaks_rotation": {"q4": [
+            ('breaks = ["c", "d"]', 'breaks = ["b", "d"]'),
+            ("angle = 5 * omega(8)[1]", "angle = 5 * 10000 ** (-1 / 8)")]},
+    },
+    "ex09": {
+        "ex09_eos_in_tgt_in": {"q1": [
+            ("tgt_in = [BOS_ID] + list(target)\n", "tgt_in = [BOS_ID] + list(target) + [EOS_ID]\n"),
+            ("pad = [PAD_ID] * (T - len(tgt_in))\n    return tgt_in + pad, tgt_out + pad",
+             "return (tgt_in + [PAD_ID] * (T - len(tgt_in)),\n"
+             "            tgt_out + [PAD_ID] * (T - len(tgt_out)))"),
+            ("changed_positions = [3, 4, 5, 6]", "changed_positions = [4, 5, 6]")]},
+        "ex09_certain_is_best": {"q2": [
+            ("best_x = 1 - 0.1 + 0.1 / 5", "best_x = 1.0"),
+            ("floor_100 = float(-(q * np.log(q)).sum())", "floor_100 = 0.0")]},
+        "ex09_eps_over_wrong_words": {"q2": [
+            ("q = np.full(V, eps / V)          # eps spread over all V words ...\n"
+             "    q[right] += 1 - eps              # ... and 1 - eps more on the right one",
+             "q = np.full(V, eps / (V - 1))\n    q[right] = 1 - eps")]},
+        "ex09_cosine_to_zero": {"q3": [
+            ("return min_lr + 0.5 * (peak - min_lr) * (1 + math.cos(math.pi * progress))",
+             "return 0.5 * peak * (1 + math.cos(math.pi * progress))"),
+            ("lr_half = (1e-3 + 1e-5) / 2", "lr_half = 5e-4")],
+            "q4": [('"A": 2,', '"A": 1,'), ('"C": 1,', '"C": 2,')]},
+    },
+    "ex10": {
+        "ex10_word_scores_only": {"q1": [
+            ("candidates = beam_scores[:, None] + log_probs", "candidates = log_probs")],
+            "q2": [('winner_0, winner_06 = "A", "B"', 'winner_0, winner_06 = "A", "A"')]},
+        "ex10_unclipped_bleu": {"q3": [
+            ("matches = sum(min(count, r[g]) for g, count in h.items())",
+             "matches = sum(count for g, count in h.items() if g in r)"),
+            ("return 1.0 if c > r else math.exp(1 - r / c)", "return 1.0 if c > r else math.exp(1 - c / r)")]},
+        "ex10_cache_every_position": {"q4": [
+            ("positions_without_cache = sum(range(1, 13))", "positions_without_cache = 12 * 12"),
+            ("cache_shape = (1, 4, 12, 32)", "cache_shape = (1, 12, 4, 32)")],
+            "q2": [("alpha_star = math.log(2.30 / 2.10) / math.log(12 / 9)",
+                    "alpha_star = math.log(2.30 / 2.10) / math.log(7 / 4)")]},
+    },
+    "ex11": {
+        "ex11_sums_not_rescaled": {"q1": [
+            ("return m, l_a * math.exp(m_a - m) + l_b * math.exp(m_b - m)", "return m, l_a + l_b")]},
+        "ex11_acc_not_rescaled": {"q2": [
+            ("acc = acc * scale[:, None] + p @ vb", "acc = acc + p @ vb")]},
+        "ex11_counts_not_bytes": {"q3": [
+            ("naive_bytes = B * H * T * T * 4", "naive_bytes = B * H * T * T"),
+            ("tiled_bytes = B * H * T * 128 * 4", "tiled_bytes = B * H * 128 * 128 * 4")]},
+    },
+}
+
+MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")
+
+
+def right_answers(name: str) -> list[str]:
+    """The master's solution cells, in question order, with the otter markers removed."""
+    master = nbformat.read(ROOT / "exercises" / "masters" / f"{name}.ipynb", as_version=4)
+    answers, inside = [], False
+    for cell in master.cells:
+        text = cell.source.strip()
+        if cell.cell_type == "raw" and text.startswith("# BEGIN SOLUTION"):
+            inside = True
+        elif cell.cell_type == "raw" and text.startswith("# END SOLUTION"):
+            inside = False
+        elif inside and cell.cell_type == "code":
+            answers.append("\n".join(l for l in cell.source.splitlines() if not MARKER.match(l)))
+    return answers
+
+
+def answer_cells(nb) -> list[int]:
+    """Indices of the student notebook's answer cells: code cells holding a `...` to fill in."""
+    return [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and re.search(r"(^|\s)\.\.\.", c.source)
+            and "grader" not in c.source]
+
+
+def main() -> None:
+    for ex, cases in CASES.items():
+        name = NAMES[ex]
+        answers = right_answers(name)
+        student = nbformat.read(ROOT / "exercises" / f"{name}.ipynb", as_version=4)
+        cells = answer_cells(student)
+        assert len(cells) == len(answers), f"{name}: {len(cells)} answer cells, {len(answers)} solutions"
+        for case, edits in cases.items():
+            nb = nbformat.read(ROOT / "exercises" / f"{name}.ipynb", as_version=4)
+            for q, (i, answer) in enumerate(zip(cells, answers), start=1):
+                for old, new in edits.get(f"q{q}", []):
+                    assert old in answer, f"{case}: {old!r} is not in the solution of q{q}"
+                    answer = answer.replace(old, new)
+                nb.cells[i].source = answer
+            nbformat.write(nb, HERE / ex / f"{case}.ipynb")
+            print("wrote", (HERE / ex / f"{case}.ipynb").relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    main()
