@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -348,3 +349,16 @@ def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp
     assert stopped["status"] == "error" and "grading took longer than 15 s" in stopped["messages"][0], stopped
     graded = json.loads((tmp_path / "ex02_embeddings.json").read_text())
     assert graded["status"] == "graded" and graded["points"] == 10, graded
+
+
+def test_read_only_paths_under_tmp_stay_visible_above_the_private_tmp(monkeypatch, tmp_path):
+    """A checkout in /tmp (CI's may be) keeps its virtualenv visible: the private /tmp is
+    mounted first and the read-only paths on top, never the other way round."""
+    venv = "/tmp/some-checkout/.venv"
+    monkeypatch.setattr(sandbox, "read_only_paths", lambda: ["/usr", venv])
+    cmd = sandbox.command(tmp_path, 3, 4, sandbox.Limits(), 12345)
+    binds = [(i, cmd[i + 2]) for i, a in enumerate(cmd) if a in ("--bind", "--ro-bind")]
+    tmp_at = next(i for i, dest in binds if dest == "/tmp")
+    venv_at = next(i for i, dest in binds if dest == venv)
+    assert tmp_at < venv_at, f"/tmp is mounted after {venv}, hiding it: {cmd[:20]}"
+

@@ -120,8 +120,10 @@ def kernel_argv(read_fd: int, write_fd: int, settings: dict, package_parent: str
 
 def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int) -> list[str]:
     """The bwrap command line that starts a kernel confined as described above."""
-    cmd = [bwrap() or "bwrap"]
-    made: set[str] = set()
+    # The private /tmp first: read-only paths that live under /tmp (a checkout in /tmp/..., as
+    # CI's may be) are then mounted on top of it instead of being hidden by it.
+    cmd = [bwrap() or "bwrap", "--bind", str(scratch / "tmp"), "/tmp"]
+    made: set[str] = {"/tmp"}
     for p in read_only_paths():
         for parent in reversed(Path(p).parents[:-1]):   # bwrap would make them 0700: unreadable
             if str(parent) not in made and not os.path.islink(parent):
@@ -131,7 +133,7 @@ def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int
     cmd += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", MOUNTED_PACKAGE,
             "--perms", "0755", "--dir", "/home",
             "--ro-bind", str(PACKAGE), f"{MOUNTED_PACKAGE}/grading",
-            "--bind", str(scratch), HOME, "--bind", str(scratch / "tmp"), "/tmp",
+            "--bind", str(scratch), HOME,
             "--proc", "/proc", "--dev", "/dev",
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--hostname", "sandbox",
