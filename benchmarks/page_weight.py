@@ -70,7 +70,9 @@ def measure(browser, url: str) -> tuple[int, float]:
     try:
         page = context.new_page()
         page.on("requestfinished", lambda r: sizes.append(r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"]))
-        page.goto(url, wait_until="load")
+        response = page.goto(url, wait_until="load")
+        if response is None or response.status >= 400:  # a page the baseline did not have yet
+            return 0, float("nan")
         page.wait_for_timeout(300)
         return sum(sizes), page.evaluate(MEASURE)
     finally:
@@ -113,6 +115,9 @@ def main() -> int:
           f"{'now FCP ms':>10}  {'ratio':>5}")
     for p in pages:
         wb, wn, fb, fn = (statistics.median(x) for x in rows[p])
+        if wb == 0:  # new since the baseline
+            print(f"{p:<{width}}  {'new':>9}  {wn / 1024:7.0f}  {'':>5}  {'':>13}  {fn:10.0f}")
+            continue
         print(f"{p:<{width}}  {wb / 1024:9.0f}  {wn / 1024:7.0f}  {wn / wb:5.2f}  {fb:13.0f}  {fn:10.0f}  "
               f"{fn / fb:5.2f}")
     heaviest = max(pages, key=lambda p: statistics.median(rows[p][1]))
