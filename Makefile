@@ -7,7 +7,6 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# apt-get installs the system packages (npm, LibreOffice, Chromium, bubblewrap) as root, or through sudo
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install vendor book system-deps test clean
@@ -20,17 +19,20 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
-# The book serves MathJax and the widget scripts itself (no CDN when it is read, offline too).
-# tools/vendor_assets.py fetches them once with `npm pack` (pinned versions, checked against the
-# registry's sha512 integrity) into vendor/ (gitignored), which the build copies into _build/html.
-# npm comes with Node.js; on a fresh Debian/Ubuntu machine (CI) it is installed here with apt-get.
-vendor: install
-	@command -v npm >/dev/null 2>&1 || { \
-	  command -v apt-get >/dev/null 2>&1 || { \
-	    echo "make book needs npm (it comes with Node.js) to fetch MathJax and the widget scripts: install it with your package manager" >&2; exit 1; }; \
-	  echo "installing npm (fetches the book's MathJax and widget scripts from the npm registry)"; \
+# $(call apt_install,PACKAGES,WHAT NEEDS THEM): install Debian packages with apt-get (as root, or
+# through sudo), or, where there is no apt-get, say what is missing and stop. No commas in the text.
+apt_install = { command -v apt-get >/dev/null 2>&1 || { \
+	  echo "$(2): install $(1) with your package manager" >&2; exit 1; }; \
+	  echo "installing $(1) ($(2))"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm; }
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(1); }
+
+# The book serves MathJax itself (no CDN when it is read, offline too). tools/vendor_assets.py
+# fetches it once with `npm pack` (a pinned version, checked against the registry's sha512
+# integrity) into vendor/ (gitignored), which the build copies into _build/html. npm comes with
+# Node.js; on a fresh Debian/Ubuntu machine (CI) it is installed here with apt-get.
+vendor: install
+	@command -v npm >/dev/null 2>&1 || $(call apt_install,npm,make book needs npm to fetch MathJax from the npm registry)
 	$(BIN)/python tools/vendor_assets.py
 
 # -W turns every Sphinx warning into an error; --keep-going reports all of them
@@ -49,12 +51,7 @@ book: install vendor
 CHROMIUM ?= /usr/bin/chromium
 
 system-deps:
-	@command -v bwrap >/dev/null 2>&1 || { \
-	  command -v apt-get >/dev/null 2>&1 || { \
-	    echo "make test needs bubblewrap (bwrap on PATH) for tools/grade.py's sandbox: install it with your package manager" >&2; exit 1; }; \
-	  echo "installing bubblewrap (the sandbox tools/grade.py runs each submission in)"; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap; }
+	@command -v bwrap >/dev/null 2>&1 || $(call apt_install,bubblewrap,make test needs bwrap for the sandbox tools/grade.py runs each submission in)
 	@bwrap --ro-bind / / --unshare-net --unshare-pid true >/dev/null 2>&1 || { \
 	  if [ -n "$$CI" ] && [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then \
 	    echo "letting bwrap create user namespaces (Ubuntu 24.04 forbids it to non-root users by default; in CI only)"; \
@@ -62,18 +59,10 @@ system-deps:
 	  else \
 	    echo "bwrap is installed but cannot start a sandbox here (user namespaces disabled?): tools/grade.py needs it, see exercises/README.md" >&2; exit 1; \
 	  fi; }
-	@command -v soffice >/dev/null 2>&1 || command -v libreoffice >/dev/null 2>&1 || { \
-	  command -v apt-get >/dev/null 2>&1 || { \
-	    echo "make test needs LibreOffice Calc (soffice on PATH): install it with your package manager" >&2; exit 1; }; \
-	  echo "installing libreoffice-calc (headless spreadsheet recalculation for tests/test_spreadsheet.py)"; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc; }
-	@[ -x "$(CHROMIUM)" ] || { \
-	  command -v apt-get >/dev/null 2>&1 || { \
-	    echo "make test needs Chromium at $(CHROMIUM) for tests/test_browser.py: install it, or run make test CHROMIUM=/path/to/chromium" >&2; exit 1; }; \
-	  echo "installing chromium (headless browser for tests/test_browser.py)"; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation; }
+	@command -v soffice >/dev/null 2>&1 || command -v libreoffice >/dev/null 2>&1 || \
+	  $(call apt_install,libreoffice-calc,make test needs LibreOffice Calc (soffice) to recalculate tests/test_spreadsheet.py's workbooks)
+	@[ -x "$(CHROMIUM)" ] || \
+	  $(call apt_install,chromium fonts-liberation,make test needs Chromium at $(CHROMIUM) for tests/test_browser.py (or run make test CHROMIUM=/path/to/chromium))
 
 test: book system-deps
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest

@@ -82,7 +82,7 @@ MATH_MARKERS = (r"\(", r"\)", r"\[", r"\]", "$$", r"\begin{", r"\frac")
 TRACEBACK = "Traceback (most recent call last)"
 
 # Waits until what the page renders after `load` is done: MathJax's first typeset, the
-# widgets (each view script gets its rendered widget), the search results, images, fonts.
+# static explorers (unpacked, controls live), the search results, images, fonts.
 WAIT_FOR_RENDERING = """async (timeoutMs) => {
   const deadline = Date.now() + timeoutMs;
   const until = async (ok) => {
