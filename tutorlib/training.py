@@ -108,14 +108,22 @@ def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> floa
     return config.min_lr + 0.5 * (config.lr - config.min_lr) * (1.0 + math.cos(math.pi * progress))
 
 
-def build_vocabs(pairs, share: bool = False) -> tuple[Vocab, Vocab]:
-    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both languages."""
+def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, Vocab]:
+    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both languages.
+
+    A word seen fewer than ``min_freq`` times (2: once) is left out and becomes ``<unk>``: the
+    phrasebook uses each name and each number once, so the model learns to write ``<unk>`` where
+    the source has one, and ``translate`` copies the word there (chapter 10). ``min_freq=1`` keeps
+    every word.
+
+    Derived in chapter 9 (Training a translator).
+    """
     english = [tokenize(e) for e, _ in pairs]
     portuguese = [tokenize(p) for _, p in pairs]
     if share:
-        joint = Vocab.build(english + portuguese)
+        joint = Vocab.build(english + portuguese, min_freq=min_freq)
         return joint, joint
-    return Vocab.build(english), Vocab.build(portuguese)
+    return Vocab.build(english, min_freq=min_freq), Vocab.build(portuguese, min_freq=min_freq)
 
 
 @dataclass
