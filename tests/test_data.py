@@ -607,7 +607,7 @@ def test_vocab_to_dict_from_dict_round_trip(splits):
         (lambda: Vocab(list(SPECIALS) + ["a", "a"]), r"token 'a' appears twice \(ids 4 and 5\)"),
         (lambda: Vocab.from_dict({"words": []}), r"expected a dict with a list under 'tokens'.*got \['words'\]"),
         (lambda: Vocab.build(["i am"]), r"token_lists\[0\] is the string 'i am'"),
-        (lambda: Vocab.build([["a"]], min_freq=0), "min_freq must be a whole number of at least 1"),
+        (lambda: Vocab.build([["a"]], min_freq=0), "min_freq must be at least 1, got 0"),
         (lambda: Vocab.build([["a"]]).encode("a b"), "pass tokenize"),
         (lambda: Vocab.build([["a"]]).id_to_token(5), r"token id 5 is out of range for a vocabulary of 5 tokens"),
         (lambda: Vocab.build([["a"]]).decode([[1, 4]]), "one sentence"),
@@ -696,8 +696,8 @@ def test_make_batches_unknown_words_max_len_and_device(vocabs):
         ([], {}, "pairs is empty"),
         ([("i am happy", "")], {}, r"pairs\[0\] has an empty target"),
         ([("i am happy",)], {}, r"pairs\[0\] must be a \(source, target\) pair of strings"),
-        ([("i am happy", "sou feliz")], {"batch_size": 0}, "batch_size must be a whole number of at least 1"),
-        ([("i am happy", "sou feliz")], {"max_len": 1}, "max_len must be a whole number of at least 2"),
+        ([("i am happy", "sou feliz")], {"batch_size": 0}, "batch_size must be at least 1, got 0"),
+        ([("i am happy", "sou feliz")], {"max_len": 1}, "max_len must be at least 2, got 1"),
     ],
 )
 def test_make_batches_errors(vocabs, pairs, kwargs, message):
@@ -747,7 +747,7 @@ def test_load_tatoeba_missing_file_and_bad_arguments(tmp_path):
         load_tatoeba(tmp_path / "nowhere.txt")
     with pytest.raises(IsADirectoryError, match="is a folder"):
         load_tatoeba(tmp_path)
-    with pytest.raises(ValueError, match="max_pairs must be a whole number of at least 1"):
+    with pytest.raises(ValueError, match="max_pairs must be at least 1"):
         load_tatoeba(_write(tmp_path, "a\tb\n"), max_pairs=0)
 
 

@@ -230,7 +230,7 @@ def test_length_penalty_factor():
 
 def test_beam_size_is_checked(vocabs, batch):
     model = random_model(vocabs)
-    with pytest.raises(ValueError, match="beam_size must be a whole number >= 1, got 0"):
+    with pytest.raises(ValueError, match="beam_size must be at least 1, got 0"):
         beam_search(model, batch.src, batch.src_key_mask, 0)
 
 

@@ -43,11 +43,11 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from numbers import Integral
 from typing import Iterable, Sequence
 
 import torch
 
+from .checks import whole_number
 from .nn import causal_attention_mask, padding_attention_mask
 
 __all__ = [
@@ -56,6 +56,10 @@ __all__ = [
     "EOS",
     "UNK",
     "SPECIALS",
+    "PAD_ID",
+    "BOS_ID",
+    "EOS_ID",
+    "UNK_ID",
     "tokenize",
     "detokenize",
     "phrasebook",
@@ -69,6 +73,8 @@ __all__ = [
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS = (PAD, BOS, EOS, UNK)  # ids 0, 1, 2, 3 in every Vocab
+# Their ids, the same in every Vocab: defined here once, imported wherever an id is needed.
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = (SPECIALS.index(t) for t in (PAD, BOS, EOS, UNK))
 
 
 # --- tokens ---------------------------------------------------------------------------
@@ -820,8 +826,7 @@ class Vocab:
 
         Used in chapter 9 (Training a translator).
         """
-        if isinstance(min_freq, bool) or not isinstance(min_freq, Integral) or min_freq < 1:
-            raise ValueError(f"min_freq must be a whole number of at least 1, got {min_freq!r}")
+        whole_number("min_freq", min_freq, 1)
         counts: Counter = Counter()
         for i, toks in enumerate(token_lists):
             if isinstance(toks, str):
@@ -852,19 +857,18 @@ class Vocab:
         """Every token, in id order."""
         return list(self._tokens)
 
-    pad_id = property(lambda self: 0, doc="Id of ``<pad>``: 0.")
-    bos_id = property(lambda self: 1, doc="Id of ``<bos>``: 1.")
-    eos_id = property(lambda self: 2, doc="Id of ``<eos>``: 2.")
-    unk_id = property(lambda self: 3, doc="Id of ``<unk>``: 3.")
+    pad_id = property(lambda self: PAD_ID, doc="Id of ``<pad>``: 0.")
+    bos_id = property(lambda self: BOS_ID, doc="Id of ``<bos>``: 1.")
+    eos_id = property(lambda self: EOS_ID, doc="Id of ``<eos>``: 2.")
+    unk_id = property(lambda self: UNK_ID, doc="Id of ``<unk>``: 3.")
 
     def token_to_id(self, token: str) -> int:
         """The id of ``token``; the id of ``<unk>`` (3) when it is not in the vocabulary."""
-        return self._index.get(token, 3)
+        return self._index.get(token, UNK_ID)
 
     def id_to_token(self, i: int) -> str:
         """The token with id ``i``."""
-        if isinstance(i, bool) or not isinstance(i, Integral):
-            raise ValueError(f"a token id must be a whole number, got {i!r}")
+        whole_number("a token id", i)
         if not 0 <= i < len(self._tokens):
             raise ValueError(
                 f"token id {i} is out of range for a vocabulary of {len(self)} tokens (ids 0 to {len(self) - 1}); "
@@ -883,7 +887,7 @@ class Vocab:
         """
         if isinstance(tokens, str):
             raise ValueError(f"encode expects a list of tokens, got the string {tokens!r}; pass tokenize(text)")
-        ids = [self._index.get(t, 3) for t in tokens]
+        ids = [self._index.get(t, UNK_ID) for t in tokens]
         if warn_unknown:
             unknown = [t for t in dict.fromkeys(tokens) if t not in self._index]
             if unknown:
@@ -893,7 +897,7 @@ class Vocab:
                     "from training data without them (or with fewer than min_freq of them)",
                     stacklevel=2,
                 )
-        return ([1] if add_bos else []) + ids + ([2] if add_eos else [])
+        return ([BOS_ID] if add_bos else []) + ids + ([EOS_ID] if add_eos else [])
 
     def decode(self, ids, strip_special: bool = True) -> list[str]:
         """Tokens of ``ids`` (a list, or a 1-D tensor or array), up to the first ``<eos>``.
@@ -911,11 +915,11 @@ class Vocab:
             if isinstance(i, list):
                 raise ValueError("decode takes the ids of one sentence (1-D); for a batch, decode each row")
             tok = self.id_to_token(i)
-            if i == 2:
+            if i == EOS_ID:
                 if not strip_special:
                     out.append(tok)
                 break
-            if strip_special and i in (0, 1):
+            if strip_special and i in (PAD_ID, BOS_ID):
                 continue
             out.append(tok)
         return out
@@ -977,13 +981,13 @@ def _collate(src_ids: list[list[int]], tgt_ids: list[list[int]]) -> Batch:
     B = len(src_ids)
     S = max(len(s) for s in src_ids)
     T = max(len(t) for t in tgt_ids) + 1
-    src = torch.zeros(B, S, dtype=torch.long)
-    tgt_in = torch.zeros(B, T, dtype=torch.long)
-    tgt_out = torch.zeros(B, T, dtype=torch.long)
+    src = torch.full((B, S), PAD_ID, dtype=torch.long)
+    tgt_in = torch.full((B, T), PAD_ID, dtype=torch.long)
+    tgt_out = torch.full((B, T), PAD_ID, dtype=torch.long)
     for b, (s, t) in enumerate(zip(src_ids, tgt_ids)):
         src[b, : len(s)] = torch.tensor(s)
-        tgt_in[b, : len(t) + 1] = torch.tensor([1] + t)  # <bos> + target
-        tgt_out[b, : len(t) + 1] = torch.tensor(t + [2])  # target + <eos>
+        tgt_in[b, : len(t) + 1] = torch.tensor([BOS_ID] + t)  # <bos> + target
+        tgt_out[b, : len(t) + 1] = torch.tensor(t + [EOS_ID])  # target + <eos>
     src_lengths = torch.tensor([len(s) for s in src_ids])
     tgt_lengths = torch.tensor([len(t) + 1 for t in tgt_ids])
     # (T, T) & (B, 1, 1, T) -> (B, 1, T, T)
@@ -1016,12 +1020,9 @@ def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shu
 
     Used in chapter 9 (Training a translator).
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
-        raise ValueError(f"batch_size must be a whole number of at least 1, got {batch_size!r}")
-    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, Integral) or max_len < 2):
-        raise ValueError(
-            f"max_len must be a whole number of at least 2 (<bos> or <eos> and one token), got {max_len!r}"
-        )
+    whole_number("batch_size", batch_size, 1)
+    if max_len is not None:
+        whole_number("max_len", max_len, 2, hint="<bos> or <eos> and one token need two positions")
     if not isinstance(src_vocab, Vocab) or not isinstance(tgt_vocab, Vocab):
         raise ValueError(
             f"src_vocab and tgt_vocab must be Vocab objects, got {type(src_vocab).__name__} and "
@@ -1096,8 +1097,8 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
 
     Used in chapter 9 (Training a translator).
     """
-    if max_pairs is not None and (isinstance(max_pairs, bool) or not isinstance(max_pairs, Integral) or max_pairs < 1):
-        raise ValueError(f"max_pairs must be a whole number of at least 1 (or None for all), got {max_pairs!r}")
+    if max_pairs is not None:
+        whole_number("max_pairs", max_pairs, 1, hint="None reads all pairs")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(

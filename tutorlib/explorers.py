@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import functools
 import html
-from numbers import Integral
 
 import numpy as np
 
 from . import static
 from .attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from .checks import whole_number
 from .display import (
     HIGHLIGHT_COLOUR,
     _as_weights,
@@ -74,13 +74,7 @@ MAX_D_K = D_K_STEPS[-1]
 
 def _whole(value, name: str, lo: int, hi: int | None = None) -> int:
     """``value`` as an int in ``lo..hi``, or a ValueError naming what was expected and what came."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-        raise ValueError(f"{name} must be {span}, got {value}")
-    return value
+    return whole_number(name, value, lo, hi)
 
 
 def _row_index(query, labels: list[str], what: str = "query") -> int:

@@ -27,7 +27,6 @@ import math
 import os
 import random
 import signal
-import tempfile
 import threading
 import time
 import warnings
@@ -39,8 +38,21 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from .data import Vocab, make_batches, tokenize
-from .translator import PAD_ID, Translator, TranslatorConfig
+from .data import PAD_ID, Vocab, make_batches, tokenize
+from .translator import (  # checkpoints are read where the model lives; these names stay importable from here
+    CHECKPOINT_NAME,
+    MODEL_NAME,
+    CheckpointError,
+    Translator,
+    TranslatorConfig,
+    _atomic_save,
+    _model_from_state,  # noqa: F401 (kept importable from here)
+    _model_state,
+    load_checkpoint,
+    pick_device,
+    read_checkpoint,
+    save_model,
+)
 
 __all__ = [
     "CheckpointError",
@@ -57,26 +69,6 @@ __all__ = [
     "CHECKPOINT_NAME",
     "MODEL_NAME",
 ]
-
-CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training
-MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
-FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be used: unreadable, not ours, or not matching its config."""
-
-
-def pick_device(device=None) -> torch.device:
-    """``device`` if given, else the best one here: CUDA, then Apple's MPS, then the CPU."""
-    if device is not None:
-        return torch.device(device)
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
-
 
 def translation_loss(logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
     """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
@@ -131,124 +123,6 @@ class TrainResult:
 
 
 # --- checkpoints -------------------------------------------------------------------------
-
-
-def _atomic_save(obj, path: Path) -> None:
-    """``torch.save`` to a temporary file in the same folder, then rename it over ``path``.
-
-    A rename within one file system is atomic: whoever opens ``path`` sees
-    the old file or the new one, never half of one, even if this process is
-    killed while writing.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _model_state(model: Translator) -> dict:
-    return {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "config": model.config.to_dict(),
-        "model": model.state_dict(),
-        "src_vocab": model.src_vocab.to_dict(),
-        "tgt_vocab": model.tgt_vocab.to_dict(),
-    }
-
-
-def save_model(model: Translator, path, **meta) -> Path:
-    """Write ``model``'s weights, config and vocabularies (no optimizer) to ``path``, atomically.
-
-    Extra keyword arguments are stored under ``"meta"`` (scores, the command that trained it...).
-    """
-    path = Path(path)
-    _atomic_save({**_model_state(model), "meta": meta}, path)
-    return path
-
-
-def read_checkpoint(path) -> dict:
-    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
-
-    ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
-    """
-    path = Path(path)
-    if path.is_dir():
-        candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
-        found = [p for p in candidates if p.is_file()]
-        if not found:
-            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
-                                    "with `python -m tutorlib train --out` this folder?")
-        path = found[0]
-    if not path.is_file():
-        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
-                                "`python -m tutorlib train --out FOLDER`)")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise CheckpointError(
-            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
-            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
-        ) from e
-    if not isinstance(state, dict) or state.get("format") != FORMAT:
-        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
-        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
-                              f"without format={FORMAT!r}")
-    if state.get("version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
-                              f"tutorlib reads version {FORMAT_VERSION}")
-    missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
-    if missing:
-        raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
-    try:
-        state["config"] = TranslatorConfig.from_dict(state["config"])
-        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
-        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
-    except Exception as e:
-        raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
-    state["path"] = path
-    return state
-
-
-def _model_from_state(state: dict, device) -> Translator:
-    path, config = state["path"], state["config"]
-    try:
-        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
-    except ValueError as e:
-        raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
-    try:
-        model.load_state_dict(state["model"])
-    except RuntimeError as e:
-        problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
-        more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
-        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
-                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
-                              "from another model?") from e
-    return model.to(pick_device(device))
-
-
-def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
-    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
-
-    The model is in eval mode, on ``device`` (default: ``pick_device()``).
-    A missing, corrupted or mismatched file raises an error naming the file
-    and what is wrong.
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-    state = read_checkpoint(path)
-    model = _model_from_state(state, device).eval()
-    return model, model.src_vocab, model.tgt_vocab
 
 
 def _rng_state() -> dict:

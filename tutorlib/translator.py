@@ -19,7 +19,10 @@ True = may attend, as everywhere in tutorlib.
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 import warnings
+import zipfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -27,7 +30,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .data import BOS, EOS, PAD, SPECIALS, Vocab, detokenize, tokenize
+from .checks import finite_number, whole_number
+from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig
+from .data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK, UNK_ID, Vocab, detokenize, tokenize
 from .nn import Decoder, Encoder, PositionalEncoding, causal_attention_mask, padding_attention_mask
 
 __all__ = [
@@ -44,69 +49,9 @@ __all__ = [
     "PRETRAINED_PATH",
 ]
 
-PAD_ID, BOS_ID, EOS_ID = SPECIALS.index(PAD), SPECIALS.index(BOS), SPECIALS.index(EOS)  # the same in every Vocab
-PRETRAINED_PATH = Path(__file__).parent / "pretrained" / "translator.pt"
-
-
-# --- the config -------------------------------------------------------------------
-
-
-@dataclass
-class TranslatorConfig:
-    # the model
-    src_vocab_size: int = 0  # filled in by train() from the vocabularies it builds
-    tgt_vocab_size: int = 0
-    d_model: int = 128  # D, the width of every token's vector (512 in the paper)
-    num_heads: int = 4  # H; each head is Dh = D // H wide
-    d_ff: int = 256  # hidden width of the feed-forward network (2048 in the paper)
-    num_encoder_layers: int = 3
-    num_decoder_layers: int = 3
-    dropout: float = 0.1
-    max_len: int = 32  # positions: at most max_len source words, max_len - 1 target words (after BOS)
-    norm_first: bool = True  # pre-norm (trains steadily without tuning) instead of the paper's post-norm
-    share_embeddings: bool = False  # one vocabulary of both languages and one embedding table for both sides
-    tie_output: bool = True  # the output layer reuses the target embedding matrix (the paper, section 3.4)
-    # the training (tutorlib.training.train)
-    label_smoothing: float = 0.1  # the target puts 1 - 0.1 on the right word and spreads 0.1 over all words
-    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
-    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
-    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
-    weight_decay: float = 0.01  # AdamW's, on matrices only (not on biases, LayerNorms)
-    batch_size: int = 64  # sentence pairs per step, in each process under torchrun
-    epochs: int = 10
-    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
-    seed: int = 0
-
-    def __post_init__(self):
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
-                "d_model // num_heads features"
-            )
-        if self.max_len < 2:
-            raise ValueError(f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "TranslatorConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown TranslatorConfig fields {unknown}; known: {sorted(known)}")
-        return cls(**d)
-
-
-# Named configurations for `python -m tutorlib train --preset NAME`.
-PRESETS = {
-    # chapter 9 in CI: visibly learns in a minute or two on a laptop CPU
-    "tiny": TranslatorConfig(d_model=64, num_heads=4, d_ff=128, num_encoder_layers=2, num_decoder_layers=2,
-                             dropout=0.0, lr=2e-3, warmup_steps=50, epochs=1, batch_size=64),
-    # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.0 M parameters, 4.2 MB, 1,032 steps
-    "pretrained": TranslatorConfig(d_model=128, num_heads=4, d_ff=256, num_encoder_layers=3, num_decoder_layers=3,
-                                   dropout=0.1, lr=1e-3, warmup_steps=200, epochs=3, batch_size=64),
-}
+CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (tutorlib.training.train writes it)
+MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
+FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
 
 
 # --- the model ----------------------------------------------------------------------
@@ -211,6 +156,11 @@ class Translator(nn.Module):
 
 # --- decoding (chapter 10) -------------------------------------------------------------
 
+# The repetition guard of greedy_decode and beam_search: no token chosen a third time in a row, and no 4-gram
+# twice in one translation. The phrasebook never repeats a 4-gram within a sentence, so a repeat is a loop.
+MAX_RUN = 2
+NO_REPEAT_NGRAM = 4
+
 
 @dataclass
 class KVCache:
@@ -250,14 +200,59 @@ def _next_log_probs(model: Translator, tokens, memory, src_key_mask, cache: KVCa
     return torch.log_softmax(logits.float(), dim=-1)
 
 
-def _output_budget(model: Translator, max_len: int | None) -> int:
-    """How many tokens to generate at most: ``max_len``, within the model's positions (BOS takes one)."""
+def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None) -> torch.Tensor:
+    """How many words each sentence may write, ``(B,)``: ``2 S + 5`` for a source of ``S`` words.
+
+    A translation twice as long as its source plus five is never right in
+    the phrasebook (Portuguese is at most a few words longer than English),
+    so a decoder that gets there is looping. ``max_len`` (the caller's) and
+    the model's positions (``config.max_len - 1`` after BOS) cap it further.
+    """
     limit = model.config.max_len - 1
-    if max_len is None:
-        return limit
-    if max_len < 1:
-        raise ValueError(f"max_len must be at least 1 (the EOS), got {max_len}")
-    return min(max_len, limit)
+    if max_len is not None:
+        limit = min(limit, whole_number("max_len", max_len, 1, hint="the most words a translation may have"))
+    S = src_key_mask.reshape(src_key_mask.shape[0], -1).sum(dim=1)  # (B, 1, 1, S) -> (B,): real source tokens
+    return (2 * S + 5).clamp(max=limit)
+
+
+def _repetition_mask(tokens: torch.Tensor, V: int, max_run: int | None, no_repeat_ngram: int | None) -> torch.Tensor:
+    """``tokens (R, t)`` (BOS first) -> ``(R, V)`` booleans, True where the next token would repeat too much.
+
+    Banned: the token that would make ``max_run + 1`` of the same in a row,
+    and every token that would complete an ``no_repeat_ngram``-gram already
+    in the hypothesis. EOS is never banned, so every row keeps a way to end.
+    """
+    words = tokens[:, 1:]  # (R, n): without BOS
+    R, n = words.shape
+    banned = torch.zeros(R, V + 1, dtype=torch.bool, device=tokens.device)  # column V: "nothing banned"
+    if max_run and n >= max_run:
+        tail = words[:, -max_run:]  # (R, max_run)
+        same = (tail == tail[:, :1]).all(dim=1)  # (R,): the last max_run tokens are one token
+        banned[torch.arange(R, device=tokens.device), torch.where(same, tail[:, 0], V)] = True
+    if no_repeat_ngram and n >= no_repeat_ngram:
+        k = no_repeat_ngram - 1
+        # (R, n) -> (R, n - k, k): every k tokens that some token followed
+        windows = words.unfold(1, k, 1)[:, : n - k]
+        hit = (windows == words[:, None, -k:]).all(dim=-1)  # (R, n - k): the same k tokens as the newest ones
+        banned.scatter_(1, torch.where(hit, words[:, k:], V), True)  # ban what followed them then
+    banned = banned[:, :V]
+    banned[:, EOS_ID] = False
+    return banned
+
+
+def _guard(log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngram) -> torch.Tensor:
+    """``log_probs (R, V)`` with the continuations ``_repetition_mask`` bans set to ``-inf``."""
+    if not max_run and not no_repeat_ngram:
+        return log_probs
+    return log_probs.masked_fill(_repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram),
+                                 float("-inf"))
+
+
+def _check_guard(max_run, no_repeat_ngram) -> None:
+    if max_run is not None:
+        whole_number("max_run", max_run, 1, hint="None lets a token repeat without limit")
+    if no_repeat_ngram is not None:
+        whole_number("no_repeat_ngram", no_repeat_ngram, 2, hint="None lets n-grams repeat")
 
 
 def _strip(row: list[int]) -> list[int]:
@@ -273,29 +268,40 @@ def _strip(row: list[int]) -> list[int]:
 
 @torch.no_grad()
 def greedy_decode(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, max_len: int | None = None,
-                  use_cache: bool = True) -> list[list[int]]:
+                  use_cache: bool = True, *, max_run: int | None = MAX_RUN,
+                  no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
     """Translate a batch by taking the most likely token at every step: ``src (B, S)`` -> B lists of token ids.
 
     Starts from BOS and feeds each chosen token back in, one position per
-    step, until every sentence has written EOS or ``max_len`` tokens (default:
-    the model's ``max_len - 1``). The lists hold neither BOS nor EOS. With
-    ``use_cache`` the decoder keeps its keys and values (``KVCache``); the
-    result is the same as recomputing the whole prefix at every step.
+    step, until every sentence has written EOS or its budget of words: ``2 S
+    + 5`` for a source of ``S`` words, at most ``max_len`` and the model's
+    ``max_len - 1`` positions (a sentence that reaches it is ended as if by
+    EOS). The lists hold neither BOS nor EOS. With ``use_cache`` the decoder
+    keeps its keys and values (``KVCache``); the result is the same as
+    recomputing the whole prefix at every step.
+
+    The repetition guard: no token a ``max_run + 1``-th time in a row, and no
+    ``no_repeat_ngram``-gram twice in a sentence (the phrasebook never
+    repeats a 4-gram within a sentence, so a repeat is a decoder stuck in a
+    loop); ``None`` switches either off. On a sentence that never triggers it
+    the result is the same as without it.
 
     Derived in chapter 10 (Translating and evaluating).
     """
+    _check_guard(max_run, no_repeat_ngram)
     model.eval()
-    steps = _output_budget(model, max_len)
+    budget = _budgets(model, src_key_mask, max_len)  # (B,)
     memory = model.encode(src, src_key_mask)  # (B, S, D), once
     B = src.shape[0]
     tokens = torch.full((B, 1), BOS_ID, dtype=torch.long, device=src.device)  # (B, 1)
     finished = torch.zeros(B, dtype=torch.bool, device=src.device)
     cache = KVCache() if use_cache else None
-    for _ in range(steps):
-        next_token = _next_log_probs(model, tokens, memory, src_key_mask, cache).argmax(dim=-1)  # (B,)
+    for step in range(int(budget.max())):
+        log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B, V)
+        next_token = _guard(log_probs, tokens, max_run, no_repeat_ngram).argmax(dim=-1)  # (B,)
         next_token = next_token.masked_fill(finished, PAD_ID)  # a finished sentence only pads
         tokens = torch.cat([tokens, next_token[:, None]], dim=1)  # (B, t) -> (B, t + 1)
-        finished |= next_token == EOS_ID
+        finished |= (next_token == EOS_ID) | (step + 1 >= budget)  # EOS, or the budget is spent
         if finished.all():
             break
     return [_strip(row) for row in tokens[:, 1:].tolist()]
@@ -315,7 +321,8 @@ def length_penalty_factor(length: torch.Tensor, alpha: float) -> torch.Tensor:
 
 @torch.no_grad()
 def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, beam_size: int = 4,
-                length_penalty: float = 0.6, max_len: int | None = None, use_cache: bool = True) -> list[list[int]]:
+                length_penalty: float = 0.6, max_len: int | None = None, use_cache: bool = True, *,
+                max_run: int | None = MAX_RUN, no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
     """Translate a batch keeping the ``beam_size`` best partial translations of each sentence.
 
     At every step each of the K beams of a sentence is extended by every
@@ -323,19 +330,22 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
     summed log-probability divided by ``length_penalty_factor(length,
     length_penalty)``. A beam that has written EOS is finished: it stays
     among the candidates with its score frozen, extended only by padding.
-    The search ends when all beams of all sentences are finished or after
-    ``max_len`` tokens; each sentence's best beam is returned, as token ids
-    without BOS or EOS. ``beam_size=1`` is greedy decoding. The B sentences'
-    K beams run as one batch of ``B * K`` rows; ``use_cache`` as in
+    A beam that has written its sentence's budget of words (``greedy_decode``:
+    ``2 S + 5``, at most ``max_len``) is finished too. The search ends when
+    all beams of all sentences are finished; each sentence's best beam is
+    returned, as token ids without BOS or EOS. ``beam_size=1`` is greedy
+    decoding. The B sentences' K beams run as one batch of ``B * K`` rows;
+    ``use_cache``, ``max_run`` and ``no_repeat_ngram`` as in
     ``greedy_decode``, with the cache reordered as beams are chosen.
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be a whole number >= 1, got {beam_size!r}")
+    K = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
+    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    _check_guard(max_run, no_repeat_ngram)
     model.eval()
-    steps = _output_budget(model, max_len)
-    B, K, device = src.shape[0], beam_size, src.device
+    budget = _budgets(model, src_key_mask, max_len)  # (B,)
+    B, device = src.shape[0], src.device
     V = model.config.tgt_vocab_size
     if K > V:
         raise ValueError(f"beam_size={K} is larger than the target vocabulary ({V} tokens)")
@@ -351,8 +361,9 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
     only_pad[PAD_ID] = 0.0  # a finished beam's only continuation, at no cost
     first_row = torch.arange(B, device=device)[:, None] * K  # (B, 1): row of each sentence's beam 0
     cache = KVCache() if use_cache else None
-    for _ in range(steps):
+    for _ in range(int(budget.max())):
         log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B*K, V)
+        log_probs = _guard(log_probs, tokens, max_run, no_repeat_ngram)
         # (B*K, 1) chooses between (V,) and (B*K, V): a finished beam may only pad
         log_probs = torch.where(finished.view(B * K, 1), only_pad, log_probs)
         # (B, K, 1) + (B, K, V) -> (B, K, V): the score of every beam extended by every word
@@ -365,7 +376,8 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
         # the survivors' scores, lengths and states, all (B, K)
         score = candidate.view(B, K * V).gather(1, best)  # (B, K*V) -> (B, K)
         length = candidate_length.view(B, K).gather(1, beam)  # (B, K) -> (B, K), picked by beam
-        finished = finished.gather(1, beam) | (word == EOS_ID)
+        # (B, K) | (B, K) | (B, K) >= (B, 1): EOS written, or the sentence's budget of words spent
+        finished = finished.gather(1, beam) | (word == EOS_ID) | (length >= budget[:, None])
         rows = (first_row + beam).view(B * K)  # (B*K,): the surviving beams' rows
         tokens = torch.cat([tokens[rows], word.view(B * K, 1)], dim=1)  # (B*K, t) -> (B*K, t + 1)
         if cache is not None:
@@ -476,6 +488,188 @@ def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab |
     }
 
 
+# --- checkpoints ----------------------------------------------------------------------------
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: unreadable, not ours, or not matching its config."""
+
+
+def pick_device(device=None) -> torch.device:
+    """``device`` if given, else the best one here: CUDA, then Apple's MPS, then the CPU.
+
+    A device this machine does not have (``"cuda"`` on a CPU-only build,
+    ``"bogus"``) is a ``ValueError`` saying which devices there are.
+    """
+    if device is not None:
+        try:
+            device = torch.device(device)
+        except (RuntimeError, TypeError) as e:
+            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r} ({e})") from None
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
+                             "or no driver): use --device cpu, or leave it out to take the best one available")
+        if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"device {str(device)!r} asked for, but there are {torch.cuda.device_count()} CUDA "
+                             f"GPUs (cuda:0 to cuda:{torch.cuda.device_count() - 1})")
+        if device.type == "mps" and not (getattr(torch.backends, "mps", None) is not None
+                                         and torch.backends.mps.is_available()):
+            raise ValueError("device 'mps' asked for, but Apple's MPS is not available here: use cpu")
+        return device
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def _atomic_save(obj, path: Path) -> None:
+    """``torch.save`` to a temporary file in the same folder, then rename it over ``path``.
+
+    A rename within one file system is atomic: whoever opens ``path`` sees
+    the old file or the new one, never half of one, even if this process is
+    killed while writing. A temporary file left by a run killed while
+    writing (``.checkpoint.pt.*.tmp``) is removed first.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        stale.unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _model_state(model: Translator) -> dict:
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "config": model.config.to_dict(),
+        "model": model.state_dict(),
+        "src_vocab": model.src_vocab.to_dict(),
+        "tgt_vocab": model.tgt_vocab.to_dict(),
+    }
+
+
+def save_model(model: Translator, path, **meta) -> Path:
+    """Write ``model``'s weights, config and vocabularies (no optimizer) to ``path``, atomically.
+
+    Extra keyword arguments are stored under ``"meta"`` (scores, the command that trained it...).
+    """
+    path = Path(path)
+    _atomic_save({**_model_state(model), "meta": meta}, path)
+    return path
+
+
+def read_checkpoint(path) -> dict:
+    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
+
+    ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
+        found = [p for p in candidates if p.is_file()]
+        if not found:
+            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
+                                    "with `python -m tutorlib train --out` this folder?")
+        path = found[0]
+    if not path.is_file():
+        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
+                                "`python -m tutorlib train --out FOLDER`)")
+    try:
+        _check_zip_crc(path)
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise CheckpointError(
+            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
+            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
+        ) from e
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
+        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
+                              f"without format={FORMAT!r}")
+    if state.get("version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
+                              f"tutorlib reads version {FORMAT_VERSION}")
+    missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
+    if missing:
+        raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
+    try:
+        state["config"] = TranslatorConfig.from_dict(state["config"])
+        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
+        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
+    except Exception as e:
+        raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
+    state["path"] = path
+    return state
+
+
+def _check_zip_crc(path: Path) -> None:
+    """A ``torch.save`` file is a zip archive, each member with a CRC-32: recompute them all.
+
+    ``torch.load`` does not, so a few overwritten bytes inside the weights
+    would load as different numbers and translate to nonsense (or nothing).
+    """
+    if not zipfile.is_zipfile(path):
+        return  # the legacy (non-zip) format, or not a PyTorch file: torch.load says which
+    with zipfile.ZipFile(path) as archive:
+        bad = archive.testzip()
+    if bad is not None:
+        raise ValueError(f"the stored checksum (CRC-32) of {bad!r} inside it does not match its bytes")
+
+
+def _check_finite(state: dict, path: Path) -> None:
+    """Refuse weights holding NaN or infinity: a run that diverged, or a damaged file."""
+    for name, tensor in state["model"].items():
+        if torch.is_tensor(tensor) and tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            bad = int((~torch.isfinite(tensor)).sum())
+            raise CheckpointError(f"{path}: the weights {name!r} hold {bad} NaN or infinite value"
+                                  f"{'s' if bad > 1 else ''} of {tensor.numel()}. Did the training diverge "
+                                  "(a learning rate too high)? Use an earlier checkpoint")
+
+
+def _model_from_state(state: dict, device) -> Translator:
+    path, config = state["path"], state["config"]
+    _check_finite(state, path)
+    try:
+        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
+    except ValueError as e:
+        raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as e:
+        problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
+        more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
+        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
+                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
+                              "from another model?") from e
+    return model.to(pick_device(device))
+
+
+def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
+    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
+
+    The model is in eval mode, on ``device`` (default: ``pick_device()``).
+    A missing, corrupted or mismatched file raises an error naming the file
+    and what is wrong.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    state = read_checkpoint(path)
+    model = _model_from_state(state, device).eval()
+    return model, model.src_vocab, model.tgt_vocab
+
+
 def load_pretrained(device=None) -> tuple[Translator, Vocab, Vocab]:
     """The translator shipped with tutorlib: ``(model, src_vocab, tgt_vocab)``, in eval mode.
 
@@ -484,6 +678,4 @@ def load_pretrained(device=None) -> tuple[Translator, Vocab, Vocab]:
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    from .training import load_checkpoint
-
     return load_checkpoint(PRETRAINED_PATH, device=device)
