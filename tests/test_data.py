@@ -515,7 +515,9 @@ def test_every_test_word_is_taught_in_training(splits):
         ("  I  AM happy!  ", ["i", "am", "happy", "!"]),
         ("Are you tired?", ["are", "you", "tired", "?"]),
         ("Don’t stop, Tom.", ["don't", "stop", ",", "tom", "."]),
-        ("\"Wait...\"", ['"', "wait", ".", ".", ".", '"']),
+        ("\"Wait...\"", ['"', "wait", ".", '"']),  # a run of one mark is one token: "..." never becomes "...."
+        ("No!!! Really?!", ["no", "!", "really", "?", "!"]),
+        ("...", ["."]),
         ("well-known", ["well-known"]),
         ("", []),
         ("   ", []),
@@ -527,6 +529,13 @@ def test_tokenize(text, tokens):
 
 def test_tokenize_is_case_insensitive():
     assert tokenize("I Like THE Cat.") == tokenize("i like the cat.")
+
+
+def test_tokenize_can_keep_the_capitals():
+    """lower=False must split exactly as lower=True does (else a copied name lands at the wrong position)."""
+    text = "Maria met “Tom” in São Paulo... Don’t!"
+    assert tokenize(text, lower=False) == ["Maria", "met", "“Tom”", "in", "São", "Paulo", ".", "Don't", "!"]
+    assert [t.lower() for t in tokenize(text, lower=False)] == tokenize(text)
 
 
 def test_detokenize():

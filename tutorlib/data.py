@@ -62,6 +62,7 @@ __all__ = [
     "UNK_ID",
     "tokenize",
     "detokenize",
+    "is_punctuation",
     "phrasebook",
     "held_out",
     "SPLIT_SIZES",
@@ -85,35 +86,47 @@ _NO_SPACE_BEFORE = set(".,!?;:)")
 _NO_SPACE_AFTER = set("(¿¡")
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, lower: bool = True) -> list[str]:
     """Split ``text`` into lower-case word tokens; punctuation becomes its own token.
 
     ``"She is tired."`` → ``["she", "is", "tired", "."]``. Words split at
     white space; a ``.``, ``!``, ``?`` or ``,`` (and ``;:"()¿¡``) at the start
     or end of a word is split off, while apostrophes and hyphens inside a word
-    stay ("don't" is one token). Curly apostrophes become straight ones, so
-    "don’t" and "don't" are the same token. Empty text gives ``[]``.
+    stay ("don't" is one token). A run of the same mark is one token of that
+    mark ("wait..." → ``["wait", "."]``, "no!!" → ``["no", "!"]``): the
+    phrasebook writes each mark once, so "..." is an ellipsis, not three
+    sentence ends. Curly apostrophes become straight ones, so "don’t" and
+    "don't" are the same token. Empty text gives ``[]``. With
+    ``lower=False`` the tokens keep the text's capital letters (the same
+    tokens otherwise), which is how ``translate`` copies a name as it was typed.
 
     Used in chapter 9 (Training a translator).
     """
     if not isinstance(text, str):
         raise ValueError(f"tokenize expects a string, got {type(text).__name__}: {text!r}")
-    text = text.replace("\u2019", "'").replace("\u2018", "'").lower()
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
     tokens: list[str] = []
     for word in text.split():
         head: list[str] = []
         while word and word[0] in _PUNCT:
-            head.append(word[0])
+            if not head or head[-1] != word[0]:
+                head.append(word[0])
             word = word[1:]
         tail: list[str] = []
         while word and word[-1] in _PUNCT:
-            tail.append(word[-1])
+            if not tail or tail[-1] != word[-1]:
+                tail.append(word[-1])
             word = word[:-1]
         tokens.extend(head)
         if word:
-            tokens.append(word)
+            tokens.append(word.lower() if lower else word)
         tokens.extend(reversed(tail))
     return tokens
+
+
+def is_punctuation(token: str) -> bool:
+    """True for a token ``tokenize`` split off as punctuation (``.`` ``,`` ``!`` ``?`` ...), not a word."""
+    return len(token) == 1 and token in _PUNCT
 
 
 def detokenize(tokens: Sequence[str]) -> str:

@@ -1,9 +1,10 @@
 """An English -> Portuguese translator: the encoder-decoder Transformer of chapters 9 and 10.
 
-One file, read top to bottom: the config, the model (built from the layers
-of ``tutorlib.nn``), the KV cache, greedy and beam search, then translating
-and evaluating sentences. Training and checkpoints live in
-``tutorlib.training``; the data, tokens and vocabularies in ``tutorlib.data``.
+One file, read top to bottom: the model (built from the layers of
+``tutorlib.nn``; its config is ``tutorlib.config``), the KV cache, greedy
+and beam search, translating (unknown words copied through attention) and
+evaluating sentences, then reading and writing checkpoints. Training lives
+in ``tutorlib.training``; the data, tokens and vocabularies in ``tutorlib.data``.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -23,16 +24,15 @@ import os
 import tempfile
 import warnings
 import zipfile
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from .checks import finite_number, whole_number
 from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig
-from .data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK, UNK_ID, Vocab, detokenize, tokenize
+from .data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .nn import Decoder, Encoder, PositionalEncoding, causal_attention_mask, padding_attention_mask
 
 __all__ = [
@@ -44,9 +44,23 @@ __all__ = [
     "beam_search",
     "length_penalty_factor",
     "translate",
+    "translate_sentences",
+    "translate_with_alignment",
+    "Translation",
+    "cross_attention",
+    "ALIGN_LAYER",
+    "MAX_RUN",
+    "NO_REPEAT_NGRAM",
     "evaluate",
     "load_pretrained",
     "PRETRAINED_PATH",
+    "CheckpointError",
+    "pick_device",
+    "save_model",
+    "read_checkpoint",
+    "load_checkpoint",
+    "CHECKPOINT_NAME",
+    "MODEL_NAME",
 ]
 
 CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (tutorlib.training.train writes it)
@@ -392,6 +406,10 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
 
 # --- translating and evaluating -----------------------------------------------------------
 
+# The decoder layer whose cross-attention aligns an output <unk> with a source word (an index into
+# model.decoder.layers): the last one, whose queries are closest to the word being written.
+ALIGN_LAYER = -1
+
 
 def _vocabs(model: Translator, src_vocab, tgt_vocab) -> tuple[Vocab, Vocab]:
     src_vocab = src_vocab if src_vocab is not None else model.src_vocab
@@ -404,40 +422,158 @@ def _vocabs(model: Translator, src_vocab, tgt_vocab) -> tuple[Vocab, Vocab]:
     return src_vocab, tgt_vocab
 
 
-def translate(sentences, model: Translator | None = None, beam_size: int = 1, *, src_vocab: Vocab | None = None,
-              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 64,
-              use_cache: bool = True):
-    """Translate English sentences into Portuguese: a list of strings -> a list of strings (or one -> one).
+@torch.no_grad()
+def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids,
+                    layer: int = ALIGN_LAYER) -> torch.Tensor:
+    """Where the decoder looked while writing ``hyp_ids``: cross-attention weights ``(T, S)``, averaged over heads.
 
-    ``model`` defaults to the shipped pretrained one (``load_pretrained``).
-    ``beam_size=1`` is greedy decoding, more is beam search. Bad input:
-
-    - unknown words become UNK, with a warning naming them;
-    - an empty (or blank) sentence translates to an empty string;
-    - a sentence with more tokens than the model's ``max_len`` is a ``ValueError``.
+    ``src (1, S)`` (or ``(S,)``) is one source sentence, ``hyp_ids`` its
+    translation's T token ids (no BOS, no EOS). The decoder reads BOS +
+    ``hyp_ids[:-1]`` once, teacher-forced, and row ``t`` is the attention of
+    the query that wrote token ``t`` over the S source positions, from
+    decoder layer ``layer`` (default ``ALIGN_LAYER``, the last), its H heads
+    averaged. Each row sums to 1 over the real (unpadded) source tokens.
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    single = isinstance(sentences, str)
-    if single:
+    if src.dim() == 1:
+        src = src[None]  # (S,) -> (1, S)
+    if src.dim() != 2 or src.shape[0] != 1:
+        raise ValueError(f"cross_attention takes one sentence, src of shape (1, S) or (S,), got {tuple(src.shape)}")
+    n_layers = len(model.decoder.layers)
+    layer = whole_number("layer", layer, -n_layers, n_layers - 1, hint=f"the decoder has {n_layers} layers")
+    hyp_ids = [int(i) for i in (hyp_ids.tolist() if hasattr(hyp_ids, "tolist") else hyp_ids)]
+    S = src.shape[1]
+    if not hyp_ids:
+        return torch.zeros(0, S)
+    model.eval()
+    device = src.device
+    tgt_in = torch.tensor([[BOS_ID] + hyp_ids[:-1]], device=device)  # (1, T): what the decoder read
+    T = tgt_in.shape[1]
+    memory = model.encode(src, src_key_mask)  # (1, S, D)
+    model._check_length(T, "target")
+    x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(model.config.d_model))  # (1, T) -> (1, T, D)
+    _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
+                                need_weights=True)  # one (1, H, T, S) per layer
+    # (1, H, T, S) -> (T, S): the heads' mean
+    return cross[layer][0].float().mean(dim=0).cpu()
+
+
+@dataclass
+class Translation:
+    """One sentence's translation, with what ``translate`` did on the way (``translate_sentences`` returns them).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+
+    source: str  # the sentence as given
+    text: str = ""  # the translation ("" for an empty sentence, or when error is set)
+    source_tokens: list = field(default_factory=list)  # the source's tokens, as typed (capital letters kept)
+    output_tokens: list = field(default_factory=list)  # the translation's tokens, copied words in place of <unk>
+    copied: dict = field(default_factory=dict)  # output position -> the source position its word was copied from
+    weights: torch.Tensor | None = None  # (T, S) cross_attention of output_tokens over source_tokens, when computed
+    notice: str | None = None  # plain words: what happened to unknown words, or why the translation is empty
+    error: str | None = None  # why there is no translation (too long, no known word)
+
+
+def _prepare(i: int, sentence, model: Translator, src_vocab: Vocab) -> tuple[Translation, list[int] | None]:
+    """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing to decode."""
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string of "
+                         "English words")
+    result = Translation(sentence, source_tokens=tokenize(sentence, lower=False))
+    words = [t.lower() for t in result.source_tokens]
+    if not words:
+        return result, None
+    if all(is_punctuation(w) for w in words):
+        result.notice = "it holds only punctuation, no words: nothing to translate"
+        return result, None
+    if len(words) > model.config.max_len:
+        result.error = (f"it has {len(words)} tokens, more than the {model.config.max_len} positions the model was "
+                        f"built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}")
+        return result, None
+    real = [w for w in words if not is_punctuation(w)]
+    if not any(w in src_vocab for w in real):
+        result.error = (f"none of its words are in the translator's English vocabulary ({', '.join(real[:5])}"
+                        f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words")
+        return result, None
+    return result, src_vocab.encode(words, warn_unknown=False)
+
+
+def _copy_unknown(result: Translation, model: Translator, src_ids: list[int], hyp: list[int], tgt_vocab: Vocab,
+                  device, with_weights: bool) -> None:
+    """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes the unknown source word it attends to most.
+
+    Luong et al. (2015)'s unknown-word replacement, with attention as the
+    alignment: the model writes ``<unk>`` where a word it has not learned
+    belongs, and the cross-attention row of that ``<unk>``, restricted to
+    the source positions that hold unknown words, points at which one.
+    """
+    unknown_at = [j for j, i in enumerate(src_ids) if i == UNK_ID]  # source positions of unknown words
+    weights = None
+    if with_weights or (UNK_ID in hyp and unknown_at):
+        src = torch.tensor([src_ids], device=device)  # (1, S)
+        weights = cross_attention(model, src, padding_attention_mask(src != PAD_ID), hyp)  # (T, S)
+    tokens, dropped = [], 0
+    for t, i in enumerate(hyp):
+        if i == UNK_ID and unknown_at:
+            # (T, S) -> the row's weights on the unknown words only -> the strongest of them
+            j = unknown_at[int(weights[t, unknown_at].argmax())]
+            result.copied[t] = j
+            tokens.append(result.source_tokens[j])
+        else:
+            dropped += i == UNK_ID
+            tokens.append(tgt_vocab.id_to_token(i))
+    result.output_tokens, result.weights = tokens, weights
+    result.text = detokenize([tok for t, tok in enumerate(tokens) if hyp[t] != UNK_ID or t in result.copied])
+    said = []
+    copied_from = set(result.copied.values())
+    for j in unknown_at:
+        word = result.source_tokens[j]
+        said.append(f'"{word}" copied as is' if j in copied_from else f'"{word}" dropped')
+    if said:
+        result.notice = (f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
+                         f"vocabulary: {'; '.join(dict.fromkeys(said))}")
+    if dropped:
+        extra = (f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the sentence has "
+                 "no unknown word to copy: dropped")
+        result.notice = f"{result.notice}; {extra}" if result.notice else extra
+
+
+def translate_sentences(sentences, model: Translator | None = None, beam_size: int = 1, *,
+                        src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, length_penalty: float = 0.6,
+                        batch_size: int = 64, use_cache: bool = True, max_len: int | None = None,
+                        with_weights: bool = False) -> list[Translation]:
+    """Translate English sentences, one ``Translation`` per sentence; a sentence that cannot be translated gets
+    ``error`` set instead of stopping the others.
+
+    Arguments as in ``translate``; ``with_weights`` also keeps every
+    translation's ``cross_attention`` (else it is computed only to copy
+    unknown words).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    if sentences is None:
+        raise ValueError("sentences is None: give a string, or a list (any iterable) of strings")
+    if isinstance(sentences, str):
         sentences = [sentences]
+    if isinstance(sentences, bytes) or not hasattr(sentences, "__iter__"):
+        raise ValueError(f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}")
+    sentences = list(sentences)
+    beam_size = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
+    batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")
+    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    if max_len is not None:
+        whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
         model, src_vocab, tgt_vocab = load_pretrained()
     src_vocab, tgt_vocab = _vocabs(model, src_vocab, tgt_vocab)
-    sources = []  # (index, token ids), encoded as make_batches does: the words alone, no BOS or EOS
+    results, sources = [], []  # sources: (index, token ids) to decode, the words alone (no BOS or EOS)
     for i, sentence in enumerate(sentences):
-        if not isinstance(sentence, str):
-            raise ValueError(f"sentences[{i}] is a {type(sentence).__name__}, expected a string")
-        words = tokenize(sentence)
-        if not words:
-            continue
-        if len(words) > model.config.max_len:
-            raise ValueError(
-                f"sentence {i} has {len(words)} tokens, more than the {model.config.max_len} positions the "
-                f"model was built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}"
-            )
-        sources.append((i, src_vocab.encode(words)))
-    out = [""] * len(sentences)
+        result, ids = _prepare(i, sentence, model, src_vocab)
+        results.append(result)
+        if ids is not None:
+            sources.append((i, ids))
     device = next(model.parameters()).device
     for start in range(0, len(sources), batch_size):
         chunk = sources[start : start + batch_size]
@@ -446,24 +582,90 @@ def translate(sentences, model: Translator | None = None, beam_size: int = 1, *,
         src = torch.tensor([ids + [PAD_ID] * (S - len(ids)) for _, ids in chunk], device=device)
         src_key_mask = padding_attention_mask(src != PAD_ID)  # (B, 1, 1, S)
         if beam_size == 1:
-            hyps = greedy_decode(model, src, src_key_mask, use_cache=use_cache)
+            hyps = greedy_decode(model, src, src_key_mask, max_len, use_cache=use_cache)
         else:
-            hyps = beam_search(model, src, src_key_mask, beam_size, length_penalty, use_cache=use_cache)
-        for (i, _), ids in zip(chunk, hyps):
-            out[i] = detokenize(tgt_vocab.decode(ids))
-    return out[0] if single else out
+            hyps = beam_search(model, src, src_key_mask, beam_size, length_penalty, max_len, use_cache=use_cache)
+        for (i, ids), hyp in zip(chunk, hyps):
+            _copy_unknown(results[i], model, ids, hyp, tgt_vocab, device, with_weights)
+    return results
+
+
+def translate(sentences, model: Translator | None = None, beam_size: int = 1, *, src_vocab: Vocab | None = None,
+              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 64,
+              use_cache: bool = True, max_len: int | None = None, on_notice=None):
+    """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or one -> one).
+
+    ``model`` defaults to the shipped pretrained one (``load_pretrained``).
+    ``beam_size=1`` is greedy decoding, more is beam search; ``max_len``
+    caps every translation's words (each gets at most ``2 S + 5`` for ``S``
+    source words anyway). Bad input:
+
+    - an unknown word (a name, a number) is read as ``<unk>``; where the model
+      writes ``<unk>``, the source word its cross-attention points at is
+      copied as typed (``translate_with_alignment`` shows how). What
+      happened to each unknown word is said in plain words, one notice per
+      sentence, to ``on_notice(index, message)`` (default: ``warnings.warn``);
+    - an empty (or blank) sentence translates to an empty string, and one of
+      punctuation alone to an empty string with a notice;
+    - a sentence longer than the model's ``max_len``, or with no known word
+      (German typed in), is a ``ValueError`` naming it
+      (``translate_sentences`` translates the others anyway).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    single = isinstance(sentences, str)
+    results = translate_sentences(sentences, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                  length_penalty=length_penalty, batch_size=batch_size, use_cache=use_cache,
+                                  max_len=max_len)
+    for i, result in enumerate(results):
+        if result.error:
+            raise ValueError(f"sentence {i} cannot be translated: {result.error}")
+    for i, result in enumerate(results):
+        if result.notice:
+            if on_notice is None:
+                warnings.warn(f"sentence {i} ({result.source[:40]!r}): {result.notice}", stacklevel=2)
+            else:
+                on_notice(i, result.notice)
+    texts = [r.text for r in results]
+    return texts[0] if single else texts
+
+
+def translate_with_alignment(sentence: str, model: Translator | None = None, beam_size: int = 1, *,
+                             src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None,
+                             length_penalty: float = 0.6, max_len: int | None = None) -> Translation:
+    """Translate one sentence and keep its alignment: a ``Translation`` with ``source_tokens``,
+    ``output_tokens``, ``weights`` (the ``(T, S)`` cross-attention of ``ALIGN_LAYER``, heads averaged) and
+    ``copied`` (output position -> source position of each unknown word copied in place of ``<unk>``).
+
+    The heatmap of ``weights`` is the alignment: a copied word is the one
+    with the largest weight in its row among the source's unknown words. A
+    sentence that cannot be translated is a ``ValueError``.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}")
+    result = translate_sentences([sentence], model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                 length_penalty=length_penalty, max_len=max_len, with_weights=True)[0]
+    if result.error:
+        raise ValueError(f"{sentence[:60]!r} cannot be translated: {result.error}")
+    return result
 
 
 def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab | None = None,
              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 128) -> dict:
     """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english, portuguese)`` pairs.
 
-    Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses"}``.
+    Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses", "pairs", "skipped"}``.
     BLEU counts the n-grams (n = 1..4) the translation shares with the
     reference, with a brevity penalty; chrF compares character n-grams, so it
     gives partial credit for a right stem with a wrong ending (cansado /
     cansada). Exact match compares the token lists (``tokenize``), so case
-    and spacing before punctuation do not count.
+    and spacing before punctuation do not count. Pairs longer than the
+    model's ``max_len`` are skipped, as training skips them (``skipped``
+    counts them; ``pairs`` are the ones scored, in the order of
+    ``hypotheses``); a sentence that cannot be translated scores as an
+    empty translation.
 
     Derived in chapter 10 (Translating and evaluating).
     """
@@ -472,19 +674,24 @@ def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab |
     pairs = list(pairs)
     if not pairs:
         raise ValueError("evaluate got no sentence pairs")
-    english = [e for e, _ in pairs]
-    references = [detokenize(tokenize(p)) for _, p in pairs]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # unknown words are part of what is measured here
-        hypotheses = translate(english, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                               length_penalty=length_penalty, batch_size=batch_size)
+    n = model.config.max_len
+    kept = [(e, p) for e, p in pairs if len(tokenize(e)) <= n and len(tokenize(p)) + 1 <= n]
+    if not kept:
+        raise ValueError(f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score")
+    english = [e for e, _ in kept]
+    references = [detokenize(tokenize(p)) for _, p in kept]
+    results = translate_sentences(english, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                  length_penalty=length_penalty, batch_size=batch_size)
+    hypotheses = [r.text for r in results]
     exact = sum(tokenize(h) == tokenize(r) for h, r in zip(hypotheses, references))
     return {
         "bleu": sacrebleu.corpus_bleu(hypotheses, [references]).score,
         "chrf": sacrebleu.corpus_chrf(hypotheses, [references]).score,
-        "exact_match": 100.0 * exact / len(pairs),
-        "sentences": len(pairs),
+        "exact_match": 100.0 * exact / len(kept),
+        "sentences": len(kept),
         "hypotheses": hypotheses,
+        "pairs": kept,
+        "skipped": len(pairs) - len(kept),
     }
 
 
