@@ -760,6 +760,15 @@ def test_load_tatoeba_missing_file_and_bad_arguments(tmp_path):
         load_tatoeba(_write(tmp_path, "a\tb\n"), max_pairs=0)
 
 
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_load_tatoeba_reads_every_line_ending(tmp_path, ending):
+    """Old Mac files end lines with a lone CR; reading them by LF would merge every pair into one line."""
+    text = ending.join(["I run.\tEu corro.\tCC-BY", "", "Stop!\tPare!"]) + ending
+    path = tmp_path / "pairs.txt"
+    path.write_bytes(text.encode("utf-8"))
+    assert load_tatoeba(path) == [("I run.", "Eu corro."), ("Stop!", "Pare!")]
+
+
 def test_docstrings_name_the_chapter():
     for name in data.__all__:
         obj = getattr(data, name)

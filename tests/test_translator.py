@@ -602,3 +602,24 @@ def test_a_device_this_machine_lacks_is_a_clear_error(saved):
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="no CUDA GPU"):
             load_pretrained(device="cuda")
+
+
+@shipped
+def test_cli_translate_answers_each_stdin_line_as_it_arrives():
+    """A CLI that reads all of stdin before translating would block here: stdin is still open."""
+    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        cli.stdin.write("I am happy. The red car!\n")
+        cli.stdin.flush()
+        assert cli.stdout.readline() == "sou feliz. o carro vermelho!\n", "two sentences, one line"
+        cli.stdin.write(" ".join(["cat"] * 40) + ". the red car\nIch bin müde\n")
+        cli.stdin.close()
+        assert cli.stdout.readline() == "o carro vermelho\n", "the over-long sentence must not take the other"
+        assert cli.wait(timeout=120) == 1, "a sentence failed: non-zero exit"
+        err = cli.stderr.read()
+        assert "line 2, sentence 1: not translated: it has 41 tokens" in err
+        assert "line 3: not translated: none of its words are in the translator's English vocabulary" in err
+        assert "UserWarning" not in err and "Traceback" not in err
+    finally:
+        cli.kill()

@@ -125,7 +125,10 @@ def tokenize(text: str, lower: bool = True) -> list[str]:
 
 
 def is_punctuation(token: str) -> bool:
-    """True for a token ``tokenize`` split off as punctuation (``.`` ``,`` ``!`` ``?`` ...), not a word."""
+    """True for a token ``tokenize`` split off as punctuation (``.`` ``,`` ``!`` ``?`` ...), not a word.
+
+    Used in chapter 9 (Training a translator).
+    """
     return len(token) == 1 and token in _PUNCT
 
 
@@ -1103,7 +1106,7 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
     The format of ``por.txt`` in https://www.manythings.org/anki/por-eng.zip:
     one pair a line, ``English<TAB>Portuguese<TAB>attribution``; the
     attribution and any further columns are ignored, and a file of two columns
-    is fine too. Blank lines are skipped. A line without a tab, or with an
+    is fine too. Lines may end in LF, CRLF or a lone CR (old Mac files). Blank lines are skipped. A line without a tab, or with an
     empty sentence, is an error naming the file and the line. ``max_pairs``
     stops after that many pairs (the file is ordered from short to long).
     The strings are returned as they are; ``tokenize`` lower-cases them.
@@ -1122,7 +1125,9 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
         raise IsADirectoryError(f"{path!r} is a folder; give the path of the .txt file inside it (por.txt)")
     pairs = []
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
+        # splitlines, not the file's own lines: old Mac files end lines with a lone CR, which iterating a
+        # binary file does not see (every line would merge into one)
+        for number, raw in enumerate(f.read().splitlines(), start=1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:

@@ -38,6 +38,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from .checks import whole_number
 from .data import PAD_ID, Vocab, make_batches, tokenize
 from .translator import (  # checkpoints are read where the model lives; these names stay importable from here
     CHECKPOINT_NAME,
@@ -108,6 +109,20 @@ def build_vocabs(pairs, share: bool = False) -> tuple[Vocab, Vocab]:
         joint = Vocab.build(english + portuguese)
         return joint, joint
     return Vocab.build(english), Vocab.build(portuguese)
+
+
+# More than this share of training pairs too long for max_len is an error, not a warning: the data would be lost.
+TOO_LONG_SHARE = 0.01
+
+
+def _check_lengths(pairs, max_len: int) -> None:
+    """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a ``ValueError``."""
+    too_long = [i for i, (e, p) in enumerate(pairs) if len(tokenize(e)) > max_len or len(tokenize(p)) + 1 > max_len]
+    if len(too_long) > TOO_LONG_SHARE * len(pairs):
+        first = too_long[0]
+        raise ValueError(f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "
+                         f"and would be left out (first: pairs[{first}] = {pairs[first]!r}); raise max_len "
+                         f"(--max-len) or shorten the data. At most {TOO_LONG_SHARE:.0%} may be left out")
 
 
 @dataclass
@@ -226,6 +241,12 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
 
     Derived in chapter 9 (Training a translator).
     """
+    if max_steps is not None:
+        whole_number("max_steps", max_steps, 1, hint="None trains every epoch")
+    if checkpoint_every is not None:
+        whole_number("checkpoint_every", checkpoint_every, 1, hint="None saves after every epoch only")
+    if config is not None:
+        whole_number("config.epochs", config.epochs, 1, hint="0 epochs would write an untrained model")
     rank, world, device, created_group = _setup_distributed(device)
     say = (log or tqdm.write) if rank == 0 else (lambda *a, **k: None)
     out_dir = Path(out_dir) if out_dir is not None else None
@@ -248,10 +269,14 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
             if diff:
                 raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): {diff}. "
                                       "Resume with config=None to use the saved one, or train into a new folder")
+        if max_steps is not None and max_steps <= state["step"]:
+            raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {state['step']}: resuming "
+                             f"would train past it; give a max_steps above {state['step']} (or none)")
         config, src_vocab, tgt_vocab = state["config"], state["src_vocab"], state["tgt_vocab"]
     elif config is None:
         raise ValueError("config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)")
     train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
+    _check_lengths(train_pairs, config.max_len)
 
     torch.manual_seed(config.seed)
     random.seed(config.seed)

@@ -711,8 +711,8 @@ def pick_device(device=None) -> torch.device:
     if device is not None:
         try:
             device = torch.device(device)
-        except (RuntimeError, TypeError) as e:
-            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r} ({e})") from None
+        except (RuntimeError, TypeError):
+            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from None
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
                              "or no driver): use --device cpu, or leave it out to take the best one available")
