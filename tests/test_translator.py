@@ -623,3 +623,54 @@ def test_cli_translate_answers_each_stdin_line_as_it_arrives():
         assert "UserWarning" not in err and "Traceback" not in err
     finally:
         cli.kill()
+
+
+def test_cli_ctrl_c_while_reading_stdin_is_one_line_and_130():
+    import signal
+    import time
+
+    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        cli.stdin.write("the cat\n")
+        cli.stdin.flush()
+        cli.stdout.readline()  # the model is loaded and the loop waits on stdin
+        time.sleep(0.2)
+        cli.send_signal(signal.SIGINT)
+        assert cli.wait(timeout=60) == 130
+        err = cli.stderr.read()
+        assert "interrupted" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    finally:
+        cli.kill()
+
+
+@shipped
+def test_cli_output_piped_into_head_exits_quietly():
+    """`... | head -1`: the reader goes away; Python's BrokenPipeError traceback must not appear."""
+    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        cli.stdin.write(b"the red car\n")
+        cli.stdin.flush()
+        assert cli.stdout.readline() == b"o carro vermelho\n"
+        cli.stdout.close()  # as head does after its line
+        cli.stdin.write(b"the red car\n" * 2000)
+        cli.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        assert cli.wait(timeout=120) == 141
+        assert cli.stderr.read() == b""
+    finally:
+        cli.kill()
+
+
+def test_evaluate_skips_pairs_longer_than_the_model_and_counts_them(vocabs):
+    """It used to raise on the first long sentence, losing the whole evaluation."""
+    model = random_model(vocabs, dtype=torch.float32)
+    pairs = [("the cat", "o gato"), (" ".join(["cat"] * 20), "gato"), ("the dog", " ".join(["cão"] * 20))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = evaluate(model, pairs)
+    assert scores["sentences"] == 1 and scores["skipped"] == 2 and scores["pairs"] == pairs[:1]
+    assert len(scores["hypotheses"]) == 1
