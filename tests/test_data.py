@@ -45,7 +45,9 @@ def splits():
         ("  I  AM happy!  ", ["i", "am", "happy", "!"]),
         ("Are you tired?", ["are", "you", "tired", "?"]),
         ("Don’t stop, Tom.", ["don't", "stop", ",", "tom", "."]),
-        ("\"Wait...\"", ['"', "wait", ".", ".", ".", '"']),
+        ("\"Wait...\"", ['"', "wait", ".", '"']),  # a run of one mark is one token: "..." never becomes "...."
+        ("No!!! Really?!", ["no", "!", "really", "?", "!"]),
+        ("...", ["."]),
         ("well-known", ["well-known"]),
         ("", []),
         ("   ", []),
@@ -57,6 +59,13 @@ def test_tokenize(text, tokens):
 
 def test_tokenize_is_case_insensitive():
     assert tokenize("I Like THE Cat.") == tokenize("i like the cat.")
+
+
+def test_tokenize_can_keep_the_capitals():
+    """lower=False must split exactly as lower=True does (else a copied name lands at the wrong position)."""
+    text = "Maria met “Tom” in São Paulo... Don’t!"
+    assert tokenize(text, lower=False) == ["Maria", "met", "“Tom”", "in", "São", "Paulo", ".", "Don't", "!"]
+    assert [t.lower() for t in tokenize(text, lower=False)] == tokenize(text)
 
 
 def test_detokenize():
@@ -138,7 +147,7 @@ def test_vocab_to_dict_from_dict_round_trip(splits):
         (lambda: Vocab(list(SPECIALS) + ["a", "a"]), r"token 'a' appears twice \(ids 4 and 5\)"),
         (lambda: Vocab.from_dict({"words": []}), r"expected a dict with a list under 'tokens'.*got \['words'\]"),
         (lambda: Vocab.build(["i am"]), r"token_lists\[0\] is the string 'i am'"),
-        (lambda: Vocab.build([["a"]], min_freq=0), "min_freq must be a whole number of at least 1"),
+        (lambda: Vocab.build([["a"]], min_freq=0), "min_freq must be at least 1, got 0"),
         (lambda: Vocab.build([["a"]]).encode("a b"), "pass tokenize"),
         (lambda: Vocab.build([["a"]]).id_to_token(5), r"token id 5 is out of range for a vocabulary of 5 tokens"),
         (lambda: Vocab.build([["a"]]).decode([[1, 4]]), "one sentence"),
@@ -227,8 +236,8 @@ def test_make_batches_unknown_words_max_len_and_device(vocabs):
         ([], {}, "pairs is empty"),
         ([("i am happy", "")], {}, r"pairs\[0\] has an empty target"),
         ([("i am happy",)], {}, r"pairs\[0\] must be a \(source, target\) pair of strings"),
-        ([("i am happy", "sou feliz")], {"batch_size": 0}, "batch_size must be a whole number of at least 1"),
-        ([("i am happy", "sou feliz")], {"max_len": 1}, "max_len must be a whole number of at least 2"),
+        ([("i am happy", "sou feliz")], {"batch_size": 0}, "batch_size must be at least 1, got 0"),
+        ([("i am happy", "sou feliz")], {"max_len": 1}, "max_len must be at least 2, got 1"),
     ],
 )
 def test_make_batches_errors(vocabs, pairs, kwargs, message):
@@ -278,8 +287,17 @@ def test_load_tatoeba_missing_file_and_bad_arguments(tmp_path):
         load_tatoeba(tmp_path / "nowhere.txt")
     with pytest.raises(IsADirectoryError, match="is a folder"):
         load_tatoeba(tmp_path)
-    with pytest.raises(ValueError, match="max_pairs must be a whole number of at least 1"):
+    with pytest.raises(ValueError, match="max_pairs must be at least 1"):
         load_tatoeba(_write(tmp_path, "a\tb\n"), max_pairs=0)
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_load_tatoeba_reads_every_line_ending(tmp_path, ending):
+    """Old Mac files end lines with a lone CR; reading them by LF would merge every pair into one line."""
+    text = ending.join(["I run.\tEu corro.\tCC-BY", "", "Stop!\tPare!"]) + ending
+    path = tmp_path / "pairs.txt"
+    path.write_bytes(text.encode("utf-8"))
+    assert load_tatoeba(path) == [("I run.", "Eu corro."), ("Stop!", "Pare!")]
 
 
 def test_docstrings_name_the_chapter():

@@ -264,3 +264,102 @@ def test_cli_splits_a_tatoeba_file_by_a_hash_of_the_english(tmp_path):
     assert len(splits["train"]) > 480 and 10 < len(splits["valid"]) < 60 and 10 < len(splits["test"]) < 60
     for split, pairs in splits.items():
         assert set(_pairs(Namespace(data=backward), split)) == set(pairs)
+
+
+# --- issue 14: every option checked before work starts ----------------------------------------------
+
+
+from tutorlib.__main__ import main, split_sentences  # noqa: E402
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--epochs", "0"], "argument --epochs: must be at least 1, got 0"),
+    (["--checkpoint-every", "0"], "argument --checkpoint-every: must be at least 1, got 0"),
+    (["--checkpoint-every", "-3"], "must be at least 1, got -3"),
+    (["--train-pairs", "0"], "argument --train-pairs: must be at least 1"),
+    (["--max-steps", "0"], "argument --max-steps: must be at least 1"),
+    (["--lr", "nan"], "argument --lr: must be a finite number"),
+])
+def test_cli_train_refuses_bad_options_at_once(options, message, capsys):
+    """An --epochs 0 that reached train() would write an untrained model; argparse must stop it (exit 2)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", *options])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, options, message", [
+    ("evaluate", ["--limit", "-5"], "argument --limit: must be at least 1, got -5"),
+    ("evaluate", ["--limit", "0"], "argument --limit: must be at least 1, got 0"),
+    ("evaluate", ["--beam", "0"], "argument --beam: must be at least 1, got 0"),
+    ("evaluate", ["--show", "-1"], "argument --show: must be at least 0, got -1"),
+    ("translate", ["--max-len", "0", "x"], "argument --max-len: must be at least 1, got 0"),
+])
+def test_cli_evaluate_and_translate_refuse_bad_options(command, options, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, *options])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_cli_checks_data_and_out_before_training(tmp_path, capsys, monkeypatch):
+    """A bad --out found after training would lose the run; train() must not even be called."""
+    import tutorlib.training
+
+    monkeypatch.setattr(tutorlib.training, "train", lambda *a, **k: pytest.fail("training started"))
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("I run.\tEu corro.\n")
+    cases = [(["--out", str(a_file)], "is a file, not a folder"),
+             (["--out", str(a_file / "sub")], "is a file, so no folder can be made"),
+             (["--data", str(tmp_path)], "is a folder"),
+             (["--data", str(tmp_path / "missing.txt")], "no such file"),
+             (["--data", str(a_file), "--out", str(tmp_path / "o")], "split empty")]
+    for options, message in cases:
+        assert main(["train", *options]) == 1, options
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (options, err)
+
+
+def test_cli_evaluate_bad_device_is_one_line(capsys):
+    assert main(["evaluate", "--device", "bogus"]) == 1
+    assert capsys.readouterr().err.startswith("error: device must be 'cpu', 'cuda'")
+
+
+def test_cli_help_does_not_import_torch():
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "tutorlib", "--help"], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0
+    imported = [line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line]
+    assert not [m for m in imported if m == "torch" or m.startswith("torch.")], "torch imported for --help"
+
+
+def test_train_refuses_a_max_len_that_drops_many_pairs(data):
+    """--max-len 5 used to train on the few short pairs left, with only a warning."""
+    train_pairs, valid_pairs = data
+    with pytest.raises(ValueError, match=r"of \d+ training pairs are longer than max_len=5 tokens.*first: pairs\["):
+        train(replace(TINY, max_len=5), train_pairs, valid_pairs, progress=False)
+
+
+def test_train_refuses_zero_epochs_and_bad_step_counts(data):
+    train_pairs, valid_pairs = data
+    for kwargs, message in [({"config": replace(TINY, epochs=0)}, "config.epochs must be at least 1"),
+                            ({"max_steps": 0}, "max_steps must be at least 1"),
+                            ({"checkpoint_every": -1}, "checkpoint_every must be at least 1")]:
+        config = kwargs.pop("config", TINY)
+        with pytest.raises(ValueError, match=message):
+            train(config, train_pairs, valid_pairs, progress=False, **kwargs)
+
+
+def test_resuming_with_max_steps_below_the_checkpoint_is_an_error(data, straight):
+    """It used to train one more step past the checkpoint."""
+    train_pairs, valid_pairs = data
+    out_dir = straight[1]
+    step = read_checkpoint(out_dir / CHECKPOINT_NAME)["step"]
+    before = (out_dir / CHECKPOINT_NAME).read_bytes()
+    with pytest.raises(ValueError, match=f"max_steps=2 but .* is already at step {step}"):
+        train(None, train_pairs, valid_pairs, out_dir, resume=True, max_steps=2, progress=False)
+    assert (out_dir / CHECKPOINT_NAME).read_bytes() == before
+
+
+def test_split_sentences():
+    assert split_sentences("I am happy. She is tired!  Are you?") == ["I am happy.", "She is tired!", "Are you?"]
+    assert split_sentences("Wait... what?! ok") == ["Wait...", "what?!", "ok"]
+    assert split_sentences("   ") == []

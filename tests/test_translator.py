@@ -19,7 +19,15 @@ from torch.testing import assert_close
 from tutorlib.data import Vocab, make_batches, phrasebook, tokenize
 from tutorlib.nn import Decoder, DecoderLayer, Encoder, EncoderLayer, causal_attention_mask, padding_attention_mask
 from tutorlib.training import CheckpointError, build_vocabs, load_checkpoint, read_checkpoint, save_model
+from tutorlib import translator as translator_module
 from tutorlib.translator import (
+    MAX_RUN,
+    NO_REPEAT_NGRAM,
+    UNK_ID,
+    _repetition_mask,
+    cross_attention,
+    translate_sentences,
+    translate_with_alignment,
     BOS_ID,
     EOS_ID,
     PAD_ID,
@@ -230,18 +238,24 @@ def test_length_penalty_factor():
 
 def test_beam_size_is_checked(vocabs, batch):
     model = random_model(vocabs)
-    with pytest.raises(ValueError, match="beam_size must be a whole number >= 1, got 0"):
+    with pytest.raises(ValueError, match="beam_size must be at least 1, got 0"):
         beam_search(model, batch.src, batch.src_key_mask, 0)
 
 
 # --- translate: bad input --------------------------------------------------------------------
 
 
-def test_unknown_words_warn_and_become_unk(vocabs):
+def test_unknown_words_get_one_plain_notice_per_sentence(vocabs):
+    """A Python repr list ("['zorblax', 'quux']") or one notice per word would fail; so would a silent drop."""
     model = random_model(vocabs, dtype=torch.float32)
-    with pytest.warns(UserWarning, match="2 unknown words mapped to <unk>: 'zorblax', 'quux'"):
-        out = translate("the zorblax quux", model)
-    assert isinstance(out, str)
+    notices = []
+    out = translate(["the zorblax quux", "the cat"], model, on_notice=lambda i, m: notices.append((i, m)))
+    assert all(isinstance(o, str) and "<unk>" not in o for o in out)
+    assert len(notices) == 1 and notices[0][0] == 0, notices
+    assert "['" not in notices[0][1] and '"zorblax"' in notices[0][1] and '"quux"' in notices[0][1]
+    assert all(("copied as is" in part) or ("dropped" in part) for part in notices[0][1].split(";"))
+    with pytest.warns(UserWarning, match='sentence 0 .*"zorblax"'):
+        translate("the zorblax quux", model)
 
 
 def test_empty_input_gives_an_empty_translation(vocabs):
@@ -252,7 +266,7 @@ def test_empty_input_gives_an_empty_translation(vocabs):
 
 def test_input_longer_than_the_model_is_a_clear_error(vocabs):
     model = random_model(vocabs, dtype=torch.float32)
-    with pytest.raises(ValueError, match="sentence 1 has 20 tokens, more than the 16 positions"):
+    with pytest.raises(ValueError, match="sentence 1 cannot be translated: it has 20 tokens, more than the 16 positions"):
         translate(["the cat", " ".join(["cat"] * 20)], model)
 
 
@@ -391,3 +405,272 @@ def test_cli_names_a_missing_checkpoint(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert f"no translator checkpoint at {missing}" in done.stderr
+
+
+# --- issue 14: budgets, the repetition guard, unknown-word copy, hardening -----------------------------
+
+
+def stuck_model(vocabs, word="cat", **overrides):
+    """A model that prefers one word at every step and never EOS: a decoder stuck in a loop."""
+    model = random_model(vocabs, max_len=40, **overrides)
+    with torch.no_grad():
+        model.generator.bias[model.tgt_vocab.token_to_id(word)] = 1e3
+        model.generator.bias[EOS_ID] = -1e3
+    return model
+
+
+def sources(vocabs, lengths):
+    rows = [[4 + j for j in range(n)] + [PAD_ID] * (max(lengths) - n) for n in lengths]
+    src = torch.tensor(rows)
+    return src, padding_attention_mask(src != PAD_ID)
+
+
+def test_each_sentence_gets_its_own_budget_of_2s_plus_5(vocabs):
+    """One budget for the whole batch (the longest source's, or the model's max_len) would let short rows run on."""
+    model = stuck_model(vocabs)
+    src, mask = sources(vocabs, [1, 3, 6, 20])
+    off = dict(max_run=None, no_repeat_ngram=None)
+    assert [len(h) for h in greedy_decode(model, src, mask, **off)] == [7, 11, 17, 39]  # 2S + 5, at most 39
+    assert [len(h) for h in beam_search(model, src, mask, 3, **off)] == [7, 11, 17, 39]
+    assert [len(h) for h in greedy_decode(model, src, mask, max_len=9, **off)] == [7, 9, 9, 9]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the random model writes <unk>s that are dropped, with a notice
+        assert len(translate_sentences(["the cat"], model, max_len=3)[0].output_tokens) == 3
+    with pytest.raises(ValueError, match="max_len must be at least 1, got 0"):
+        translate("the cat", model, max_len=0)
+
+
+def repeats(ids):
+    runs = any(ids[i] == ids[i + 1] == ids[i + 2] for i in range(len(ids) - 2))
+    grams = [tuple(ids[i : i + 4]) for i in range(len(ids) - 3)]
+    return runs or len(grams) != len(set(grams))
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_the_guard_stops_runs_and_repeated_4grams(vocabs, beam):
+    """Without the guard the stuck model writes "gato gato gato ..."; a guard that misses a case fails here."""
+    model = stuck_model(vocabs)
+    src, mask = sources(vocabs, [2, 5])
+    decode = (lambda **k: greedy_decode(model, src, mask, **k)) if beam == 1 else (
+        lambda **k: beam_search(model, src, mask, beam, **k))
+    assert all(repeats(h) for h in decode(max_run=None, no_repeat_ngram=None))
+    guarded = decode()
+    assert (MAX_RUN, NO_REPEAT_NGRAM) == (2, 4)
+    assert all(not repeats(h) for h in guarded), guarded
+
+
+def test_repetition_mask_bans_exactly_the_repeats():
+    V = 10
+    banned = _repetition_mask(torch.tensor([[BOS_ID, 5, 6, 7, 8, 5, 6, 7], [BOS_ID, 4, 9, 9, 4, 9, 8, 4]]), V, 2, 4)
+    assert banned[0].nonzero().flatten().tolist() == [8], "5 6 7 was followed by 8: 5 6 7 8 would repeat"
+    assert banned[1].nonzero().flatten().tolist() == [], "no run of two at the end, no 3-gram seen twice"
+    banned = _repetition_mask(torch.tensor([[BOS_ID, 4, 9, 9]]), V, 2, 4)
+    assert banned[0].nonzero().flatten().tolist() == [9]
+    assert not _repetition_mask(torch.tensor([[BOS_ID, EOS_ID, EOS_ID]]), V, 2, 4)[0, EOS_ID], "EOS stays allowed"
+
+
+@shipped
+@pytest.mark.parametrize("beam", [1, 2])
+def test_the_guard_changes_nothing_where_it_is_not_triggered(pretrained, beam):
+    """The shipped model on 120 test sentences: with and without the guard, the same token ids wherever the
+    unguarded translation has no run of three and no repeated 4-gram (a guard that masks too much fails)."""
+    model, src_vocab, _ = pretrained
+    english = [e for e, _ in phrasebook("test")[:120]]
+    rows = [src_vocab.encode(tokenize(e), warn_unknown=False) for e in english]
+    S = max(map(len, rows))
+    src = torch.tensor([r + [PAD_ID] * (S - len(r)) for r in rows])
+    args = (model, src, padding_attention_mask(src != PAD_ID))
+    if beam == 1:
+        free, guarded = greedy_decode(*args, max_run=None, no_repeat_ngram=None), greedy_decode(*args)
+    else:
+        free, guarded = beam_search(*args, beam, max_run=None, no_repeat_ngram=None), beam_search(*args, beam)
+    untriggered = [i for i, h in enumerate(free) if not repeats(h)]
+    assert len(untriggered) > 100, "the test needs sentences the guard leaves alone"
+    assert [guarded[i] for i in untriggered] == [free[i] for i in untriggered]
+
+
+def test_cross_attention_rows_are_distributions_over_the_real_source(vocabs):
+    model = random_model(vocabs)
+    src, mask = sources(vocabs, [4, 6])
+    w = cross_attention(model, src[:1], mask[:1], [5, 6, 7])
+    assert w.shape == (3, 6)
+    assert_close(w.sum(dim=1), torch.ones(3, dtype=w.dtype))
+    assert (w[:, 4:] == 0).all(), "padding must get no weight"
+    assert not torch.allclose(w, cross_attention(model, src[:1], mask[:1], [5, 6, 7], layer=0))
+
+
+def fake_decoding(monkeypatch, hyp_words, weights):
+    """Decoding writes hyp_words; the cross-attention is the given (T, S) matrix."""
+    def decode(model, src, mask, *args, **kwargs):
+        return [[model.tgt_vocab.token_to_id(w) for w in hyp_words] for _ in range(src.shape[0])]
+
+    monkeypatch.setattr(translator_module, "greedy_decode", decode)
+    monkeypatch.setattr(translator_module, "cross_attention", lambda *a, **k: torch.tensor(weights))
+
+
+def test_an_unknown_word_is_copied_from_the_unknown_source_word_it_attends_to(vocabs, monkeypatch):
+    """The argmax over the unknown positions only: the row's overall argmax ("the", known) would be wrong."""
+    model = random_model(vocabs, dtype=torch.float32)
+    assert {"the", "is"} <= set(vocabs[0].tokens) and {"o", "é"} <= set(vocabs[1].tokens)
+    fake_decoding(monkeypatch, ["o", "<unk>", "é", "<unk>"],
+                  # source: the   Zorblax  is   Quux   (the 2nd row looks most at "the", then Quux)
+                  [[0.7, 0.1, 0.1, 0.1],
+                   [0.5, 0.1, 0.1, 0.3],
+                   [0.1, 0.1, 0.7, 0.1],
+                   [0.1, 0.6, 0.2, 0.1]])
+    result = translate_with_alignment("the Zorblax is Quux", model)
+    assert result.source_tokens == ["the", "Zorblax", "is", "Quux"]
+    assert result.copied == {1: 3, 3: 1}, "each <unk> goes to its own unknown word"
+    assert result.output_tokens == ["o", "Quux", "é", "Zorblax"] and result.text == "o Quux é Zorblax"
+    assert result.weights.shape == (4, 4)
+    assert '"Zorblax" copied as is' in result.notice and '"Quux" copied as is' in result.notice
+
+
+def test_an_unk_with_no_unknown_source_word_is_dropped_and_said(vocabs, monkeypatch):
+    model = random_model(vocabs, dtype=torch.float32)
+    fake_decoding(monkeypatch, ["o", "<unk>", "gato"], [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    notices = []
+    assert translate("the cat", model, on_notice=lambda i, m: notices.append(m)) == "o gato"
+    assert len(notices) == 1 and "dropped" in notices[0]
+
+
+def test_translate_rejects_bad_arguments_clearly(vocabs):
+    model = random_model(vocabs, dtype=torch.float32)
+    for bad, message in [(None, "sentences is None"), (["the cat", 3], r"sentences\[1\] is a int"),
+                         (42, "must be a string or an iterable")]:
+        with pytest.raises(ValueError, match=message):
+            translate(bad, model)
+    for kwargs, message in [({"batch_size": 0}, "batch_size must be at least 1, got 0"),
+                            ({"batch_size": -1}, "batch_size must be at least 1, got -1"),
+                            ({"batch_size": 2.0}, "batch_size must be a whole number"),
+                            ({"length_penalty": float("inf")}, "length_penalty must be a finite number"),
+                            ({"beam_size": 0}, "beam_size must be at least 1")]:
+        with pytest.raises(ValueError, match=message):
+            translate(["the cat"], model, **kwargs)
+    one_by_one = [translate(s, model) for s in ("the cat", "the dog")]
+    assert translate((s for s in ("the cat", "the dog")), model) == one_by_one, "a generator is an iterable"
+
+
+def test_a_sentence_with_no_known_word_is_refused_not_made_up(vocabs):
+    model = random_model(vocabs, dtype=torch.float32)
+    with pytest.raises(ValueError, match="none of its words are in the translator's English vocabulary"):
+        translate("Ich bin sehr müde", model)
+    results = translate_sentences(["Ich bin sehr müde", "the cat"], model)
+    assert results[0].error and results[0].text == "" and not results[1].error and results[1].text
+
+
+def test_punctuation_alone_translates_to_nothing_with_a_notice(vocabs):
+    model = random_model(vocabs, dtype=torch.float32)
+    notices = []
+    assert translate(["...", "?!"], model, on_notice=lambda i, m: notices.append(i)) == ["", ""]
+    assert notices == [0, 1]
+
+
+def test_non_finite_weights_are_refused_naming_the_tensor(saved):
+    model, path = saved
+    name = next(n for n, p in model.state_dict().items() if p.is_floating_point() and p.dim() == 2)
+    state = model.state_dict()
+    state[name][0, 0] = float("inf")
+    save_model(model, path)
+    with pytest.raises(CheckpointError, match=f"{path}: the weights '{name}' hold .* NaN or infinite"):
+        load_checkpoint(path)
+
+
+def test_64_overwritten_bytes_are_a_checkpoint_error(saved):
+    """torch.load does not check the zip's CRCs: without our check this loads as different weights."""
+    _, path = saved
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(64)
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="cannot be read as a checkpoint.*(checksum|CRC)"):
+        load_checkpoint(path)
+
+
+def test_a_stale_temporary_file_is_removed(saved):
+    model, path = saved
+    stale = path.parent / f".{path.name}.abc123.tmp"
+    stale.write_bytes(b"half a checkpoint")
+    save_model(model, path)
+    assert not stale.exists()
+
+
+def test_a_device_this_machine_lacks_is_a_clear_error(saved):
+    _, path = saved
+    with pytest.raises(ValueError, match="device must be 'cpu', 'cuda'"):
+        load_checkpoint(path, device="bogus")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA GPU"):
+            load_pretrained(device="cuda")
+
+
+@shipped
+def test_cli_translate_answers_each_stdin_line_as_it_arrives():
+    """A CLI that reads all of stdin before translating would block here: stdin is still open."""
+    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        cli.stdin.write("I am happy. The red car!\n")
+        cli.stdin.flush()
+        assert cli.stdout.readline() == "sou feliz. o carro vermelho!\n", "two sentences, one line"
+        cli.stdin.write(" ".join(["cat"] * 40) + ". the red car\nIch bin müde\n")
+        cli.stdin.close()
+        assert cli.stdout.readline() == "o carro vermelho\n", "the over-long sentence must not take the other"
+        assert cli.wait(timeout=120) == 1, "a sentence failed: non-zero exit"
+        err = cli.stderr.read()
+        assert "line 2, sentence 1: not translated: it has 41 tokens" in err
+        assert "line 3: not translated: none of its words are in the translator's English vocabulary" in err
+        assert "UserWarning" not in err and "Traceback" not in err
+    finally:
+        cli.kill()
+
+
+def test_cli_ctrl_c_while_reading_stdin_is_one_line_and_130():
+    import signal
+    import time
+
+    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        cli.stdin.write("the cat\n")
+        cli.stdin.flush()
+        cli.stdout.readline()  # the model is loaded and the loop waits on stdin
+        time.sleep(0.2)
+        cli.send_signal(signal.SIGINT)
+        assert cli.wait(timeout=60) == 130
+        err = cli.stderr.read()
+        assert "interrupted" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    finally:
+        cli.kill()
+
+
+@shipped
+def test_cli_output_piped_into_head_exits_quietly():
+    """`... | head -1`: the reader goes away; Python's BrokenPipeError traceback must not appear."""
+    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        cli.stdin.write(b"the red car\n")
+        cli.stdin.flush()
+        assert cli.stdout.readline() == b"o carro vermelho\n"
+        cli.stdout.close()  # as head does after its line
+        cli.stdin.write(b"the red car\n" * 2000)
+        cli.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        assert cli.wait(timeout=120) == 141
+        assert cli.stderr.read() == b""
+    finally:
+        cli.kill()
+
+
+def test_evaluate_skips_pairs_longer_than_the_model_and_counts_them(vocabs):
+    """It used to raise on the first long sentence, losing the whole evaluation."""
+    model = random_model(vocabs, dtype=torch.float32)
+    pairs = [("the cat", "o gato"), (" ".join(["cat"] * 20), "gato"), ("the dog", " ".join(["cão"] * 20))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = evaluate(model, pairs)
+    assert scores["sentences"] == 1 and scores["skipped"] == 2 and scores["pairs"] == pairs[:1]
+    assert len(scores["hypotheses"]) == 1

@@ -13,9 +13,11 @@ has a table of the conventions.)
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
+
+from .checks import whole_number
 
 __all__ = ["softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask"]
 
@@ -181,11 +183,7 @@ def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.nda
 
 
 def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
+    return whole_number(name, value, 1)
 
 
 def causal_mask(n: int) -> np.ndarray:

@@ -29,11 +29,11 @@ import random
 import warnings
 from collections import Counter
 from dataclasses import dataclass, fields
-from numbers import Integral
 from typing import Iterable, Sequence
 
 import torch
 
+from .checks import whole_number
 from .nn import causal_attention_mask, padding_attention_mask
 from .phrasebook import SPLIT_SIZES, held_out, phrasebook  # the grammar lives in phrasebook.py
 
@@ -43,8 +43,13 @@ __all__ = [
     "EOS",
     "UNK",
     "SPECIALS",
+    "PAD_ID",
+    "BOS_ID",
+    "EOS_ID",
+    "UNK_ID",
     "tokenize",
     "detokenize",
+    "is_punctuation",
     "phrasebook",
     "held_out",
     "SPLIT_SIZES",
@@ -56,6 +61,8 @@ __all__ = [
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS = (PAD, BOS, EOS, UNK)  # ids 0, 1, 2, 3 in every Vocab
+# Their ids, the same in every Vocab: defined here once, imported wherever an id is needed.
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = (SPECIALS.index(t) for t in (PAD, BOS, EOS, UNK))
 
 
 # --- tokens ---------------------------------------------------------------------------
@@ -66,35 +73,50 @@ _NO_SPACE_BEFORE = set(".,!?;:)")
 _NO_SPACE_AFTER = set("(¿¡")
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, lower: bool = True) -> list[str]:
     """Split ``text`` into lower-case word tokens; punctuation becomes its own token.
 
     ``"She is tired."`` → ``["she", "is", "tired", "."]``. Words split at
     white space; a ``.``, ``!``, ``?`` or ``,`` (and ``;:"()¿¡``) at the start
     or end of a word is split off, while apostrophes and hyphens inside a word
-    stay ("don't" is one token). Curly apostrophes become straight ones, so
-    "don’t" and "don't" are the same token. Empty text gives ``[]``.
+    stay ("don't" is one token). A run of the same mark is one token of that
+    mark ("wait..." → ``["wait", "."]``, "no!!" → ``["no", "!"]``): the
+    phrasebook writes each mark once, so "..." is an ellipsis, not three
+    sentence ends. Curly apostrophes become straight ones, so "don’t" and
+    "don't" are the same token. Empty text gives ``[]``. With
+    ``lower=False`` the tokens keep the text's capital letters (the same
+    tokens otherwise), which is how ``translate`` copies a name as it was typed.
 
     Used in chapter 9 (Training a translator).
     """
     if not isinstance(text, str):
         raise ValueError(f"tokenize expects a string, got {type(text).__name__}: {text!r}")
-    text = text.replace("\u2019", "'").replace("\u2018", "'").lower()
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
     tokens: list[str] = []
     for word in text.split():
         head: list[str] = []
         while word and word[0] in _PUNCT:
-            head.append(word[0])
+            if not head or head[-1] != word[0]:
+                head.append(word[0])
             word = word[1:]
         tail: list[str] = []
         while word and word[-1] in _PUNCT:
-            tail.append(word[-1])
+            if not tail or tail[-1] != word[-1]:
+                tail.append(word[-1])
             word = word[:-1]
         tokens.extend(head)
         if word:
-            tokens.append(word)
+            tokens.append(word.lower() if lower else word)
         tokens.extend(reversed(tail))
     return tokens
+
+
+def is_punctuation(token: str) -> bool:
+    """True for a token ``tokenize`` split off as punctuation (``.`` ``,`` ``!`` ``?`` ...), not a word.
+
+    Used in chapter 9 (Training a translator).
+    """
+    return len(token) == 1 and token in _PUNCT
 
 
 def detokenize(tokens: Sequence[str]) -> str:
@@ -155,8 +177,7 @@ class Vocab:
 
         Used in chapter 9 (Training a translator).
         """
-        if isinstance(min_freq, bool) or not isinstance(min_freq, Integral) or min_freq < 1:
-            raise ValueError(f"min_freq must be a whole number of at least 1, got {min_freq!r}")
+        whole_number("min_freq", min_freq, 1)
         counts: Counter = Counter()
         for i, toks in enumerate(token_lists):
             if isinstance(toks, str):
@@ -187,19 +208,18 @@ class Vocab:
         """Every token, in id order."""
         return list(self._tokens)
 
-    pad_id = property(lambda self: 0, doc="Id of ``<pad>``: 0.")
-    bos_id = property(lambda self: 1, doc="Id of ``<bos>``: 1.")
-    eos_id = property(lambda self: 2, doc="Id of ``<eos>``: 2.")
-    unk_id = property(lambda self: 3, doc="Id of ``<unk>``: 3.")
+    pad_id = property(lambda self: PAD_ID, doc="Id of ``<pad>``: 0.")
+    bos_id = property(lambda self: BOS_ID, doc="Id of ``<bos>``: 1.")
+    eos_id = property(lambda self: EOS_ID, doc="Id of ``<eos>``: 2.")
+    unk_id = property(lambda self: UNK_ID, doc="Id of ``<unk>``: 3.")
 
     def token_to_id(self, token: str) -> int:
         """The id of ``token``; the id of ``<unk>`` (3) when it is not in the vocabulary."""
-        return self._index.get(token, 3)
+        return self._index.get(token, UNK_ID)
 
     def id_to_token(self, i: int) -> str:
         """The token with id ``i``."""
-        if isinstance(i, bool) or not isinstance(i, Integral):
-            raise ValueError(f"a token id must be a whole number, got {i!r}")
+        whole_number("a token id", i)
         if not 0 <= i < len(self._tokens):
             raise ValueError(
                 f"token id {i} is out of range for a vocabulary of {len(self)} tokens (ids 0 to {len(self) - 1}); "
@@ -218,7 +238,7 @@ class Vocab:
         """
         if isinstance(tokens, str):
             raise ValueError(f"encode expects a list of tokens, got the string {tokens!r}; pass tokenize(text)")
-        ids = [self._index.get(t, 3) for t in tokens]
+        ids = [self._index.get(t, UNK_ID) for t in tokens]
         if warn_unknown:
             unknown = [t for t in dict.fromkeys(tokens) if t not in self._index]
             if unknown:
@@ -228,7 +248,7 @@ class Vocab:
                     "from training data without them (or with fewer than min_freq of them)",
                     stacklevel=2,
                 )
-        return ([1] if add_bos else []) + ids + ([2] if add_eos else [])
+        return ([BOS_ID] if add_bos else []) + ids + ([EOS_ID] if add_eos else [])
 
     def decode(self, ids, strip_special: bool = True) -> list[str]:
         """Tokens of ``ids`` (a list, or a 1-D tensor or array), up to the first ``<eos>``.
@@ -246,11 +266,11 @@ class Vocab:
             if isinstance(i, list):
                 raise ValueError("decode takes the ids of one sentence (1-D); for a batch, decode each row")
             tok = self.id_to_token(i)
-            if i == 2:
+            if i == EOS_ID:
                 if not strip_special:
                     out.append(tok)
                 break
-            if strip_special and i in (0, 1):
+            if strip_special and i in (PAD_ID, BOS_ID):
                 continue
             out.append(tok)
         return out
@@ -312,13 +332,13 @@ def _collate(src_ids: list[list[int]], tgt_ids: list[list[int]]) -> Batch:
     B = len(src_ids)
     S = max(len(s) for s in src_ids)
     T = max(len(t) for t in tgt_ids) + 1
-    src = torch.zeros(B, S, dtype=torch.long)
-    tgt_in = torch.zeros(B, T, dtype=torch.long)
-    tgt_out = torch.zeros(B, T, dtype=torch.long)
+    src = torch.full((B, S), PAD_ID, dtype=torch.long)
+    tgt_in = torch.full((B, T), PAD_ID, dtype=torch.long)
+    tgt_out = torch.full((B, T), PAD_ID, dtype=torch.long)
     for b, (s, t) in enumerate(zip(src_ids, tgt_ids)):
         src[b, : len(s)] = torch.tensor(s)
-        tgt_in[b, : len(t) + 1] = torch.tensor([1] + t)  # <bos> + target
-        tgt_out[b, : len(t) + 1] = torch.tensor(t + [2])  # target + <eos>
+        tgt_in[b, : len(t) + 1] = torch.tensor([BOS_ID] + t)  # <bos> + target
+        tgt_out[b, : len(t) + 1] = torch.tensor(t + [EOS_ID])  # target + <eos>
     src_lengths = torch.tensor([len(s) for s in src_ids])
     tgt_lengths = torch.tensor([len(t) + 1 for t in tgt_ids])
     # (T, T) & (B, 1, 1, T) -> (B, 1, T, T)
@@ -351,12 +371,9 @@ def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shu
 
     Used in chapter 9 (Training a translator).
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
-        raise ValueError(f"batch_size must be a whole number of at least 1, got {batch_size!r}")
-    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, Integral) or max_len < 2):
-        raise ValueError(
-            f"max_len must be a whole number of at least 2 (<bos> or <eos> and one token), got {max_len!r}"
-        )
+    whole_number("batch_size", batch_size, 1)
+    if max_len is not None:
+        whole_number("max_len", max_len, 2, hint="<bos> or <eos> and one token need two positions")
     if not isinstance(src_vocab, Vocab) or not isinstance(tgt_vocab, Vocab):
         raise ValueError(
             f"src_vocab and tgt_vocab must be Vocab objects, got {type(src_vocab).__name__} and "
@@ -424,15 +441,15 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
     The format of ``por.txt`` in https://www.manythings.org/anki/por-eng.zip:
     one pair a line, ``English<TAB>Portuguese<TAB>attribution``; the
     attribution and any further columns are ignored, and a file of two columns
-    is fine too. Blank lines are skipped. A line without a tab, or with an
+    is fine too. Lines may end in LF, CRLF or a lone CR (old Mac files). Blank lines are skipped. A line without a tab, or with an
     empty sentence, is an error naming the file and the line. ``max_pairs``
     stops after that many pairs (the file is ordered from short to long).
     The strings are returned as they are; ``tokenize`` lower-cases them.
 
     Used in chapter 9 (Training a translator).
     """
-    if max_pairs is not None and (isinstance(max_pairs, bool) or not isinstance(max_pairs, Integral) or max_pairs < 1):
-        raise ValueError(f"max_pairs must be a whole number of at least 1 (or None for all), got {max_pairs!r}")
+    if max_pairs is not None:
+        whole_number("max_pairs", max_pairs, 1, hint="None reads all pairs")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(
@@ -443,7 +460,9 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
         raise IsADirectoryError(f"{path!r} is a folder; give the path of the .txt file inside it (por.txt)")
     pairs = []
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
+        # splitlines, not the file's own lines: old Mac files end lines with a lone CR, which iterating a
+        # binary file does not see (every line would merge into one)
+        for number, raw in enumerate(f.read().splitlines(), start=1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:

@@ -38,6 +38,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .data import BOS_ID, EOS_ID, PAD_ID
+
 __all__ = [
     "Report",
     "check_causality",
@@ -475,7 +477,7 @@ def check_positions(fn, x, *, atol: float = 1e-5, swap: tuple = (0, 1)) -> Repor
 # --- teacher forcing -----------------------------------------------------------------------
 
 
-def check_shift(batch, *, bos_id: int = 1, eos_id: int = 2, pad_id: int = 0) -> Report:
+def check_shift(batch, *, bos_id: int = BOS_ID, eos_id: int = EOS_ID, pad_id: int = PAD_ID) -> Report:
     """Is the decoder's input the target shifted right behind BOS, as teacher forcing needs?
 
     ``batch`` has ``tgt_in`` and ``tgt_out`` (a ``tutorlib.data.Batch``), or is
@@ -532,7 +534,7 @@ def check_shift(batch, *, bos_id: int = 1, eos_id: int = 2, pad_id: int = 0) -> 
     return report
 
 
-def check_loss_padding(loss_fn, logits, targets, *, pad_id: int = 0, seed: int = 0) -> Report:
+def check_loss_padding(loss_fn, logits, targets, *, pad_id: int = PAD_ID, seed: int = 0) -> Report:
     """Does ``loss_fn(logits, targets)`` ignore the padded positions (``targets == pad_id``)?
 
     The logits at padded positions are replaced with noise: the loss must not

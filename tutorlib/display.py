@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from numbers import Integral
 
 import numpy as np
+
+from .checks import whole_number
 
 __all__ = [
     "LabelledMatrix",
@@ -358,10 +359,7 @@ def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = ""
                 f"and shape {visible.shape}"
             )
     if highlight_row is not None:
-        if isinstance(highlight_row, bool) or not isinstance(highlight_row, Integral):
-            raise ValueError(f"highlight_row must be a row index, got {highlight_row!r}")
-        if not 0 <= highlight_row < w.shape[0]:
-            raise ValueError(f"highlight_row must be from 0 to {w.shape[0] - 1}, got {highlight_row}")
+        whole_number("highlight_row", highlight_row, 0, w.shape[0] - 1, hint="a row index")
     if np.isnan(w[visible]).any():
         raise ValueError("weights contain NaN: a query row with every key masked has no weights to show")
     top = float(w[visible].max()) if visible.any() else 1.0

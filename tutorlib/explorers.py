@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import functools
 import html
-from numbers import Integral
 
 import numpy as np
 
 from . import static
 from .attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from .checks import whole_number
 from .display import (
     HIGHLIGHT_COLOUR,
     _as_weights,
@@ -74,13 +74,7 @@ MAX_D_K = D_K_STEPS[-1]
 
 def _whole(value, name: str, lo: int, hi: int | None = None) -> int:
     """``value`` as an int in ``lo..hi``, or a ValueError naming what was expected and what came."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-        raise ValueError(f"{name} must be {span}, got {value}")
-    return value
+    return whole_number(name, value, lo, hi)
 
 
 def _row_index(query, labels: list[str], what: str = "query") -> int:
@@ -483,7 +477,8 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     else:
         ids = beam_search(model, src, src_key_mask, beam_size, length_penalty)[0]
     translation = detokenize(tgt_vocab.decode(ids))
-    ended = len(ids) < c.max_len - 1  # False when the decoding ran out of positions before writing <eos>
+    budget = min(2 * len(src_ids) + 5, c.max_len - 1)  # the words greedy_decode and beam_search allow it
+    ended = len(ids) < budget  # False when the decoding used up its budget before writing <eos>
     rows = [tgt_vocab.id_to_token(i) for i in ids] + (["<eos>"] if ended else [])
     tgt_in = torch.tensor([[BOS_ID] + ids[: len(rows) - 1]], device=device)  # (1, T): the decoder's inputs
     with torch.no_grad():
@@ -508,8 +503,8 @@ def _translator_html(decoded, sentence: str, beam_size: int, layer: int, head, c
     if unknown:
         lines.append(f"unknown words, read as &lt;unk&gt;: {esc(', '.join(unknown))}")
     if not ended:
-        lines.append(f"no &lt;eos&gt; within the model's {config.max_len - 1} output positions: "
-                     "the translation is cut off")
+        lines.append(f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
+                     f"the model's {config.max_len - 1} output positions): the translation is cut off")
     head_html = '<div class="tutorlib-translation" style="margin-bottom:6px">' + "<br>".join(lines) + "</div>"
     title = f"cross-attention, decoder layer {layer + 1} of {config.num_decoder_layers}, {which}"
     table = weights_heatmap_html(weights, rows, words, title=title)

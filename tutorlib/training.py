@@ -27,7 +27,6 @@ import math
 import os
 import random
 import signal
-import tempfile
 import threading
 import time
 import warnings
@@ -39,8 +38,22 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from .data import Vocab, make_batches, tokenize
-from .translator import PAD_ID, Translator, TranslatorConfig
+from .checks import whole_number
+from .data import PAD_ID, Vocab, make_batches, tokenize
+from .translator import (  # checkpoints are read where the model lives; these names stay importable from here
+    CHECKPOINT_NAME,
+    MODEL_NAME,
+    CheckpointError,
+    Translator,
+    TranslatorConfig,
+    _atomic_save,
+    _model_from_state,  # noqa: F401 (kept importable from here)
+    _model_state,
+    load_checkpoint,
+    pick_device,
+    read_checkpoint,
+    save_model,
+)
 
 __all__ = [
     "CheckpointError",
@@ -57,26 +70,6 @@ __all__ = [
     "CHECKPOINT_NAME",
     "MODEL_NAME",
 ]
-
-CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training
-MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
-FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be used: unreadable, not ours, or not matching its config."""
-
-
-def pick_device(device=None) -> torch.device:
-    """``device`` if given, else the best one here: CUDA, then Apple's MPS, then the CPU."""
-    if device is not None:
-        return torch.device(device)
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
-
 
 def translation_loss(logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
     """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
@@ -126,6 +119,20 @@ def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, 
     return Vocab.build(english, min_freq=min_freq), Vocab.build(portuguese, min_freq=min_freq)
 
 
+# More than this share of training pairs too long for max_len is an error, not a warning: the data would be lost.
+TOO_LONG_SHARE = 0.01
+
+
+def _check_lengths(pairs, max_len: int) -> None:
+    """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a ``ValueError``."""
+    too_long = [i for i, (e, p) in enumerate(pairs) if len(tokenize(e)) > max_len or len(tokenize(p)) + 1 > max_len]
+    if len(too_long) > TOO_LONG_SHARE * len(pairs):
+        first = too_long[0]
+        raise ValueError(f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "
+                         f"and would be left out (first: pairs[{first}] = {pairs[first]!r}); raise max_len "
+                         f"(--max-len) or shorten the data. At most {TOO_LONG_SHARE:.0%} may be left out")
+
+
 @dataclass
 class TrainResult:
     """What ``train`` returns. ``history`` is JSON-serialisable (``plot_history`` draws it)."""
@@ -139,124 +146,6 @@ class TrainResult:
 
 
 # --- checkpoints -------------------------------------------------------------------------
-
-
-def _atomic_save(obj, path: Path) -> None:
-    """``torch.save`` to a temporary file in the same folder, then rename it over ``path``.
-
-    A rename within one file system is atomic: whoever opens ``path`` sees
-    the old file or the new one, never half of one, even if this process is
-    killed while writing.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _model_state(model: Translator) -> dict:
-    return {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "config": model.config.to_dict(),
-        "model": model.state_dict(),
-        "src_vocab": model.src_vocab.to_dict(),
-        "tgt_vocab": model.tgt_vocab.to_dict(),
-    }
-
-
-def save_model(model: Translator, path, **meta) -> Path:
-    """Write ``model``'s weights, config and vocabularies (no optimizer) to ``path``, atomically.
-
-    Extra keyword arguments are stored under ``"meta"`` (scores, the command that trained it...).
-    """
-    path = Path(path)
-    _atomic_save({**_model_state(model), "meta": meta}, path)
-    return path
-
-
-def read_checkpoint(path) -> dict:
-    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
-
-    ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
-    """
-    path = Path(path)
-    if path.is_dir():
-        candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
-        found = [p for p in candidates if p.is_file()]
-        if not found:
-            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
-                                    "with `python -m tutorlib train --out` this folder?")
-        path = found[0]
-    if not path.is_file():
-        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
-                                "`python -m tutorlib train --out FOLDER`)")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise CheckpointError(
-            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
-            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
-        ) from e
-    if not isinstance(state, dict) or state.get("format") != FORMAT:
-        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
-        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
-                              f"without format={FORMAT!r}")
-    if state.get("version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
-                              f"tutorlib reads version {FORMAT_VERSION}")
-    missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
-    if missing:
-        raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
-    try:
-        state["config"] = TranslatorConfig.from_dict(state["config"])
-        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
-        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
-    except Exception as e:
-        raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
-    state["path"] = path
-    return state
-
-
-def _model_from_state(state: dict, device) -> Translator:
-    path, config = state["path"], state["config"]
-    try:
-        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
-    except ValueError as e:
-        raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
-    try:
-        model.load_state_dict(state["model"])
-    except RuntimeError as e:
-        problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
-        more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
-        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
-                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
-                              "from another model?") from e
-    return model.to(pick_device(device))
-
-
-def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
-    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
-
-    The model is in eval mode, on ``device`` (default: ``pick_device()``).
-    A missing, corrupted or mismatched file raises an error naming the file
-    and what is wrong.
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-    state = read_checkpoint(path)
-    model = _model_from_state(state, device).eval()
-    return model, model.src_vocab, model.tgt_vocab
 
 
 def _rng_state() -> dict:
@@ -360,6 +249,12 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
 
     Derived in chapter 9 (Training a translator).
     """
+    if max_steps is not None:
+        whole_number("max_steps", max_steps, 1, hint="None trains every epoch")
+    if checkpoint_every is not None:
+        whole_number("checkpoint_every", checkpoint_every, 1, hint="None saves after every epoch only")
+    if config is not None:
+        whole_number("config.epochs", config.epochs, 1, hint="0 epochs would write an untrained model")
     rank, world, device, created_group = _setup_distributed(device)
     say = (log or tqdm.write) if rank == 0 else (lambda *a, **k: None)
     out_dir = Path(out_dir) if out_dir is not None else None
@@ -382,10 +277,14 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
             if diff:
                 raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): {diff}. "
                                       "Resume with config=None to use the saved one, or train into a new folder")
+        if max_steps is not None and max_steps <= state["step"]:
+            raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {state['step']}: resuming "
+                             f"would train past it; give a max_steps above {state['step']} (or none)")
         config, src_vocab, tgt_vocab = state["config"], state["src_vocab"], state["tgt_vocab"]
     elif config is None:
         raise ValueError("config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)")
     train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
+    _check_lengths(train_pairs, config.max_len)
 
     torch.manual_seed(config.seed)
     random.seed(config.seed)

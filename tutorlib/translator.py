@@ -1,9 +1,10 @@
 """An English -> Portuguese translator: the encoder-decoder Transformer of chapters 9 and 10.
 
-One file, read top to bottom: the config, the model (built from the layers
-of ``tutorlib.nn``), the KV cache, greedy and beam search, then translating
-and evaluating sentences. Training and checkpoints live in
-``tutorlib.training``; the data, tokens and vocabularies in ``tutorlib.data``.
+One file, read top to bottom: the model (built from the layers of
+``tutorlib.nn``; its config is ``tutorlib.config``), the KV cache, greedy
+and beam search, translating (unknown words copied through attention) and
+evaluating sentences, then reading and writing checkpoints. Training lives
+in ``tutorlib.training``; the data, tokens and vocabularies in ``tutorlib.data``.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -19,15 +20,19 @@ True = may attend, as everywhere in tutorlib.
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 import warnings
-from dataclasses import asdict, dataclass, field, fields
+import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
-from .data import BOS, EOS, PAD, SPECIALS, Vocab, detokenize, tokenize
+from .checks import finite_number, whole_number
+from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig
+from .data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .nn import Decoder, Encoder, PositionalEncoding, causal_attention_mask, padding_attention_mask
 
 __all__ = [
@@ -39,74 +44,28 @@ __all__ = [
     "beam_search",
     "length_penalty_factor",
     "translate",
+    "translate_sentences",
+    "translate_with_alignment",
+    "Translation",
+    "cross_attention",
+    "ALIGN_LAYER",
+    "MAX_RUN",
+    "NO_REPEAT_NGRAM",
     "evaluate",
     "load_pretrained",
     "PRETRAINED_PATH",
+    "CheckpointError",
+    "pick_device",
+    "save_model",
+    "read_checkpoint",
+    "load_checkpoint",
+    "CHECKPOINT_NAME",
+    "MODEL_NAME",
 ]
 
-PAD_ID, BOS_ID, EOS_ID = SPECIALS.index(PAD), SPECIALS.index(BOS), SPECIALS.index(EOS)  # the same in every Vocab
-PRETRAINED_PATH = Path(__file__).parent / "pretrained" / "translator.pt"
-
-
-# --- the config -------------------------------------------------------------------
-
-
-@dataclass
-class TranslatorConfig:
-    # the model
-    src_vocab_size: int = 0  # filled in by train() from the vocabularies it builds
-    tgt_vocab_size: int = 0
-    d_model: int = 128  # D, the width of every token's vector (512 in the paper)
-    num_heads: int = 4  # H; each head is Dh = D // H wide
-    d_ff: int = 256  # hidden width of the feed-forward network (2048 in the paper)
-    num_encoder_layers: int = 3
-    num_decoder_layers: int = 3
-    dropout: float = 0.1
-    max_len: int = 32  # positions: at most max_len source words, max_len - 1 target words (after BOS)
-    norm_first: bool = True  # pre-norm (trains steadily without tuning) instead of the paper's post-norm
-    share_embeddings: bool = False  # one vocabulary of both languages and one embedding table for both sides
-    tie_output: bool = True  # the output layer reuses the target embedding matrix (the paper, section 3.4)
-    # the training (tutorlib.training.train)
-    label_smoothing: float = 0.1  # the target puts 1 - 0.1 on the right word and spreads 0.1 over all words
-    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
-    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
-    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
-    weight_decay: float = 0.01  # AdamW's, on matrices only (not on biases, LayerNorms)
-    batch_size: int = 64  # sentence pairs per step, in each process under torchrun
-    epochs: int = 10
-    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
-    seed: int = 0
-
-    def __post_init__(self):
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
-                "d_model // num_heads features"
-            )
-        if self.max_len < 2:
-            raise ValueError(f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "TranslatorConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown TranslatorConfig fields {unknown}; known: {sorted(known)}")
-        return cls(**d)
-
-
-# Named configurations for `python -m tutorlib train --preset NAME`.
-PRESETS = {
-    # chapter 9 in CI: visibly learns in a minute or two on a laptop CPU
-    "tiny": TranslatorConfig(d_model=64, num_heads=4, d_ff=128, num_encoder_layers=2, num_decoder_layers=2,
-                             dropout=0.0, lr=2e-3, warmup_steps=50, epochs=1, batch_size=64),
-    # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.0 M parameters, 4.2 MB, 1,032 steps
-    "pretrained": TranslatorConfig(d_model=128, num_heads=4, d_ff=256, num_encoder_layers=3, num_decoder_layers=3,
-                                   dropout=0.1, lr=1e-3, warmup_steps=200, epochs=3, batch_size=64),
-}
+CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (tutorlib.training.train writes it)
+MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
+FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
 
 
 # --- the model ----------------------------------------------------------------------
@@ -211,6 +170,11 @@ class Translator(nn.Module):
 
 # --- decoding (chapter 10) -------------------------------------------------------------
 
+# The repetition guard of greedy_decode and beam_search: no token chosen a third time in a row, and no 4-gram
+# twice in one translation. The phrasebook never repeats a 4-gram within a sentence, so a repeat is a loop.
+MAX_RUN = 2
+NO_REPEAT_NGRAM = 4
+
 
 @dataclass
 class KVCache:
@@ -250,14 +214,59 @@ def _next_log_probs(model: Translator, tokens, memory, src_key_mask, cache: KVCa
     return torch.log_softmax(logits.float(), dim=-1)
 
 
-def _output_budget(model: Translator, max_len: int | None) -> int:
-    """How many tokens to generate at most: ``max_len``, within the model's positions (BOS takes one)."""
+def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None) -> torch.Tensor:
+    """How many words each sentence may write, ``(B,)``: ``2 S + 5`` for a source of ``S`` words.
+
+    A translation twice as long as its source plus five is never right in
+    the phrasebook (Portuguese is at most a few words longer than English),
+    so a decoder that gets there is looping. ``max_len`` (the caller's) and
+    the model's positions (``config.max_len - 1`` after BOS) cap it further.
+    """
     limit = model.config.max_len - 1
-    if max_len is None:
-        return limit
-    if max_len < 1:
-        raise ValueError(f"max_len must be at least 1 (the EOS), got {max_len}")
-    return min(max_len, limit)
+    if max_len is not None:
+        limit = min(limit, whole_number("max_len", max_len, 1, hint="the most words a translation may have"))
+    S = src_key_mask.reshape(src_key_mask.shape[0], -1).sum(dim=1)  # (B, 1, 1, S) -> (B,): real source tokens
+    return (2 * S + 5).clamp(max=limit)
+
+
+def _repetition_mask(tokens: torch.Tensor, V: int, max_run: int | None, no_repeat_ngram: int | None) -> torch.Tensor:
+    """``tokens (R, t)`` (BOS first) -> ``(R, V)`` booleans, True where the next token would repeat too much.
+
+    Banned: the token that would make ``max_run + 1`` of the same in a row,
+    and every token that would complete an ``no_repeat_ngram``-gram already
+    in the hypothesis. EOS is never banned, so every row keeps a way to end.
+    """
+    words = tokens[:, 1:]  # (R, n): without BOS
+    R, n = words.shape
+    banned = torch.zeros(R, V + 1, dtype=torch.bool, device=tokens.device)  # column V: "nothing banned"
+    if max_run and n >= max_run:
+        tail = words[:, -max_run:]  # (R, max_run)
+        same = (tail == tail[:, :1]).all(dim=1)  # (R,): the last max_run tokens are one token
+        banned[torch.arange(R, device=tokens.device), torch.where(same, tail[:, 0], V)] = True
+    if no_repeat_ngram and n >= no_repeat_ngram:
+        k = no_repeat_ngram - 1
+        # (R, n) -> (R, n - k, k): every k tokens that some token followed
+        windows = words.unfold(1, k, 1)[:, : n - k]
+        hit = (windows == words[:, None, -k:]).all(dim=-1)  # (R, n - k): the same k tokens as the newest ones
+        banned.scatter_(1, torch.where(hit, words[:, k:], V), True)  # ban what followed them then
+    banned = banned[:, :V]
+    banned[:, EOS_ID] = False
+    return banned
+
+
+def _guard(log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngram) -> torch.Tensor:
+    """``log_probs (R, V)`` with the continuations ``_repetition_mask`` bans set to ``-inf``."""
+    if not max_run and not no_repeat_ngram:
+        return log_probs
+    return log_probs.masked_fill(_repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram),
+                                 float("-inf"))
+
+
+def _check_guard(max_run, no_repeat_ngram) -> None:
+    if max_run is not None:
+        whole_number("max_run", max_run, 1, hint="None lets a token repeat without limit")
+    if no_repeat_ngram is not None:
+        whole_number("no_repeat_ngram", no_repeat_ngram, 2, hint="None lets n-grams repeat")
 
 
 def _strip(row: list[int]) -> list[int]:
@@ -273,29 +282,40 @@ def _strip(row: list[int]) -> list[int]:
 
 @torch.no_grad()
 def greedy_decode(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, max_len: int | None = None,
-                  use_cache: bool = True) -> list[list[int]]:
+                  use_cache: bool = True, *, max_run: int | None = MAX_RUN,
+                  no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
     """Translate a batch by taking the most likely token at every step: ``src (B, S)`` -> B lists of token ids.
 
     Starts from BOS and feeds each chosen token back in, one position per
-    step, until every sentence has written EOS or ``max_len`` tokens (default:
-    the model's ``max_len - 1``). The lists hold neither BOS nor EOS. With
-    ``use_cache`` the decoder keeps its keys and values (``KVCache``); the
-    result is the same as recomputing the whole prefix at every step.
+    step, until every sentence has written EOS or its budget of words: ``2 S
+    + 5`` for a source of ``S`` words, at most ``max_len`` and the model's
+    ``max_len - 1`` positions (a sentence that reaches it is ended as if by
+    EOS). The lists hold neither BOS nor EOS. With ``use_cache`` the decoder
+    keeps its keys and values (``KVCache``); the result is the same as
+    recomputing the whole prefix at every step.
+
+    The repetition guard: no token a ``max_run + 1``-th time in a row, and no
+    ``no_repeat_ngram``-gram twice in a sentence (the phrasebook never
+    repeats a 4-gram within a sentence, so a repeat is a decoder stuck in a
+    loop); ``None`` switches either off. On a sentence that never triggers it
+    the result is the same as without it.
 
     Derived in chapter 10 (Translating and evaluating).
     """
+    _check_guard(max_run, no_repeat_ngram)
     model.eval()
-    steps = _output_budget(model, max_len)
+    budget = _budgets(model, src_key_mask, max_len)  # (B,)
     memory = model.encode(src, src_key_mask)  # (B, S, D), once
     B = src.shape[0]
     tokens = torch.full((B, 1), BOS_ID, dtype=torch.long, device=src.device)  # (B, 1)
     finished = torch.zeros(B, dtype=torch.bool, device=src.device)
     cache = KVCache() if use_cache else None
-    for _ in range(steps):
-        next_token = _next_log_probs(model, tokens, memory, src_key_mask, cache).argmax(dim=-1)  # (B,)
+    for step in range(int(budget.max())):
+        log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B, V)
+        next_token = _guard(log_probs, tokens, max_run, no_repeat_ngram).argmax(dim=-1)  # (B,)
         next_token = next_token.masked_fill(finished, PAD_ID)  # a finished sentence only pads
         tokens = torch.cat([tokens, next_token[:, None]], dim=1)  # (B, t) -> (B, t + 1)
-        finished |= next_token == EOS_ID
+        finished |= (next_token == EOS_ID) | (step + 1 >= budget)  # EOS, or the budget is spent
         if finished.all():
             break
     return [_strip(row) for row in tokens[:, 1:].tolist()]
@@ -315,7 +335,8 @@ def length_penalty_factor(length: torch.Tensor, alpha: float) -> torch.Tensor:
 
 @torch.no_grad()
 def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, beam_size: int = 4,
-                length_penalty: float = 0.6, max_len: int | None = None, use_cache: bool = True) -> list[list[int]]:
+                length_penalty: float = 0.6, max_len: int | None = None, use_cache: bool = True, *,
+                max_run: int | None = MAX_RUN, no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
     """Translate a batch keeping the ``beam_size`` best partial translations of each sentence.
 
     At every step each of the K beams of a sentence is extended by every
@@ -323,19 +344,22 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
     summed log-probability divided by ``length_penalty_factor(length,
     length_penalty)``. A beam that has written EOS is finished: it stays
     among the candidates with its score frozen, extended only by padding.
-    The search ends when all beams of all sentences are finished or after
-    ``max_len`` tokens; each sentence's best beam is returned, as token ids
-    without BOS or EOS. ``beam_size=1`` is greedy decoding. The B sentences'
-    K beams run as one batch of ``B * K`` rows; ``use_cache`` as in
+    A beam that has written its sentence's budget of words (``greedy_decode``:
+    ``2 S + 5``, at most ``max_len``) is finished too. The search ends when
+    all beams of all sentences are finished; each sentence's best beam is
+    returned, as token ids without BOS or EOS. ``beam_size=1`` is greedy
+    decoding. The B sentences' K beams run as one batch of ``B * K`` rows;
+    ``use_cache``, ``max_run`` and ``no_repeat_ngram`` as in
     ``greedy_decode``, with the cache reordered as beams are chosen.
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be a whole number >= 1, got {beam_size!r}")
+    K = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
+    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    _check_guard(max_run, no_repeat_ngram)
     model.eval()
-    steps = _output_budget(model, max_len)
-    B, K, device = src.shape[0], beam_size, src.device
+    budget = _budgets(model, src_key_mask, max_len)  # (B,)
+    B, device = src.shape[0], src.device
     V = model.config.tgt_vocab_size
     if K > V:
         raise ValueError(f"beam_size={K} is larger than the target vocabulary ({V} tokens)")
@@ -351,8 +375,9 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
     only_pad[PAD_ID] = 0.0  # a finished beam's only continuation, at no cost
     first_row = torch.arange(B, device=device)[:, None] * K  # (B, 1): row of each sentence's beam 0
     cache = KVCache() if use_cache else None
-    for _ in range(steps):
+    for _ in range(int(budget.max())):
         log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B*K, V)
+        log_probs = _guard(log_probs, tokens, max_run, no_repeat_ngram)
         # (B*K, 1) chooses between (V,) and (B*K, V): a finished beam may only pad
         log_probs = torch.where(finished.view(B * K, 1), only_pad, log_probs)
         # (B, K, 1) + (B, K, V) -> (B, K, V): the score of every beam extended by every word
@@ -365,7 +390,8 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
         # the survivors' scores, lengths and states, all (B, K)
         score = candidate.view(B, K * V).gather(1, best)  # (B, K*V) -> (B, K)
         length = candidate_length.view(B, K).gather(1, beam)  # (B, K) -> (B, K), picked by beam
-        finished = finished.gather(1, beam) | (word == EOS_ID)
+        # (B, K) | (B, K) | (B, K) >= (B, 1): EOS written, or the sentence's budget of words spent
+        finished = finished.gather(1, beam) | (word == EOS_ID) | (length >= budget[:, None])
         rows = (first_row + beam).view(B * K)  # (B*K,): the surviving beams' rows
         tokens = torch.cat([tokens[rows], word.view(B * K, 1)], dim=1)  # (B*K, t) -> (B*K, t + 1)
         if cache is not None:
@@ -380,6 +406,10 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
 
 # --- translating and evaluating -----------------------------------------------------------
 
+# The decoder layer whose cross-attention aligns an output <unk> with a source word (an index into
+# model.decoder.layers): the last one, whose queries are closest to the word being written.
+ALIGN_LAYER = -1
+
 
 def _vocabs(model: Translator, src_vocab, tgt_vocab) -> tuple[Vocab, Vocab]:
     src_vocab = src_vocab if src_vocab is not None else model.src_vocab
@@ -392,40 +422,158 @@ def _vocabs(model: Translator, src_vocab, tgt_vocab) -> tuple[Vocab, Vocab]:
     return src_vocab, tgt_vocab
 
 
-def translate(sentences, model: Translator | None = None, beam_size: int = 1, *, src_vocab: Vocab | None = None,
-              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 64,
-              use_cache: bool = True):
-    """Translate English sentences into Portuguese: a list of strings -> a list of strings (or one -> one).
+@torch.no_grad()
+def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids,
+                    layer: int = ALIGN_LAYER) -> torch.Tensor:
+    """Where the decoder looked while writing ``hyp_ids``: cross-attention weights ``(T, S)``, averaged over heads.
 
-    ``model`` defaults to the shipped pretrained one (``load_pretrained``).
-    ``beam_size=1`` is greedy decoding, more is beam search. Bad input:
-
-    - unknown words become UNK, with a warning naming them;
-    - an empty (or blank) sentence translates to an empty string;
-    - a sentence with more tokens than the model's ``max_len`` is a ``ValueError``.
+    ``src (1, S)`` (or ``(S,)``) is one source sentence, ``hyp_ids`` its
+    translation's T token ids (no BOS, no EOS). The decoder reads BOS +
+    ``hyp_ids[:-1]`` once, teacher-forced, and row ``t`` is the attention of
+    the query that wrote token ``t`` over the S source positions, from
+    decoder layer ``layer`` (default ``ALIGN_LAYER``, the last), its H heads
+    averaged. Each row sums to 1 over the real (unpadded) source tokens.
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    single = isinstance(sentences, str)
-    if single:
+    if src.dim() == 1:
+        src = src[None]  # (S,) -> (1, S)
+    if src.dim() != 2 or src.shape[0] != 1:
+        raise ValueError(f"cross_attention takes one sentence, src of shape (1, S) or (S,), got {tuple(src.shape)}")
+    n_layers = len(model.decoder.layers)
+    layer = whole_number("layer", layer, -n_layers, n_layers - 1, hint=f"the decoder has {n_layers} layers")
+    hyp_ids = [int(i) for i in (hyp_ids.tolist() if hasattr(hyp_ids, "tolist") else hyp_ids)]
+    S = src.shape[1]
+    if not hyp_ids:
+        return torch.zeros(0, S)
+    model.eval()
+    device = src.device
+    tgt_in = torch.tensor([[BOS_ID] + hyp_ids[:-1]], device=device)  # (1, T): what the decoder read
+    T = tgt_in.shape[1]
+    memory = model.encode(src, src_key_mask)  # (1, S, D)
+    model._check_length(T, "target")
+    x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(model.config.d_model))  # (1, T) -> (1, T, D)
+    _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
+                                need_weights=True)  # one (1, H, T, S) per layer
+    # (1, H, T, S) -> (T, S): the heads' mean
+    return cross[layer][0].float().mean(dim=0).cpu()
+
+
+@dataclass
+class Translation:
+    """One sentence's translation, with what ``translate`` did on the way (``translate_sentences`` returns them).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+
+    source: str  # the sentence as given
+    text: str = ""  # the translation ("" for an empty sentence, or when error is set)
+    source_tokens: list = field(default_factory=list)  # the source's tokens, as typed (capital letters kept)
+    output_tokens: list = field(default_factory=list)  # the translation's tokens, copied words in place of <unk>
+    copied: dict = field(default_factory=dict)  # output position -> the source position its word was copied from
+    weights: torch.Tensor | None = None  # (T, S) cross_attention of output_tokens over source_tokens, when computed
+    notice: str | None = None  # plain words: what happened to unknown words, or why the translation is empty
+    error: str | None = None  # why there is no translation (too long, no known word)
+
+
+def _prepare(i: int, sentence, model: Translator, src_vocab: Vocab) -> tuple[Translation, list[int] | None]:
+    """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing to decode."""
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string of "
+                         "English words")
+    result = Translation(sentence, source_tokens=tokenize(sentence, lower=False))
+    words = [t.lower() for t in result.source_tokens]
+    if not words:
+        return result, None
+    if all(is_punctuation(w) for w in words):
+        result.notice = "it holds only punctuation, no words: nothing to translate"
+        return result, None
+    if len(words) > model.config.max_len:
+        result.error = (f"it has {len(words)} tokens, more than the {model.config.max_len} positions the model was "
+                        f"built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}")
+        return result, None
+    real = [w for w in words if not is_punctuation(w)]
+    if not any(w in src_vocab for w in real):
+        result.error = (f"none of its words are in the translator's English vocabulary ({', '.join(real[:5])}"
+                        f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words")
+        return result, None
+    return result, src_vocab.encode(words, warn_unknown=False)
+
+
+def _copy_unknown(result: Translation, model: Translator, src_ids: list[int], hyp: list[int], tgt_vocab: Vocab,
+                  device, with_weights: bool) -> None:
+    """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes the unknown source word it attends to most.
+
+    Luong et al. (2015)'s unknown-word replacement, with attention as the
+    alignment: the model writes ``<unk>`` where a word it has not learned
+    belongs, and the cross-attention row of that ``<unk>``, restricted to
+    the source positions that hold unknown words, points at which one.
+    """
+    unknown_at = [j for j, i in enumerate(src_ids) if i == UNK_ID]  # source positions of unknown words
+    weights = None
+    if with_weights or (UNK_ID in hyp and unknown_at):
+        src = torch.tensor([src_ids], device=device)  # (1, S)
+        weights = cross_attention(model, src, padding_attention_mask(src != PAD_ID), hyp)  # (T, S)
+    tokens, dropped = [], 0
+    for t, i in enumerate(hyp):
+        if i == UNK_ID and unknown_at:
+            # (T, S) -> the row's weights on the unknown words only -> the strongest of them
+            j = unknown_at[int(weights[t, unknown_at].argmax())]
+            result.copied[t] = j
+            tokens.append(result.source_tokens[j])
+        else:
+            dropped += i == UNK_ID
+            tokens.append(tgt_vocab.id_to_token(i))
+    result.output_tokens, result.weights = tokens, weights
+    result.text = detokenize([tok for t, tok in enumerate(tokens) if hyp[t] != UNK_ID or t in result.copied])
+    said = []
+    copied_from = set(result.copied.values())
+    for j in unknown_at:
+        word = result.source_tokens[j]
+        said.append(f'"{word}" copied as is' if j in copied_from else f'"{word}" dropped')
+    if said:
+        result.notice = (f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
+                         f"vocabulary: {'; '.join(dict.fromkeys(said))}")
+    if dropped:
+        extra = (f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the sentence has "
+                 "no unknown word to copy: dropped")
+        result.notice = f"{result.notice}; {extra}" if result.notice else extra
+
+
+def translate_sentences(sentences, model: Translator | None = None, beam_size: int = 1, *,
+                        src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, length_penalty: float = 0.6,
+                        batch_size: int = 64, use_cache: bool = True, max_len: int | None = None,
+                        with_weights: bool = False) -> list[Translation]:
+    """Translate English sentences, one ``Translation`` per sentence; a sentence that cannot be translated gets
+    ``error`` set instead of stopping the others.
+
+    Arguments as in ``translate``; ``with_weights`` also keeps every
+    translation's ``cross_attention`` (else it is computed only to copy
+    unknown words).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    if sentences is None:
+        raise ValueError("sentences is None: give a string, or a list (any iterable) of strings")
+    if isinstance(sentences, str):
         sentences = [sentences]
+    if isinstance(sentences, bytes) or not hasattr(sentences, "__iter__"):
+        raise ValueError(f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}")
+    sentences = list(sentences)
+    beam_size = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
+    batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")
+    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    if max_len is not None:
+        whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
         model, src_vocab, tgt_vocab = load_pretrained()
     src_vocab, tgt_vocab = _vocabs(model, src_vocab, tgt_vocab)
-    sources = []  # (index, token ids), encoded as make_batches does: the words alone, no BOS or EOS
+    results, sources = [], []  # sources: (index, token ids) to decode, the words alone (no BOS or EOS)
     for i, sentence in enumerate(sentences):
-        if not isinstance(sentence, str):
-            raise ValueError(f"sentences[{i}] is a {type(sentence).__name__}, expected a string")
-        words = tokenize(sentence)
-        if not words:
-            continue
-        if len(words) > model.config.max_len:
-            raise ValueError(
-                f"sentence {i} has {len(words)} tokens, more than the {model.config.max_len} positions the "
-                f"model was built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}"
-            )
-        sources.append((i, src_vocab.encode(words)))
-    out = [""] * len(sentences)
+        result, ids = _prepare(i, sentence, model, src_vocab)
+        results.append(result)
+        if ids is not None:
+            sources.append((i, ids))
     device = next(model.parameters()).device
     for start in range(0, len(sources), batch_size):
         chunk = sources[start : start + batch_size]
@@ -434,24 +582,90 @@ def translate(sentences, model: Translator | None = None, beam_size: int = 1, *,
         src = torch.tensor([ids + [PAD_ID] * (S - len(ids)) for _, ids in chunk], device=device)
         src_key_mask = padding_attention_mask(src != PAD_ID)  # (B, 1, 1, S)
         if beam_size == 1:
-            hyps = greedy_decode(model, src, src_key_mask, use_cache=use_cache)
+            hyps = greedy_decode(model, src, src_key_mask, max_len, use_cache=use_cache)
         else:
-            hyps = beam_search(model, src, src_key_mask, beam_size, length_penalty, use_cache=use_cache)
-        for (i, _), ids in zip(chunk, hyps):
-            out[i] = detokenize(tgt_vocab.decode(ids))
-    return out[0] if single else out
+            hyps = beam_search(model, src, src_key_mask, beam_size, length_penalty, max_len, use_cache=use_cache)
+        for (i, ids), hyp in zip(chunk, hyps):
+            _copy_unknown(results[i], model, ids, hyp, tgt_vocab, device, with_weights)
+    return results
+
+
+def translate(sentences, model: Translator | None = None, beam_size: int = 1, *, src_vocab: Vocab | None = None,
+              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 64,
+              use_cache: bool = True, max_len: int | None = None, on_notice=None):
+    """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or one -> one).
+
+    ``model`` defaults to the shipped pretrained one (``load_pretrained``).
+    ``beam_size=1`` is greedy decoding, more is beam search; ``max_len``
+    caps every translation's words (each gets at most ``2 S + 5`` for ``S``
+    source words anyway). Bad input:
+
+    - an unknown word (a name, a number) is read as ``<unk>``; where the model
+      writes ``<unk>``, the source word its cross-attention points at is
+      copied as typed (``translate_with_alignment`` shows how). What
+      happened to each unknown word is said in plain words, one notice per
+      sentence, to ``on_notice(index, message)`` (default: ``warnings.warn``);
+    - an empty (or blank) sentence translates to an empty string, and one of
+      punctuation alone to an empty string with a notice;
+    - a sentence longer than the model's ``max_len``, or with no known word
+      (German typed in), is a ``ValueError`` naming it
+      (``translate_sentences`` translates the others anyway).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    single = isinstance(sentences, str)
+    results = translate_sentences(sentences, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                  length_penalty=length_penalty, batch_size=batch_size, use_cache=use_cache,
+                                  max_len=max_len)
+    for i, result in enumerate(results):
+        if result.error:
+            raise ValueError(f"sentence {i} cannot be translated: {result.error}")
+    for i, result in enumerate(results):
+        if result.notice:
+            if on_notice is None:
+                warnings.warn(f"sentence {i} ({result.source[:40]!r}): {result.notice}", stacklevel=2)
+            else:
+                on_notice(i, result.notice)
+    texts = [r.text for r in results]
+    return texts[0] if single else texts
+
+
+def translate_with_alignment(sentence: str, model: Translator | None = None, beam_size: int = 1, *,
+                             src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None,
+                             length_penalty: float = 0.6, max_len: int | None = None) -> Translation:
+    """Translate one sentence and keep its alignment: a ``Translation`` with ``source_tokens``,
+    ``output_tokens``, ``weights`` (the ``(T, S)`` cross-attention of ``ALIGN_LAYER``, heads averaged) and
+    ``copied`` (output position -> source position of each unknown word copied in place of ``<unk>``).
+
+    The heatmap of ``weights`` is the alignment: a copied word is the one
+    with the largest weight in its row among the source's unknown words. A
+    sentence that cannot be translated is a ``ValueError``.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}")
+    result = translate_sentences([sentence], model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                 length_penalty=length_penalty, max_len=max_len, with_weights=True)[0]
+    if result.error:
+        raise ValueError(f"{sentence[:60]!r} cannot be translated: {result.error}")
+    return result
 
 
 def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab | None = None,
              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 128) -> dict:
     """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english, portuguese)`` pairs.
 
-    Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses"}``.
+    Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses", "pairs", "skipped"}``.
     BLEU counts the n-grams (n = 1..4) the translation shares with the
     reference, with a brevity penalty; chrF compares character n-grams, so it
     gives partial credit for a right stem with a wrong ending (cansado /
     cansada). Exact match compares the token lists (``tokenize``), so case
-    and spacing before punctuation do not count.
+    and spacing before punctuation do not count. Pairs longer than the
+    model's ``max_len`` are skipped, as training skips them (``skipped``
+    counts them; ``pairs`` are the ones scored, in the order of
+    ``hypotheses``); a sentence that cannot be translated scores as an
+    empty translation.
 
     Derived in chapter 10 (Translating and evaluating).
     """
@@ -460,20 +674,207 @@ def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab |
     pairs = list(pairs)
     if not pairs:
         raise ValueError("evaluate got no sentence pairs")
-    english = [e for e, _ in pairs]
-    references = [detokenize(tokenize(p)) for _, p in pairs]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # unknown words are part of what is measured here
-        hypotheses = translate(english, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                               length_penalty=length_penalty, batch_size=batch_size)
+    n = model.config.max_len
+    kept = [(e, p) for e, p in pairs if len(tokenize(e)) <= n and len(tokenize(p)) + 1 <= n]
+    if not kept:
+        raise ValueError(f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score")
+    english = [e for e, _ in kept]
+    references = [detokenize(tokenize(p)) for _, p in kept]
+    results = translate_sentences(english, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                  length_penalty=length_penalty, batch_size=batch_size)
+    hypotheses = [r.text for r in results]
     exact = sum(tokenize(h) == tokenize(r) for h, r in zip(hypotheses, references))
     return {
         "bleu": sacrebleu.corpus_bleu(hypotheses, [references]).score,
         "chrf": sacrebleu.corpus_chrf(hypotheses, [references]).score,
-        "exact_match": 100.0 * exact / len(pairs),
-        "sentences": len(pairs),
+        "exact_match": 100.0 * exact / len(kept),
+        "sentences": len(kept),
         "hypotheses": hypotheses,
+        "pairs": kept,
+        "skipped": len(pairs) - len(kept),
     }
+
+
+# --- checkpoints ----------------------------------------------------------------------------
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: unreadable, not ours, or not matching its config."""
+
+
+def pick_device(device=None) -> torch.device:
+    """``device`` if given, else the best one here: CUDA, then Apple's MPS, then the CPU.
+
+    A device this machine does not have (``"cuda"`` on a CPU-only build,
+    ``"bogus"``) is a ``ValueError`` saying which devices there are.
+    """
+    if device is not None:
+        try:
+            device = torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from None
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
+                             "or no driver): use --device cpu, or leave it out to take the best one available")
+        if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"device {str(device)!r} asked for, but there are {torch.cuda.device_count()} CUDA "
+                             f"GPUs (cuda:0 to cuda:{torch.cuda.device_count() - 1})")
+        if device.type == "mps" and not (getattr(torch.backends, "mps", None) is not None
+                                         and torch.backends.mps.is_available()):
+            raise ValueError("device 'mps' asked for, but Apple's MPS is not available here: use cpu")
+        return device
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def _atomic_save(obj, path: Path) -> None:
+    """``torch.save`` to a temporary file in the same folder, then rename it over ``path``.
+
+    A rename within one file system is atomic: whoever opens ``path`` sees
+    the old file or the new one, never half of one, even if this process is
+    killed while writing. A temporary file left by a run killed while
+    writing (``.checkpoint.pt.*.tmp``) is removed first.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        stale.unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _model_state(model: Translator) -> dict:
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "config": model.config.to_dict(),
+        "model": model.state_dict(),
+        "src_vocab": model.src_vocab.to_dict(),
+        "tgt_vocab": model.tgt_vocab.to_dict(),
+    }
+
+
+def save_model(model: Translator, path, **meta) -> Path:
+    """Write ``model``'s weights, config and vocabularies (no optimizer) to ``path``, atomically.
+
+    Extra keyword arguments are stored under ``"meta"`` (scores, the command that trained it...).
+    """
+    path = Path(path)
+    _atomic_save({**_model_state(model), "meta": meta}, path)
+    return path
+
+
+def read_checkpoint(path) -> dict:
+    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
+
+    ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
+        found = [p for p in candidates if p.is_file()]
+        if not found:
+            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
+                                    "with `python -m tutorlib train --out` this folder?")
+        path = found[0]
+    if not path.is_file():
+        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
+                                "`python -m tutorlib train --out FOLDER`)")
+    try:
+        _check_zip_crc(path)
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise CheckpointError(
+            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
+            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
+        ) from e
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
+        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
+                              f"without format={FORMAT!r}")
+    if state.get("version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
+                              f"tutorlib reads version {FORMAT_VERSION}")
+    missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
+    if missing:
+        raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
+    try:
+        state["config"] = TranslatorConfig.from_dict(state["config"])
+        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
+        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
+    except Exception as e:
+        raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
+    state["path"] = path
+    return state
+
+
+def _check_zip_crc(path: Path) -> None:
+    """A ``torch.save`` file is a zip archive, each member with a CRC-32: recompute them all.
+
+    ``torch.load`` does not, so a few overwritten bytes inside the weights
+    would load as different numbers and translate to nonsense (or nothing).
+    """
+    if not zipfile.is_zipfile(path):
+        return  # the legacy (non-zip) format, or not a PyTorch file: torch.load says which
+    with zipfile.ZipFile(path) as archive:
+        bad = archive.testzip()
+    if bad is not None:
+        raise ValueError(f"the stored checksum (CRC-32) of {bad!r} inside it does not match its bytes")
+
+
+def _check_finite(state: dict, path: Path) -> None:
+    """Refuse weights holding NaN or infinity: a run that diverged, or a damaged file."""
+    for name, tensor in state["model"].items():
+        if torch.is_tensor(tensor) and tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            bad = int((~torch.isfinite(tensor)).sum())
+            raise CheckpointError(f"{path}: the weights {name!r} hold {bad} NaN or infinite value"
+                                  f"{'s' if bad > 1 else ''} of {tensor.numel()}. Did the training diverge "
+                                  "(a learning rate too high)? Use an earlier checkpoint")
+
+
+def _model_from_state(state: dict, device) -> Translator:
+    path, config = state["path"], state["config"]
+    _check_finite(state, path)
+    try:
+        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
+    except ValueError as e:
+        raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as e:
+        problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
+        more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
+        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
+                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
+                              "from another model?") from e
+    return model.to(pick_device(device))
+
+
+def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
+    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
+
+    The model is in eval mode, on ``device`` (default: ``pick_device()``).
+    A missing, corrupted or mismatched file raises an error naming the file
+    and what is wrong.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    state = read_checkpoint(path)
+    model = _model_from_state(state, device).eval()
+    return model, model.src_vocab, model.tgt_vocab
 
 
 def load_pretrained(device=None) -> tuple[Translator, Vocab, Vocab]:
@@ -484,6 +885,4 @@ def load_pretrained(device=None) -> tuple[Translator, Vocab, Vocab]:
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    from .training import load_checkpoint
-
     return load_checkpoint(PRETRAINED_PATH, device=device)
