@@ -457,9 +457,9 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
 
     import torch
 
-    from .data import detokenize, tokenize
+    from .data import UNK_ID, tokenize
     from .nn import causal_attention_mask, padding_attention_mask
-    from .translator import BOS_ID, PAD_ID, beam_search, greedy_decode
+    from .translator import BOS_ID, PAD_ID, translate_sentences
 
     if not isinstance(sentence, str):
         raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
@@ -468,18 +468,21 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
         raise ValueError("the sentence is empty: type some English words, e.g. 'the red car'")
     c = model.config
     unknown = [w for w in dict.fromkeys(words) if w not in src_vocab]
-    src_ids = src_vocab.encode(words)  # warns about unknown words, as translate() does
+    # translate() itself, so that the view copies unknown words exactly as it does
+    result = translate_sentences([sentence], model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                 length_penalty=length_penalty)[0]
+    if result.error:
+        raise ValueError(result.error)
+    src_ids = src_vocab.encode(words, warn_unknown=False)
     device = next(model.parameters()).device
     src = torch.tensor([src_ids], device=device)  # (1, S)
     src_key_mask = padding_attention_mask(src != PAD_ID)  # (1, 1, 1, S)
-    if beam_size == 1:
-        ids = greedy_decode(model, src, src_key_mask)[0]
-    else:
-        ids = beam_search(model, src, src_key_mask, beam_size, length_penalty)[0]
-    translation = detokenize(tgt_vocab.decode(ids))
+    # the written ids: a copied word was <unk> when the model wrote it
+    ids = [UNK_ID if t in result.copied else tgt_vocab.token_to_id(tok) for t, tok in enumerate(result.output_tokens)]
+    translation = result.text
     budget = min(2 * len(src_ids) + 5, c.max_len - 1)  # the words greedy_decode and beam_search allow it
     ended = len(ids) < budget  # False when the decoding used up its budget before writing <eos>
-    rows = [tgt_vocab.id_to_token(i) for i in ids] + (["<eos>"] if ended else [])
+    rows = list(result.output_tokens) + (["<eos>"] if ended else [])
     tgt_in = torch.tensor([[BOS_ID] + ids[: len(rows) - 1]], device=device)  # (1, T): the decoder's inputs
     with torch.no_grad():
         memory = model.encode(src, src_key_mask)  # (1, S, D)
@@ -501,7 +504,8 @@ def _translator_html(decoded, sentence: str, beam_size: int, layer: int, head, c
     lines = [f"English: {esc(sentence.strip())}", f"Portuguese ({how}): <b>{esc(translation)}</b>",
              "rows: the word each step wrote (the last one &lt;eos&gt;); columns: the English words"]
     if unknown:
-        lines.append(f"unknown words, read as &lt;unk&gt;: {esc(', '.join(unknown))}")
+        lines.append(f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the model "
+                     "writes &lt;unk&gt;, the unknown word it attends to most is copied)")
     if not ended:
         lines.append(f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
                      f"the model's {config.max_len - 1} output positions): the translation is cut off")
@@ -553,22 +557,23 @@ def translator_view(model, sentence: str, beam_size: int = 1, layer: int = 0, he
 
 #: The static book's menu of sentences for the translator explorer (in a kernel, any sentence):
 #: adjectives that move after their noun, agreement in gender and number, negation with
-#: do-support, dropped subjects, estar com, contractions of de, and yes/no questions.
+#: do-support, dropped subjects, estar com, contractions of de and em, the future, a question,
+#: and a number and a name the model does not know, copied where cross-attention points.
 BOOK_SENTENCES = (
     "the red car",
     "the black cats",
     "she is tired",
-    "the girls are tired",
     "i am happy",
     "i am hungry",
     "he does not eat the apples",
-    "we do not like the dogs",
     "i like the cat",
     "my friend is sick",
     "do you like the black cats ?",
-    "is the house big ?",
-    "they are not hungry .",
-    "the young women read the new books",
+    "the cat is in the box",
+    "she will eat the apple",
+    "where is my friend ?",
+    "I have 3 dogs",
+    "Maria likes the black cats",
 )
 
 
