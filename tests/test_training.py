@@ -255,24 +255,24 @@ def test_a_seeded_run_gives_the_same_weights_twice(data):
 
 
 def test_presets_are_what_the_docs_say():
-    """PRESETS["pretrained"] as its comment in tutorlib/translator.py (and the report of issue 14) describes it:
+    """PRESETS["pretrained"] as its comment in tutorlib/config.py (and the report of issue 14) describes it:
     the architecture of the shipped model (tutorlib/pretrained/README.md) with the training retuned for
     throughput; and the wide preset of benchmarks/translator_bench.py."""
     p = PRESETS["pretrained"]
     architecture = dict(d_model=128, num_heads=4, d_ff=256, num_encoder_layers=3, num_decoder_layers=3,
                         norm_first=True, tie_output=True, share_embeddings=False, max_len=32)
     assert {k: getattr(p, k) for k in architecture} == architecture
-    training = dict(batch_size=256, lr=2e-3, warmup_steps=100, epochs=4, dropout=0.0, label_smoothing=0.1,
+    training = dict(batch_size=256, lr=2e-3, warmup_steps=100, epochs=6, dropout=0.0, label_smoothing=0.1,
                     grad_clip=1.0, min_lr=1e-5, weight_decay=0.01, seed=0)
     assert {k: getattr(p, k) for k in training} == training
     steps_per_epoch = math.ceil(len(phrasebook("train")) / p.batch_size)
-    assert (steps_per_epoch, p.epochs * steps_per_epoch) == (86, 344), "4 epochs of 86 steps, as documented"
+    assert (steps_per_epoch, p.epochs * steps_per_epoch) == (157, 942), "6 epochs of 157 steps, as documented"
     assert p.warmup_steps < steps_per_epoch * p.epochs / 2, "the warmup is a small part of the run"
     w = PRESETS["wide"]
     assert (w.d_model, w.num_heads, w.d_ff, w.num_encoder_layers, w.num_decoder_layers) == (256, 4, 1024, 3, 3)
     assert (w.batch_size, w.dropout) == (256, 0.0)
-    sizes = dict(src_vocab_size=156, tgt_vocab_size=251)  # the phrasebook's vocabularies
-    assert Translator(replace(p, **sizes)).num_parameters() == 1_046_651, "the shipped model's size"
+    sizes = dict(src_vocab_size=661, tgt_vocab_size=1161)  # the phrasebook's vocabularies (min_freq=2)
+    assert Translator(replace(p, **sizes)).num_parameters() == 1_228_681, "the shipped model's size"
 
 
 # --- two processes and the command line ------------------------------------------------------
