@@ -25,13 +25,14 @@ from tutorlib.training import (
     CheckpointError,
     learning_rate,
     load_checkpoint,
+    make_optimizer,
     pick_device,
     plot_history,
     read_checkpoint,
     train,
     translation_loss,
 )
-from tutorlib.translator import PAD_ID, TranslatorConfig
+from tutorlib.translator import PAD_ID, PRESETS, Translator, TranslatorConfig
 
 TINY = TranslatorConfig(d_model=32, num_heads=4, d_ff=64, num_encoder_layers=1, num_decoder_layers=1, dropout=0.1,
                         max_len=16, lr=3e-3, warmup_steps=5, epochs=2, batch_size=32, seed=3)
@@ -197,6 +198,81 @@ def test_a_crash_while_saving_keeps_the_last_good_checkpoint(data, tmp_path, mon
     monkeypatch.undo()
     model, _, _ = load_checkpoint(path)
     assert read_checkpoint(path)["step"] == 3
+
+
+# --- the optimizer, clipping and the presets (issue 14) -------------------------------------
+
+
+def test_train_steps_with_fused_adamw_and_foreach_clipping(data, straight, monkeypatch):
+    """The per-parameter loops cost a third of a step: a train() that built a plain AdamW (fused None) or
+    clipped one gradient at a time (foreach None/False) fails here."""
+    groups = read_checkpoint(straight[1] / CHECKPOINT_NAME)["optimizer"]["param_groups"]
+    assert [g["fused"] for g in groups] == [True, True], "the checkpoint's optimizer is the fused AdamW"
+    optimizer = make_optimizer(straight[0].model, TINY)
+    assert optimizer.defaults["fused"] is True and isinstance(optimizer, torch.optim.AdamW)
+    assert [g["weight_decay"] for g in optimizer.param_groups] == [TINY.weight_decay, 0.0]
+    assert optimizer.defaults["betas"] == (0.9, 0.98) and optimizer.defaults["eps"] == 1e-9
+    calls = []
+    real_clip = torch.nn.utils.clip_grad_norm_
+
+    def spy(parameters, max_norm, *args, **kwargs):
+        calls.append(kwargs.get("foreach"))
+        return real_clip(parameters, max_norm, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", spy)
+    train(TINY, *data, progress=False, max_steps=2)
+    assert calls == [True, True], f"clip_grad_norm_ called with foreach={calls}, expected True at each of 2 steps"
+
+
+def test_without_fused_adamw_it_falls_back_to_foreach_and_says_why(straight, monkeypatch):
+    """A device without a fused AdamW (simulated: the constructor refuses fused=True) gets foreach, with a
+    warning that names the reason; a make_optimizer that let the error through, or fell back silently, fails."""
+    real_adamw = torch.optim.AdamW
+
+    class NoFused(real_adamw):
+        def __init__(self, params, **kwargs):
+            if kwargs.get("fused"):
+                raise RuntimeError("fused=True requires all the params to be on a supported device (simulated)")
+            super().__init__(params, **kwargs)
+
+    monkeypatch.setattr(torch.optim, "AdamW", NoFused)
+    said = []
+    optimizer = make_optimizer(straight[0].model, TINY, said.append)
+    assert optimizer.defaults["foreach"] is True and not optimizer.defaults["fused"]
+    assert len(said) == 1 and "fused=True" in said[0] and "simulated" in said[0] and "foreach" in said[0], said
+
+
+def test_a_seeded_run_gives_the_same_weights_twice(data):
+    """Fused AdamW, foreach clipping and dropout: two runs with the same seed end bit for bit equal, and a
+    different seed does not (else the comparison would prove nothing)."""
+    config = replace(TINY, dropout=0.1)
+    first = train(config, *data, progress=False, max_steps=6)
+    second = train(config, *data, progress=False, max_steps=6)
+    assert_close(weights(second.model), weights(first.model), **EXACT)
+    assert second.history["train"]["loss"] == first.history["train"]["loss"]
+    other = train(replace(config, seed=config.seed + 1), *data, progress=False, max_steps=6)
+    assert weights(other.model)["generator.bias"].ne(weights(first.model)["generator.bias"]).any()
+
+
+def test_presets_are_what_the_docs_say():
+    """PRESETS["pretrained"] as its comment in tutorlib/translator.py (and the report of issue 14) describes it:
+    the architecture of the shipped model (tutorlib/pretrained/README.md) with the training retuned for
+    throughput; and the wide preset of benchmarks/translator_bench.py."""
+    p = PRESETS["pretrained"]
+    architecture = dict(d_model=128, num_heads=4, d_ff=256, num_encoder_layers=3, num_decoder_layers=3,
+                        norm_first=True, tie_output=True, share_embeddings=False, max_len=32)
+    assert {k: getattr(p, k) for k in architecture} == architecture
+    training = dict(batch_size=256, lr=2e-3, warmup_steps=100, epochs=4, dropout=0.0, label_smoothing=0.1,
+                    grad_clip=1.0, min_lr=1e-5, weight_decay=0.01, seed=0)
+    assert {k: getattr(p, k) for k in training} == training
+    steps_per_epoch = math.ceil(len(phrasebook("train")) / p.batch_size)
+    assert (steps_per_epoch, p.epochs * steps_per_epoch) == (86, 344), "4 epochs of 86 steps, as documented"
+    assert p.warmup_steps < steps_per_epoch * p.epochs / 2, "the warmup is a small part of the run"
+    w = PRESETS["wide"]
+    assert (w.d_model, w.num_heads, w.d_ff, w.num_encoder_layers, w.num_decoder_layers) == (256, 4, 1024, 3, 3)
+    assert (w.batch_size, w.dropout) == (256, 0.0)
+    sizes = dict(src_vocab_size=156, tgt_vocab_size=251)  # the phrasebook's vocabularies
+    assert Translator(replace(p, **sizes)).num_parameters() == 1_046_651, "the shipped model's size"
 
 
 # --- two processes and the command line ------------------------------------------------------
