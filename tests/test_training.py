@@ -266,7 +266,7 @@ def test_presets_are_what_the_docs_say():
                     grad_clip=1.0, min_lr=1e-5, weight_decay=0.01, seed=0)
     assert {k: getattr(p, k) for k in training} == training
     steps_per_epoch = math.ceil(len(phrasebook("train")) / p.batch_size)
-    assert (steps_per_epoch, p.epochs * steps_per_epoch) == (157, 942), "6 epochs of 157 steps, as documented"
+    assert (steps_per_epoch, p.epochs * steps_per_epoch) == (158, 948), "6 epochs of 158 steps, as documented"
     assert p.warmup_steps < steps_per_epoch * p.epochs / 2, "the warmup is a small part of the run"
     w = PRESETS["wide"]
     assert (w.d_model, w.num_heads, w.d_ff, w.num_encoder_layers, w.num_decoder_layers) == (256, 4, 1024, 3, 3)

@@ -80,7 +80,7 @@ PRESETS = {
     # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.2 M parameters. Its training is tuned for
     # throughput (issue 14): batches of 256 (about 1.4x the tokens/s of 64 on 2 CPU cores), so a peak lr of 2e-3
     # after 100 warmup steps; no dropout (its random numbers cost time, and the validation loss stays at the
-    # training loss: nothing to regularise); 6 epochs of the 40,000 pairs (942 steps).
+    # training loss: nothing to regularise); 6 epochs of the 40,440 pairs (948 steps).
     "pretrained": TranslatorConfig(d_model=128, num_heads=4, d_ff=256, num_encoder_layers=3, num_decoder_layers=3,
                                    dropout=0.0, lr=2e-3, warmup_steps=100, epochs=6, batch_size=256),
     # twice as wide, for benchmarks/translator_bench.py: larger matrix products use more of the CPU's peak

@@ -642,9 +642,10 @@ class Compound(NamedTuple):
 
 
 class Phrase(NamedTuple):
-    """A fixed expression of ``PHRASES``."""
+    """A fixed expression of ``PHRASES``, perhaps said to someone: "good morning, maria"."""
     en: str
     pt: str
+    to: Optional[Name] = None
 
 
 # --- rendering -------------------------------------------------------------------------------
@@ -801,7 +802,8 @@ def _clause(s: Sentence, contracted: bool) -> tuple[str, str]:
 def render(spec, contracted: bool = False, mark: str = "") -> tuple[str, str]:
     """``(english, portuguese)`` of a spec; ``contracted`` writes "i'm", "isn't", "don't"; ``mark`` ends both."""
     if isinstance(spec, Phrase):
-        return spec.en + mark, spec.pt + mark
+        to = f", {spec.to.word}" if spec.to else ""
+        return spec.en + to + mark, spec.pt + to + mark
     if isinstance(spec, Compound):
         a_en, a_pt = _clause(spec.first, contracted)
         b_en, b_pt = _clause(spec.second, contracted)
@@ -951,7 +953,8 @@ def _lexicon_words() -> set[str]:
     return words
 
 
-SPLIT_SIZES = {"train": 40_000, "valid": 1_000, "test": 1_500}
+_SAID_TO = 20  # each fixed expression is also said to 20 people ("hello, maria"): they are short and few
+SPLIT_SIZES = {"train": 40_000 + _SAID_TO * len(PHRASES), "valid": 1_000, "test": 1_500}
 _SEED = 2024
 _TENSES = [(6, "present"), (2, "past"), (2, "future")]
 
@@ -1254,9 +1257,16 @@ def _build() -> tuple[dict, dict]:
             splits[split].append((en, pt))
         seen_spec.add(spec)
 
+    # The fixed expressions, alone and said to someone. Their names are four syllables long, from a
+    # generator of their own, so that the sentences drawn below are the same as without them.
+    said_to = _Rng(_SEED + 1)
     for en, pt in PHRASES:
-        for mark in (("?", "") if en.startswith(("how", "what")) else ("", ".", "!")):
+        marks = ("?", "") if en.startswith(("how", "what")) else ("", ".", "!")
+        for mark in marks:
             add("train", Phrase(en, pt), False, mark)
+        for _ in range(_SAID_TO):
+            name = Name(copied._fresh(lambda: "".join(said_to.choice(_SYLLABLES) for _ in range(4))))
+            add("train", Phrase(en, pt, name), False, said_to.choice(marks))
     for spec, contracted in _EXAMPLES:
         for mark in (("?", "") if getattr(spec, "question", False) else ("", ".")):
             add("train", spec, contracted, mark)
@@ -1287,8 +1297,9 @@ def phrasebook(split: str = "train") -> list[tuple[str, str]]:
     """``(english, portuguese)`` sentence pairs of the course's phrasebook, for ``"train"``, ``"valid"`` or ``"test"``.
 
     The pairs come from a grammar of English and Portuguese (no download) and
-    are the same on every machine and every call: 40,000 for training, 1,000
-    for validation and 1,500 for testing, all different. Sentences are
+    are the same on every machine and every call: 40,440 for training (40,000
+    drawn, and the fixed expressions alone and said to someone: "hello, maria"),
+    1,000 for validation and 1,500 for testing, all different. Sentences are
     lower-case; a final ``.``, ``!`` or ``?`` (or none) is the same on both
     sides::
 
