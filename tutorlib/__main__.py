@@ -167,7 +167,7 @@ def cmd_train(args) -> int:
         scores = evaluate(result.model, test)
         print(f"test split, greedy: BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}, "
               f"exact match {scores['exact_match']:.1f}% of {scores['sentences']} sentences")
-        scores = {k: v for k, v in scores.items() if k != "hypotheses"}
+        scores = {k: v for k, v in scores.items() if k not in ("hypotheses", "pairs")}  # the numbers, not the text
         argv = " ".join(["python -m tutorlib", *sys.argv[1:]])
         save_model(result.model, out / MODEL_NAME, command=argv, train_seconds=round(seconds, 1),
                    test_greedy=scores, data="phrasebook" if args.data is None else str(args.data))
