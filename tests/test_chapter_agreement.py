@@ -122,10 +122,10 @@ def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
 
     ns = derivations("10_translating_and_evaluating.ipynb")
     model, src_vocab, _ = load_pretrained(device="cpu")
-    # in the phrasebook, and outside it: on the last three greedy and beam search disagree,
-    # and the last one changes with the length penalty
+    # in the phrasebook, and outside it; greedy and beam search disagree on the held-out
+    # "i did not kick your white door." (greedy: "não chutaram", beam: "não chuto")
     sentences = ["I am happy.", "the red car", "you buy my fast cows", "she is tired",
-                 "tall women do not need my car.", "a teacher reads white newspaper?",
+                 "tall women do not need my car.", "i did not kick your white door.",
                  "the beautiful women do not see tired cats."]
     ids = [src_vocab.encode(tokenize(s)) for s in sentences]
     width = max(map(len, ids))

@@ -409,11 +409,23 @@ def test_translator_view_shows_the_reordering_of_the_red_car(pretrained):
     assert weights.argmax(axis=1)[:3].tolist() == [0, 2, 1]  # o -> the, carro -> car, vermelho -> red
 
 
-def test_translator_view_names_unknown_words(pretrained):
-    with pytest.warns(UserWarning, match="'purple'"):
+def test_translator_view_names_unknown_words_and_copies_them_as_translate_does(pretrained):
+    """The page names an unknown word (no warning: the explorer shows it), and a name comes out as
+    translate() writes it, in the translation and in the row it labels, its row peaking at the name."""
+    import warnings
+
+    from tutorlib.translator import translate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         translation, weights, page = explorers.translator_view(pretrained, "the purple car")
-    assert "unknown words, read as &lt;unk&gt;: purple" in page
+    assert "not in the vocabulary, read as &lt;unk&gt;: purple" in page
     assert weights.shape[1] == 3
+    sentence = "Maria likes the black cats"
+    translation, weights, page = explorers.translator_view(pretrained, sentence, 1, 2, None)
+    assert translation == translate(sentence, pretrained, on_notice=lambda i, m: None) == "Maria gosta dos gatos pretos"
+    header = re.findall(r'<th style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
+    assert header[0] == "Maria" and int(weights[0].argmax()) == 0
 
 
 @pytest.mark.parametrize(
@@ -427,7 +439,7 @@ def test_translator_view_names_unknown_words(pretrained):
         (("the red car", 1, 3), r"layer \(an index: the decoder has 3 layers, 0 to 2\) must be from 0 to 2, got 3"),
         (("the red car", 1, 0, 4), r"each layer has 4 heads, 0 to 3; None for their mean\) must be from 0 to 3, got 4"),
         (("the red car", 1, 0, "mean"), r"must be a whole number, got 'mean'"),
-        ((" ".join(["the red car"] * 11),), r"the source has 33 positions but the model was built with max_len=32"),
+        ((" ".join(["the red car"] * 11),), r"it has 33 tokens, more than the 32 positions the model was built for"),
     ],
 )
 def test_translator_view_rejects_bad_input(pretrained, args, message):
@@ -471,7 +483,7 @@ def test_translator_explorer_redraws_for_every_control(pretrained):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         box.sentence.value = "the purple car"
-    assert "unknown words, read as &lt;unk&gt;: purple" in box.view.value
+    assert "not in the vocabulary, read as &lt;unk&gt;: purple" in box.view.value
     start = explorers.translator_explorer(pretrained, "the black cats", beam_size=4, layer=1, head=None)
     assert start.head.value == -1 and start.decoding.value == 4 and start.layer.value == 1
     assert start.view.value == explorers.translator_view(pretrained, "the black cats", 4, 1, None)[2]
