@@ -44,6 +44,19 @@ def batch(translator):
     return make_batches(PAIRS, src_vocab, tgt_vocab, 4, shuffle=False)[0]
 
 
+def with_dropout(model, p=0.1):
+    """A copy of ``model`` with dropout p: the shipped model is trained without, but a model in training mode
+    with dropout is what these checks must catch."""
+    import copy
+
+    out = copy.deepcopy(model)
+    dropouts = [m for m in out.modules() if isinstance(m, nn.Dropout)]
+    assert dropouts, "the translator has no dropout modules to switch on"
+    for m in dropouts:
+        m.p = p
+    return out
+
+
 def seeded(*shape, seed=0):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
 
@@ -103,7 +116,7 @@ def test_causality_on_torch_transformer(torch_transformer):
 
 
 def test_causality_reports_dropout_and_nan(translator, batch, torch_transformer):
-    model = translator[0]
+    model = with_dropout(translator[0])
     memory = memory_of(model, batch)
     x = seeded(4, 5, model.config.d_model)
     model.train()
@@ -198,7 +211,7 @@ def test_mask_on_the_wrong_axis_and_undetermined_masks():
 
 
 def test_determinism(translator, torch_transformer):
-    model = translator[0]
+    model = with_dropout(translator[0])
     x = seeded(2, 4, model.config.d_model)
     assert debug.check_determinism(lambda x: model.encoder(x), x)
     model.train()
