@@ -44,7 +44,7 @@ import warnings
 import torch
 from torch import nn
 
-from tutorlib.data import PAD, SPECIALS, make_batches, phrasebook
+from tutorlib.data import PAD, SPECIALS, make_batches, phrasebook, tokenize
 from tutorlib.nn import DecoderLayer, EncoderLayer
 from tutorlib.training import build_vocabs, make_optimizer, read_checkpoint, translation_loss
 from tutorlib.translator import (
@@ -383,7 +383,9 @@ def kv_cache(reps: int) -> dict:
     hook = model.generator.register_forward_hook(no_eos)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        batch = make_batches(phrasebook("test")[:32], src_vocab, tgt_vocab, 32, shuffle=False)[0]
+        # sources of 13 words or more: each may write 2 S + 5 >= 30 words (translate()'s budget)
+        long = [p for p in phrasebook("test") if len(tokenize(p[0])) >= 13][:32]
+        batch = make_batches(long, src_vocab, tgt_vocab, 32, shuffle=False)[0]
     out = {}
     times = {True: [], False: []}
     for rep in range(reps + 1):
@@ -397,7 +399,7 @@ def kv_cache(reps: int) -> dict:
     same = out[True] == out[False]
     with_s, without_s = statistics.median(times[True]), statistics.median(times[False])
     speedup = without_s / with_s
-    print(f"   {what}, 32 test sentences x 4 beams, 30 tokens each, median of {reps} interleaved runs")
+    print(f"   {what}, 32 long test sentences x 4 beams, 30 tokens each, median of {reps} interleaved runs")
     print(f"   with the cache {with_s * 1e3:.0f} ms, without {without_s * 1e3:.0f} ms: {speedup:.2f}x faster; "
           f"identical output: {same}")
     verdict = "met" if speedup >= CACHE_GOAL and same else "NOT met"
