@@ -742,3 +742,13 @@ def test_evaluate_skips_pairs_longer_than_the_model_and_counts_them(vocabs):
         scores = evaluate(model, pairs)
     assert scores["sentences"] == 1 and scores["skipped"] == 2 and scores["pairs"] == pairs[:1]
     assert len(scores["hypotheses"]) == 1
+
+
+def test_translate_text_leaves_out_pad_and_bos_a_broken_model_writes(vocabs):
+    """A model that writes <bos> (chapter 12's decoder trained without the shift does) must not put the
+    string "<bos>" into the translation: the text holds words only, as Vocab.decode gives them."""
+    model = stuck_model(vocabs, word="<bos>")
+    words = [w for w in vocabs[0].tokens if w.isalpha()][:3]
+    results = translate_sentences([" ".join(words)], model)
+    assert "<bos>" not in results[0].text and "<pad>" not in results[0].text
+    assert "<bos>" in results[0].output_tokens, "the tokens still show what the model wrote"

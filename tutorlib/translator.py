@@ -525,7 +525,10 @@ def _copy_unknown(result: Translation, model: Translator, src_ids: list[int], hy
             dropped += i == UNK_ID
             tokens.append(tgt_vocab.id_to_token(i))
     result.output_tokens, result.weights = tokens, weights
-    result.text = detokenize([tok for t, tok in enumerate(tokens) if hyp[t] != UNK_ID or t in result.copied])
+    # the text leaves out what is not a word, as Vocab.decode does: <pad> and <bos> (a broken model writes them),
+    # and an <unk> with nothing to copy
+    result.text = detokenize([tok for t, tok in enumerate(tokens)
+                              if hyp[t] not in (PAD_ID, BOS_ID) and (hyp[t] != UNK_ID or t in result.copied)])
     said = []
     copied_from = set(result.copied.values())
     for j in unknown_at:
