@@ -144,8 +144,10 @@ def cmd_train(args) -> int:
     _check_out(Path(args.out))
     config = _config(args)
     train_pairs, valid_pairs = _pairs(args, "train"), _pairs(args, "valid")
-    if args.train_pairs is not None:
-        train_pairs = train_pairs[: args.train_pairs]
+    if args.train_pairs is not None and args.train_pairs < len(train_pairs):
+        # evenly spread over the split: the phrasebook's first pairs are all fixed expressions ("hello")
+        step = len(train_pairs) / args.train_pairs
+        train_pairs = [train_pairs[int(i * step)] for i in range(args.train_pairs)]
     start = time.perf_counter()
     try:
         result = train(config, train_pairs, valid_pairs, args.out, resume=args.resume, max_steps=args.max_steps,
@@ -256,7 +258,7 @@ def main(argv=None) -> int:
     p.add_argument("--max-steps", type=_count(1), help="stop (with a checkpoint) after this many steps in all")
     p.add_argument("--checkpoint-every", type=_count(1), default=500,
                    help="steps between checkpoints (and every epoch)")
-    p.add_argument("--train-pairs", type=_count(1), help="use only the first N training pairs")
+    p.add_argument("--train-pairs", type=_count(1), help="use only N training pairs, taken evenly across the split")
     p.add_argument("--no-eval", action="store_true", help="skip the test-split evaluation at the end")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     _add_config_options(p)

@@ -1324,6 +1324,10 @@ def phrasebook(split: str = "train") -> list[tuple[str, str]]:
     make sense: people eat food and read paper, colours are for animals and
     things, never for people.
 
+    The training split comes in order: the fixed expressions first, then the
+    text's examples and the small templates, then the drawn sentences; for a
+    sample, take pairs spread over it, not its first ones.
+
     The test split holds out combinations: for most nouns, one adjective and
     one verb (as its object) never occur with that noun in training; the
     sentences that contain them make the test split. The validation split
