@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import re
 import sys
@@ -24,7 +23,7 @@ import time
 import zlib
 from pathlib import Path
 
-from .checks import whole_number
+from .checks import finite_number, whole_number
 from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig  # torch-free: --help answers at once
 
 # Nothing here imports torch at the top: the commands import it when they run, so that --help and a
@@ -55,13 +54,15 @@ def _count(minimum: int):
 
 
 def _finite(text: str) -> float:
+    """An argparse type: a finite number, or argparse's own one-line error."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
+    try:
+        return finite_number("the value", value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).replace("the value must", "must")) from None
 
 
 def _check_data(path: Path | None) -> None:

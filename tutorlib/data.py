@@ -56,6 +56,7 @@ __all__ = [
     "Vocab",
     "Batch",
     "make_batches",
+    "fits",
     "load_tatoeba",
 ]
 
@@ -353,6 +354,15 @@ def _collate(src_ids: list[list[int]], tgt_ids: list[list[int]]) -> Batch:
     )
 
 
+def fits(src_tokens: Sequence[str], tgt_tokens: Sequence[str], max_len: int) -> bool:
+    """Whether a pair fits a model of ``max_len`` positions: the source in ``max_len``, the target with its
+    ``<bos>`` (or ``<eos>``) too. ``make_batches``, ``train`` and ``evaluate`` leave out the pairs that do not.
+
+    Used in chapter 9 (Training a translator).
+    """
+    return len(src_tokens) <= max_len and len(tgt_tokens) + 1 <= max_len
+
+
 def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shuffle: bool = True,
                  seed: int = 0, max_len: int | None = None) -> list[Batch]:
     """Tokenize, encode and pad ``(source, target)`` string pairs into ``Batch`` es.
@@ -391,7 +401,7 @@ def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shu
         if not src_tok or not tgt_tok:
             side = "source" if not src_tok else "target"
             raise ValueError(f"pairs[{i}] has an empty {side} ({pair!r}); every pair needs words on both sides")
-        if max_len is not None and (len(src_tok) > max_len or len(tgt_tok) + 1 > max_len):
+        if max_len is not None and not fits(src_tok, tgt_tok, max_len):
             too_long.append(i)
             continue
         for tok, vocab in ((src_tok, src_vocab), (tgt_tok, tgt_vocab)):

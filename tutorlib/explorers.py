@@ -453,13 +453,11 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     ``<eos>``), the unknown English words, whether ``<eos>`` was written, and
     the cross-attention of every decoder layer, ``(L, H, T, S)``.
     """
-    import math
-
     import torch
 
     from .data import UNK_ID, tokenize
-    from .nn import causal_attention_mask, padding_attention_mask
-    from .translator import BOS_ID, PAD_ID, translate_sentences
+    from .nn import padding_attention_mask
+    from .translator import EOS_ID, PAD_ID, cross_attention_maps, translate_sentences
 
     if not isinstance(sentence, str):
         raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
@@ -483,14 +481,8 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     budget = min(2 * len(src_ids) + 5, c.max_len - 1)  # the words greedy_decode and beam_search allow it
     ended = len(ids) < budget  # False when the decoding used up its budget before writing <eos>
     rows = list(result.output_tokens) + (["<eos>"] if ended else [])
-    tgt_in = torch.tensor([[BOS_ID] + ids[: len(rows) - 1]], device=device)  # (1, T): the decoder's inputs
-    with torch.no_grad():
-        memory = model.encode(src, src_key_mask)  # (1, S, D)
-        x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(c.d_model))  # (1, T) -> (1, T, D)
-        T = tgt_in.shape[1]
-        _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
-                                    need_weights=True)  # one (1, H, T, S) per layer
-    cross = np.stack([_as_weights(layer_weights[0]) for layer_weights in cross])  # (L, H, T, S)
+    # (L, H, T, S), one row per written word and the <eos> when there is one
+    cross = _as_weights(cross_attention_maps(model, src, src_key_mask, ids + ([EOS_ID] if ended else [])))
     return words, translation, rows, unknown, ended, cross
 
 

@@ -39,7 +39,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from .checks import whole_number
-from .data import PAD_ID, Vocab, make_batches, tokenize
+from .data import PAD_ID, Vocab, fits, make_batches, tokenize
 from .translator import (  # checkpoints are read where the model lives; these names stay importable from here
     CHECKPOINT_NAME,
     MODEL_NAME,
@@ -126,7 +126,7 @@ TOO_LONG_SHARE = 0.01
 
 def _check_lengths(pairs, max_len: int) -> None:
     """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a ``ValueError``."""
-    too_long = [i for i, (e, p) in enumerate(pairs) if len(tokenize(e)) > max_len or len(tokenize(p)) + 1 > max_len]
+    too_long = [i for i, (e, p) in enumerate(pairs) if not fits(tokenize(e), tokenize(p), max_len)]
     if len(too_long) > TOO_LONG_SHARE * len(pairs):
         first = too_long[0]
         raise ValueError(f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "

@@ -32,7 +32,7 @@ from torch import nn
 
 from .checks import finite_number, whole_number
 from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig
-from .data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
+from .data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab, detokenize, fits, is_punctuation, tokenize
 from .nn import Decoder, Encoder, PositionalEncoding, causal_attention_mask, padding_attention_mask
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "translate_with_alignment",
     "Translation",
     "cross_attention",
+    "cross_attention_maps",
     "ALIGN_LAYER",
     "MAX_RUN",
     "NO_REPEAT_NGRAM",
@@ -446,6 +447,22 @@ def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Te
     S = src.shape[1]
     if not hyp_ids:
         return torch.zeros(0, S)
+    # (L, H, T, S) -> (H, T, S) -> (T, S): the heads' mean
+    return cross_attention_maps(model, src, src_key_mask, hyp_ids)[layer].mean(dim=0)
+
+
+@torch.no_grad()
+def cross_attention_maps(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids) -> torch.Tensor:
+    """Every decoder layer's and head's cross-attention while writing ``hyp_ids``: ``(L, H, T, S)``, on the CPU.
+
+    The one teacher-forced pass behind ``cross_attention`` (which averages
+    one layer's heads) and the translator explorer (which shows them all):
+    the decoder reads BOS + ``hyp_ids[:-1]``, so row ``t`` is the step that
+    wrote ``hyp_ids[t]``; end ``hyp_ids`` with EOS to see the step that ended.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    hyp_ids = [int(i) for i in (hyp_ids.tolist() if hasattr(hyp_ids, "tolist") else hyp_ids)]
     model.eval()
     device = src.device
     tgt_in = torch.tensor([[BOS_ID] + hyp_ids[:-1]], device=device)  # (1, T): what the decoder read
@@ -455,8 +472,7 @@ def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Te
     x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(model.config.d_model))  # (1, T) -> (1, T, D)
     _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
                                 need_weights=True)  # one (1, H, T, S) per layer
-    # (1, H, T, S) -> (T, S): the heads' mean
-    return cross[layer][0].float().mean(dim=0).cpu()
+    return torch.cat(cross).float().cpu()  # L x (1, H, T, S) -> (L, H, T, S)
 
 
 @dataclass
@@ -678,7 +694,7 @@ def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab |
     if not pairs:
         raise ValueError("evaluate got no sentence pairs")
     n = model.config.max_len
-    kept = [(e, p) for e, p in pairs if len(tokenize(e)) <= n and len(tokenize(p)) + 1 <= n]
+    kept = [(e, p) for e, p in pairs if fits(tokenize(e), tokenize(p), n)]
     if not kept:
         raise ValueError(f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score")
     english = [e for e, _ in kept]
