@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install vendor book system-deps test clean
+.PHONY: install vendor book system-deps test test-kernels clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,11 @@ system-deps:
 
 test: book system-deps
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+
+# The chapters' nbval once under each PyTorch CPU kernel set this CPU has (default, avx2, avx512):
+# the committed outputs must hold on a learner's laptop and in Colab alike (CONTRIBUTING.md).
+test-kernels: install
+	$(BIN)/python tools/kernels.py $(ARGS)
 
 clean:
 	rm -rf _build $(VENV) vendor test-artifacts

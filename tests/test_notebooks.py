@@ -97,3 +97,110 @@ def test_a_chapter_with_an_exercise_ends_by_linking_to_it(path):
     assert last.cell_type == "markdown", "the chapter should end with its Practice section"
     assert f"../exercises/{name}.ipynb" in last.source, f"the last cell does not link to {exercise}"
     assert f"../exercises/solutions/{name}.ipynb" in last.source, "the last cell does not link to the solutions"
+
+
+# --- outputs that hold on every CPU (CONTRIBUTING.md; the tags are read by ../conftest.py) -----
+
+def _project_conftest():
+    """The root conftest.py (tests/conftest.py shadows its module name)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("project_conftest", ROOT / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+UNCOMPARED_TAGS = _project_conftest().UNCOMPARED_TAGS
+
+
+def _code_without_magics(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+
+def _asserts(source: str) -> int:
+    import ast
+
+    return sum(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(_code_without_magics(source))))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_trained_cell_asserts_its_claim(path):
+    """A ``trained`` cell's digits are not compared, so the cell itself must check what the prose says
+    of it, with a margin that holds on every CPU: without an assert, a broken training would pass."""
+    nb = nbformat.read(path, as_version=4)
+    silent = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              and "trained" in c.metadata.get("tags", []) and not _asserts(c.source)]
+    assert not silent, f"cells {silent} are tagged 'trained' but assert nothing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_outputs_left_uncompared_say_why(path):
+    """Only the two documented tags take a cell out of nbval's comparison; a bare NBVAL_IGNORE_OUTPUT
+    comment or nbval tag would hide a cell without saying why (and shows as noise in the book)."""
+    nb = nbformat.read(path, as_version=4)
+    for i, c in enumerate(nb.cells):
+        if c.cell_type != "code":
+            continue
+        tags = set(c.metadata.get("tags", []))
+        assert "NBVAL_IGNORE_OUTPUT" not in c.source and "NBVAL_SKIP" not in c.source, (
+            f"cell {i}: use the tag 'trained' or 'measured' instead of an nbval comment")
+        assert not {t for t in tags if t.startswith("nbval-")}, (
+            f"cell {i}: use the tag 'trained' or 'measured' instead of nbval's own tags")
+        assert len(tags & set(UNCOMPARED_TAGS)) <= 1, f"cell {i}: one reason is enough"
+
+
+PIN_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")
+
+
+def test_nothing_pins_the_cpu_kernels():
+    """A pinned kernel set would make the committed outputs hold on one kind of CPU only, and hide that
+    from the tests. Only tools/kernels.py names the variable: it runs nbval under each kernel set."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:  # not a git checkout: every file under the root
+        tracked = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and ".venv" not in p.parts]
+    allowed = {"tools/kernels.py", "tests/test_notebooks.py", "CONTRIBUTING.md", "README.md"}
+    pins = []
+    for name in tracked:
+        path = ROOT / name
+        if name in allowed or path.suffix in {".pt", ".zip", ".png", ".xlsx"} or not path.is_file():
+            continue
+        text = path.read_text(errors="ignore")
+        pins += [f"{name}: {v}" for v in PIN_VARIABLES if v in text]
+    assert not pins, f"these files set or name a CPU kernel pin: {pins}"
+
+
+def test_tools_kernels_runs_every_kernel_set_of_the_cpu():
+    import kernels
+
+    assert kernels.kernel_sets("avx512") == ["default", "avx2", "avx512"]
+    assert kernels.kernel_sets("avx2") == ["default", "avx2"]
+    assert kernels.kernel_sets("default") == ["default"]
+    assert kernels.kernel_sets("sve256") == ["default", "sve256"]
+    assert kernels.native_capability() in {"default", "avx2", "avx512", "sve256", "zvector", "vsx"}
+
+
+@pytest.mark.parametrize("tag, outcome", [("trained", "passed"), ("measured", "passed"), (None, "failed")])
+def test_the_tags_take_a_cell_out_of_nbvals_comparison(pytester, tag, outcome):
+    """The tags work through conftest.py's hook: a cell whose committed output is wrong passes nbval when
+    it is tagged, and fails when it is not (the proof that an untagged cell is still compared)."""
+    cell = nbformat.v4.new_code_cell("print(1 + 1)", execution_count=1,
+                                     outputs=[nbformat.v4.new_output("stream", name="stdout", text="3\n")])
+    if tag:
+        cell.metadata["tags"] = [tag]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nbformat.write(nb, pytester.path / "probe.ipynb")
+    pytester.makeconftest((ROOT / "conftest.py").read_text())
+    result = pytester.runpytest_subprocess("--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
+                                           "probe.ipynb")
+    result.assert_outcomes(**{outcome: 1})
+
+
+def test_a_failing_assert_in_a_trained_cell_still_fails_nbval(pytester):
+    cell = nbformat.v4.new_code_cell("final_loss = 0.5\nassert final_loss < 0.1, final_loss",
+                                     execution_count=1, metadata={"tags": ["trained"]})
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), pytester.path / "probe.ipynb")
+    pytester.makeconftest((ROOT / "conftest.py").read_text())
+    result = pytester.runpytest_subprocess("--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
+                                           "probe.ipynb")
+    result.assert_outcomes(failed=1)
