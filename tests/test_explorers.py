@@ -101,10 +101,10 @@ def test_saturation_view_shows_saturation_and_the_vanishing_gradient():
     raw, page_raw = explorers.saturation_view(512, False)
     scaled, page_scaled = explorers.saturation_view(512, True)
     assert raw.max() > 0.99 and scaled.max() < 0.9
-    grad_raw = np.linalg.norm(softmax_jacobian(raw))
-    grad_scaled = np.linalg.norm(softmax_jacobian(scaled))
-    assert grad_raw < 0.01 < 0.2 < grad_scaled
-    for weights, page, grad in ((raw, page_raw, grad_raw), (scaled, page_scaled, grad_scaled)):
+    jacobian_raw = np.linalg.norm(softmax_jacobian(raw))
+    jacobian_scaled = np.linalg.norm(softmax_jacobian(scaled))
+    assert jacobian_raw < 0.01 < 0.2 < jacobian_scaled
+    for weights, page, grad in ((raw, page_raw, jacobian_raw), (scaled, page_scaled, jacobian_scaled)):
         assert bar_numbers(page) == [float(f"{w:.3f}") for w in weights]
         assert f"largest weight: {weights.max():.3f}" in page
         assert f"‖: {grad:.3f}" in page

@@ -123,8 +123,8 @@ def test_scaling_experiment_shows_what_the_chapter_claims():
     np.testing.assert_allclose(r["var_scaled"], 1.0, rtol=0.15)
     # raw softmax saturates and its gradient vanishes; scaled does neither
     assert r["max_weight_raw"][-1] > 0.9 and r["max_weight_scaled"][-1] < 0.5
-    assert r["grad_raw"][-1] < 0.3 * r["grad_scaled"][-1]
-    assert np.ptp(r["grad_scaled"]) < 0.05
+    assert r["jacobian_raw"][-1] < 0.3 * r["jacobian_scaled"][-1]
+    assert np.ptp(r["jacobian_scaled"]) < 0.05
     with pytest.raises(ValueError, match="widths of at least 1"):
         experiments.scaling_experiment(d_values=(0, 4))
 

@@ -37,7 +37,9 @@ def scaling_experiment(d_values=(2, 8, 32, 128, 512), n_keys: int = 10, n_trials
 
     - ``var_raw``, ``var_scaled``: variance of q·k and of q·k/sqrt(d_k)
     - ``max_weight_raw``, ``max_weight_scaled``: mean largest softmax weight
-    - ``grad_raw``, ``grad_scaled``: mean Frobenius norm of the softmax Jacobian
+    - ``jacobian_raw``, ``jacobian_scaled``: mean Frobenius norm of the softmax
+      Jacobian (how much the weights can still move; the gradient with respect to
+      the query adds the keys' factor, chapter 4)
     """
     d_values = [int(d) for d in d_values]
     if not d_values or min(d_values) < 1:
@@ -45,7 +47,7 @@ def scaling_experiment(d_values=(2, 8, 32, 128, 512), n_keys: int = 10, n_trials
     if n_keys < 2 or n_trials < 2:
         raise ValueError(f"need n_keys >= 2 and n_trials >= 2, got n_keys={n_keys}, n_trials={n_trials}")
     rng = np.random.default_rng(seed)
-    out = {name: [] for name in ("var_raw", "var_scaled", "max_weight_raw", "max_weight_scaled", "grad_raw", "grad_scaled")}
+    out = {name: [] for name in ("var_raw", "var_scaled", "max_weight_raw", "max_weight_scaled", "jacobian_raw", "jacobian_scaled")}
     for d in d_values:
         q = rng.standard_normal((n_trials, 1, d))        # (N, 1, d_k)
         k = rng.standard_normal((n_trials, n_keys, d))   # (N, n_keys, d_k)
@@ -54,7 +56,7 @@ def scaling_experiment(d_values=(2, 8, 32, 128, 512), n_keys: int = 10, n_trials
             p = softmax(scores, axis=-1)
             out[f"var_{tag}"].append(scores.var())
             out[f"max_weight_{tag}"].append(p.max(axis=-1).mean())
-            out[f"grad_{tag}"].append(np.linalg.norm(softmax_jacobian(p), axis=(-2, -1)).mean())
+            out[f"jacobian_{tag}"].append(np.linalg.norm(softmax_jacobian(p), axis=(-2, -1)).mean())
     result = {name: np.array(values) for name, values in out.items()}
     result["d_k"] = np.array(d_values)
     return result

@@ -186,8 +186,9 @@ def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 
     slider widens the *same* vectors. Returns ``(weights (n_keys,), html)``;
     the HTML shows the weights as bars with the scores' spread, the largest
     weight and the size (Frobenius norm) of the softmax Jacobian
-    (:func:`tutorlib.experiments.softmax_jacobian`): the gradient that
-    training has to work with.
+    (:func:`tutorlib.experiments.softmax_jacobian`): how far the weights can
+    still move when the scores do. It is one factor of the gradient that
+    training works with, not the gradient itself (chapter 4 adds the keys').
 
     Derived in chapter 4 (Scaled dot-product attention).
     """
@@ -200,14 +201,14 @@ def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 
     if scaled:
         scores = scores / np.sqrt(d_k)
     weights = softmax(scores)
-    gradient = float(np.linalg.norm(softmax_jacobian(weights)))
+    jacobian = float(np.linalg.norm(softmax_jacobian(weights)))
     formula = f"softmax(q·k / √{d_k})" if scaled else "softmax(q·k), not scaled"
     bars = weight_bars_html([f"key {j + 1}" for j in range(n_keys)], weights, title=f"{formula}, d_k = {d_k}")
     stats = (
         '<div class="tutorlib-stats" style="font-family:monospace;margin-top:4px">'
         f"spread of the scores (std): {scores.std():.2f}<br>"
         f"largest weight: {weights.max():.3f} (uniform would be {1 / n_keys:.3f})<br>"
-        f"softmax Jacobian size ‖diag(p) − p pᵀ‖: {gradient:.3f}</div>"
+        f"softmax Jacobian size ‖diag(p) − p pᵀ‖: {jacobian:.3f}</div>"
     )
     return weights, bars + stats
 
