@@ -72,7 +72,9 @@ class Checker:
 
     def __init__(self, opts, folder: Path):
         cmd = [sys.executable, str(GRADE), "--worker", "--cell-timeout", str(opts.cell_timeout),
-               "--memory", str(opts.memory)] + (["--no-sandbox"] if opts.no_sandbox else [])
+               "--memory", str(opts.memory), "--timeout", str(opts.timeout),
+               "--checker-memory", str(opts.checker_memory)] + (
+            ["--no-sandbox"] if opts.no_sandbox else [])
         self.log_path = folder / f"checker-{time.monotonic_ns()}.log"
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,

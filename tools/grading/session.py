@@ -174,7 +174,12 @@ class Session:
         """The learner's names: data as fresh copies, functions and objects as proxies."""
         self.link.objects.clear()
         self.link.ids.clear()
-        names = self.link.request({"op": "names"})
+        try:
+            names = self.link.request({"op": "names"})
+        except (wire.ProtocolError, wire.TimedOut, wire.Gone):
+            raise
+        except Exception as e:     # the kernel answered with an error: its names code was replaced
+            raise wire.ProtocolError(f"the names of the notebook could not be read ({type(e).__name__})") from None
         if type(names) is not dict:
             raise wire.ProtocolError("the names of the notebook are not a dict")
         return names
