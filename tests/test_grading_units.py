@@ -486,3 +486,29 @@ def test_read_only_paths_under_tmp_stay_visible_above_the_private_tmp(monkeypatc
     venv_at = next(i for i, dest in binds if dest == venv)
     assert tmp_at < venv_at, f"/tmp is mounted after {venv}, hiding it: {cmd[:20]}"
 
+
+
+def test_links_in_a_folder_of_submissions_are_listed_and_refused(tmp_path):
+    """An archive unpacked with ``unzip`` keeps its symbolic links: a link to a notebook, a link
+    to a folder of them, a link to a file of the machine. Each is refused, none is read."""
+    from grading import batch
+
+    secret = tmp_path / "private.txt"
+    secret.write_text("SECRET")
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    shutil.copy(ROOT / "exercises" / "ex01_why_attention.ipynb", real / "ex01_a.ipynb")
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    shutil.copy(ROOT / "exercises" / "ex01_why_attention.ipynb", subs / "alice" / "ex01_alice.ipynb")
+    os.symlink(ROOT / "exercises" / "solutions" / "ex01_why_attention.ipynb", subs / "ex01_bob.ipynb")
+    os.symlink(secret, subs / "ex01_carol.ipynb")
+    os.symlink(real, subs / "dave")
+    found = batch.find_submissions([str(subs)])
+    names = sorted(p.name for p in found)
+    assert names == ["dave", "ex01_alice.ipynb", "ex01_bob.ipynb", "ex01_carol.ipynb"], names
+    refused = {p.name for p in found if batch.symbolic_link(p, [str(subs)]) is not None}
+    assert refused == {"dave", "ex01_bob.ipynb", "ex01_carol.ipynb"}
+    opts = type("Opts", (), {"paths": [str(subs)], "exercise": None, "autograder": str(batch.AUTOGRADER)})()
+    r = batch.grade_one(subs / "ex01_carol.ipynb", opts, None, tmp_path)
+    assert r["status"] == "refused" and "symbolic link" in r["messages"][0] and "SECRET" not in json.dumps(r)

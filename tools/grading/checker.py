@@ -185,9 +185,11 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     name, sources = read_autograder(zip_path)
     result = {"questions": {}, "messages": [], "integrity": []}
     try:
+        if submission.is_symlink():     # batch refuses links; a link made since is not followed
+            raise screen.NotANotebook("it is a symbolic link")
         cells, problems, nb_name = screen.notebook_cells(submission)
     except Exception as e:
-        result["messages"].append(f"not a notebook that can be read: {type(e).__name__}: {e}")
+        result["messages"].append(f"not a notebook that can be read: {screen.why_unreadable(e)}")
         cells, problems, nb_name = [], [], None
     result["messages"] += problems
     if nb_name and name and nb_name != name:
@@ -244,8 +246,12 @@ def grade_question(q: str, test_file, session: Session, seconds: float, result: 
         try:
             env = session.names()
             outcome["passed"], outcome["message"] = run_case(test_file, i, env, seconds)
-        except (wire.TimedOut, CaseTimeout):
-            outcome["message"] = f"this test did not finish in {seconds:g} s: does your code loop forever?"
+        except (wire.TimedOut, CaseTimeout) as e:
+            if isinstance(e, wire.TimedOut) and str(e).startswith("decoding"):
+                outcome["message"] = f"the notebook's kernel sent a reply that took more than {seconds:g} s to read"
+                result["integrity"].append(f"{q}: the kernel sent a reply that could not be read in time")
+            else:
+                outcome["message"] = f"this test did not finish in {seconds:g} s: does your code loop forever?"
             session.restart()
         except wire.Gone:
             outcome["message"] = "this test stopped the Python process (os._exit, a crash, or too much memory)"
