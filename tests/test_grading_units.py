@@ -378,6 +378,44 @@ def test_the_sandbox(sandboxed, what, source):
     assert run(sandboxed, source) == ("ok", None), what
 
 
+WITHHOLD_PROBE = """
+import importlib.util, pathlib, sys
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "Withheld"]   # undo the kernel's refusal
+for module in ("sacrebleu", "tutorlib.efficient"):
+    try:
+        __import__(module)
+    except ImportError as e:
+        assert "not available when this exercise is graded" in str(e), e
+    else:
+        raise AssertionError(module + " was imported")
+import tutorlib, tutorlib.attention                  # the rest of tutorlib is there
+folder = pathlib.Path(tutorlib.__file__).parent
+text = (folder / "efficient.py").read_text()
+assert "def tiled_attention" not in text, "the source of tutorlib.efficient is readable"
+for pyc in (folder / "__pycache__").glob("efficient.*.pyc"):
+    assert b"tiled_attention" not in pyc.read_bytes(), pyc
+"""
+
+
+@needs_bwrap
+def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undoes_the_refusal():
+    """What a question may call (exercises/README.md): exercise 11's kernel has no
+    tutorlib.efficient, exercise 10's no sacrebleu: not importable, not readable, not loadable
+    from byte-code, even after the kernel's own import hook is removed."""
+    import importlib
+    importlib.import_module("tutorlib.efficient")       # byte-code exists in __pycache__ to hide
+    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid() + 2, cell_timeout=20,
+                        withhold=("sacrebleu", "tutorlib.efficient"))
+    s.start()
+    try:
+        assert run(s, WITHHOLD_PROBE) == ("ok", None)
+    finally:
+        s.close()
+    assert sandbox.withheld_for("ex11_efficient_attention") == ("tutorlib.efficient",)
+    assert sandbox.withheld_for("ex10_decoding") == ("sacrebleu",)
+    assert sandbox.withheld_for("ex02_embeddings") == () == sandbox.withheld_for(None)
+
+
 @needs_bwrap
 def test_a_hanging_cell_is_skipped_and_the_cells_before_it_replayed(sandboxed):
     assert run(sandboxed, "kept = 41") == ("ok", None)

@@ -197,7 +197,7 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     limits = sandbox.Limits(memory_mb=opts.memory)
     preload = preloads(sources, cells)
     session = Session(limits, sandboxed=not opts.no_sandbox, uid=opts.uid, cell_timeout=opts.cell_timeout,
-                      preload=preload)
+                      preload=preload, withhold=sandbox.withheld_for(name))
     status = "error"
     tests = {}
     try:

@@ -63,6 +63,22 @@ def set_limits(limits: dict) -> None:
         resource.setrlimit(which, (value, value))
 
 
+class Withheld:
+    """A meta-path finder that refuses the modules an exercise withholds (sandbox.WITHHELD). The
+    sandbox hides their files too; this is what holds without it (and says why in both)."""
+
+    def __init__(self, modules):
+        self.modules = tuple(modules)
+
+    def find_spec(self, name, path=None, target=None):
+        for module in self.modules:
+            if name == module or name.startswith(module + "."):
+                from grading.sandbox import withheld_message
+
+                raise ImportError(withheld_message(module))
+        return None
+
+
 def give_up_root(uid: int) -> None:
     """Become ``uid`` (no capability survives) so that the process limit counts, and forbid
     regaining privileges through setuid programs."""
@@ -172,6 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     read_fd, write_fd, settings = int(argv[0]), int(argv[1]), json.loads(argv[2])
     set_limits(settings.get("limits", {}))
+    if settings.get("withhold"):
+        sys.meta_path.insert(0, Withheld(settings["withhold"]))
     give_up_root(int(settings.get("uid", -1)))
     os.set_inheritable(read_fd, False)
     os.set_inheritable(write_fd, False)
