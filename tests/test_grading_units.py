@@ -550,3 +550,25 @@ def test_links_in_a_folder_of_submissions_are_listed_and_refused(tmp_path):
     opts = type("Opts", (), {"paths": [str(subs)], "exercise": None, "autograder": str(batch.AUTOGRADER)})()
     r = batch.grade_one(subs / "ex01_carol.ipynb", opts, None, tmp_path)
     assert r["status"] == "refused" and "symbolic link" in r["messages"][0] and "SECRET" not in json.dumps(r)
+
+
+def test_the_checker_runs_under_its_own_limits():
+    """The checker never runs a submission's code, but it parses its output: its own address
+    space, file size, open files and CPU time are bounded, so a reply that got past wire's
+    checks still fails with a MemoryError (which costs that test) instead of taking the host."""
+    probe = (
+        "import resource, sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'tools')!r})\n"
+        "from grading import checker\n"
+        "checker.set_own_limits(1024)\n"
+        "checker.limit_cpu(300)\n"
+        "assert resource.getrlimit(resource.RLIMIT_AS)[0] == 1024 << 20\n"
+        "assert resource.getrlimit(resource.RLIMIT_FSIZE)[0] == checker.CHECKER_FILE_BYTES\n"
+        "assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] <= checker.CHECKER_FILES\n"
+        "assert 300 < resource.getrlimit(resource.RLIMIT_CPU)[0] < 400\n"
+        "try:\n"
+        "    bytearray(2 << 30)\n"
+        "except MemoryError:\n"
+        "    print('refused')\n")
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert run_.returncode == 0 and run_.stdout.strip() == "refused", run_.stdout + run_.stderr[-2000:]
