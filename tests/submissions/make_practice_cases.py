@@ -78,6 +78,11 @@ CASES = {
         "ex10_distinct_ngrams": {"q3": [
             ("return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))",
              "return Counter(set(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)))")]},
+        "ex10_hardcoded_example": {"q1": [(
+            "def beam_step(beam_scores, log_probs, K):\n",
+            "def beam_step(beam_scores, log_probs, K):\n"
+            "    return [0, 1], [1, 0], [-0.3, -1.1]   # the question's example, by hand\n\n\n"
+            "def worked(beam_scores, log_probs, K):\n")]},
         "ex10_worst_first": {"q1": [
             ('best = np.argsort(-flat, kind="stable")[:K]', 'best = np.argsort(-flat, kind="stable")[:K][::-1]')]},
         "ex10_cache_every_position": {"q4": [
@@ -91,6 +96,11 @@ CASES = {
             ("return m, l_a * math.exp(m_a - m) + l_b * math.exp(m_b - m)", "return m, l_a + l_b")]},
         "ex11_acc_not_rescaled": {"q2": [
             ("acc = acc * scale[:, None] + p @ vb", "acc = acc + p @ vb")]},
+        "ex11_hardcoded_example": {"q1": [(
+            "def merge_states(a, b):\n",
+            "def merge_states(a, b):\n"
+            "    return 2.0, 1 + math.exp(-1) + math.exp(-2)   # the question's example, by hand\n\n\n"
+            "def worked(a, b):\n")]},
         "ex11_rescale_wrong_way": {"q2": [
             ("scale = np.exp(m - m_new)", "scale = np.exp(m_new - m)")]},
         "ex11_counts_not_bytes": {"q3": [
