@@ -9,6 +9,7 @@ whole folder) grades them all; the tests below read its JSON, CSV and table.
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,8 @@ CELL_TIMEOUT = 5   # seconds: the corpus's infinite loops are stopped after this
 # issue 11's cheats on exercise 2: wrong q1 and q2, the right q3 (3 points), and a trick
 NEW_EX02_CASES = {f"adversarial/ex02_{n}.ipynb" for n in (
     "grader_via_getattr", "tapped_stream", "shadow_library", "venv_sitecustomize", "self_undoing_patch",
-    "fork_setsid_survivor", "thread_via_module")}
+    "fork_setsid_survivor", "thread_via_module", "forged_huge_dtype", "forged_huge_shape",
+    "forged_colliding_set")}
 
 
 def venv_files() -> list[str]:
@@ -35,6 +37,12 @@ def venv_files() -> list[str]:
 
 def corpus_notebooks():
     return sorted(p for p in CORPUS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+# issue 27's symbolic links and text file: what they point at, or hold, never reaches a report
+NOT_QUOTED = {"adversarial/ex01_link_to_private.ipynb": "SECRET-ON-THE-GRADING-MACHINE",
+              "adversarial/ex01_link_to_solution.ipynb": "math.sqrt((S - 1) / D)",
+              "adversarial/ex01_not_a_notebook.ipynb": "SECRET-IN-A-TEXT-FILE"}
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +60,7 @@ def batch(tmp_path_factory):
     results = {}
     for f in out.glob("*.json"):
         r = json.loads(f.read_text())
-        results[Path(r["submission"]).resolve().relative_to(CORPUS).as_posix()] = r
+        results[Path(os.path.abspath(r["submission"])).relative_to(CORPUS).as_posix()] = r   # links not followed
     return {"out": out, "stdout": run.stdout, "results": results, "before": before, "after": after,
             "venv_before": venv_before, "venv_after": venv_files()}
 
@@ -77,13 +85,38 @@ def test_case_gets_its_points_and_message(batch, case):
     expected = EXPECTED[case]
     r = batch["results"].get(case)
     assert r is not None, f"{case} was not graded"
-    assert r["status"] == "graded", r["messages"]
+    assert r["status"] == expected.get("status", "graded"), r["messages"]
     assert r["of"] == pytest.approx(expected["of"]), f"{case}: out of {r['of']}, expected {expected['of']}"
     messages = all_messages(r)
     assert r["points"] == pytest.approx(expected["points"]), (
         f"{case}: {r['points']} points, expected {expected['points']}\n{messages}")
     for wanted in expected["messages"]:
         assert wanted in messages, f"{case}: no message containing {wanted!r} in\n{messages}"
+
+
+@pytest.mark.parametrize("case", sorted(NOT_QUOTED))
+def test_no_report_quotes_a_file_that_is_not_a_notebook(batch, case):
+    """A link to a private file, a link to the worked solutions and a text file named .ipynb:
+    no word of what they hold is in the JSON report, the summary or the printed table."""
+    name = Path(case).name
+    rows = [line for line in (batch["out"] / "summary.csv").read_text().splitlines() + batch["stdout"].splitlines()
+            if name in line]
+    text = json.dumps(batch["results"][case]) + "\n".join(rows)
+    assert rows, f"{case} is neither in summary.csv nor in the table"
+    assert NOT_QUOTED[case] not in text
+    if case.startswith("adversarial/ex01_link"):
+        assert batch["results"][case]["points"] == 0 and not batch["results"][case]["questions"]
+
+
+def test_the_checker_survives_every_hostile_reply(batch):
+    """Issue 27: replies asking for 16 GiB, 8 TiB or a quadratic set cost their questions and
+    are listed under integrity; the submission is graded, never 'grader error'."""
+    for name in ("forged_huge_dtype", "forged_huge_shape", "forged_colliding_set"):
+        r = batch["results"][f"adversarial/ex02_{name}.ipynb"]
+        assert r["status"] == "graded" and r["integrity"], (name, r["messages"])
+        assert not any("grader error" in m for m in r["messages"]), r["messages"]
+    big = batch["results"]["honest/ex11_keeps_a_big_array.ipynb"]
+    assert big["points"] == big["of"] and big["seconds"] < 30, big["seconds"]
 
 
 def test_misconceptions_score_partial_marks():
@@ -102,7 +135,10 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
     """The cheats' answers are wrong but for their honest parts (exercise 2's new cases answer q3
     right: 3 points; ex08_mutate_inputs answers q1 and q3 right and q2's public shape test: 5.75;
     lying_objects has one right shape): nothing they do adds points."""
-    honest_parts = {"adversarial/ex02_lying_objects.ipynb": 1, "adversarial/ex08_mutate_inputs.ipynb": 5.75}
+    honest_parts = {"adversarial/ex02_lying_objects.ipynb": 1, "adversarial/ex08_mutate_inputs.ipynb": 5.75,
+                    # issue 27: calls of a withheld module; the rest of the worked solutions is right
+                    "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
+                    "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2}
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):
             most = honest_parts.get(case, 3 if case in NEW_EX02_CASES else 0)

@@ -93,6 +93,130 @@ def test_decoding_refuses_what_is_not_a_value(message):
         wire.decode(message, lambda ref: pytest.fail("no refs here"))
 
 
+# --- the decoder's limits: every byte from the kernel is hostile; sizes are checked first
+
+
+def no_resolve(ref):
+    pytest.fail("no refs here")
+
+
+def decode_peak(message, **budget):
+    """Decode ``message``; (what it raised, the peak of memory allocated meanwhile, in bytes)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        wire.decode(message, no_resolve, 0, wire.Budget(**budget))
+        raised = None
+    except BaseException as e:       # ProtocolError and TimedOut are BaseExceptions
+        raised = e
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return raised, peak
+
+
+@pytest.mark.parametrize("message", [
+    # issue 27's 80-byte message: 1 GiB (here 16 GiB) zero-filled before any check
+    {"$array": {"dtype": "<U536870911", "shape": [8], "items": ["a"] * 8}},
+    {"$array": {"dtype": "<U65537", "shape": [1], "items": ["a"]}},          # one past MAX_STRING
+    {"$tensor": {"dtype": "<f8", "shape": [1 << 20, 1 << 20], "data": ""}},  # 8 TiB of floats
+    {"$array": {"dtype": "<f8", "shape": [1 << 26], "data": "AAAA"}},        # 512 MiB > a reply
+    {"$array": {"dtype": "|O", "shape": [1 << 40], "items": []}},
+    {"$array": {"dtype": "<f8", "shape": [2] * 33, "data": ""}},             # too many dimensions
+])
+def test_a_reply_asking_for_too_much_is_refused_before_anything_is_allocated(message):
+    raised, peak = decode_peak(message)
+    assert isinstance(raised, wire.ProtocolError), f"expected a ProtocolError, got {raised!r}"
+    assert peak < 1 << 20, f"{peak} bytes allocated before the reply was refused"
+
+
+@pytest.mark.parametrize("dtype", ["|V8", "|S5", "<M8[s]", "<m8", "(3,)<f8", "[('a', '<f8')]", "<U0",
+                                   "<U", "float64", "<f16", "|b2", "O; import os", 7])
+def test_only_numeric_bool_bounded_string_and_object_dtypes_cross(dtype):
+    with pytest.raises(wire.ProtocolError, match="dtype"):
+        wire.decode({"$array": {"dtype": dtype, "shape": [0], "items": []}}, no_resolve)
+
+
+def test_strings_longer_than_their_dtype_are_refused_not_truncated():
+    with pytest.raises(wire.ProtocolError, match="not strings of 2 characters"):
+        wire.decode({"$array": {"dtype": "<U2", "shape": [1], "items": ["abc"]}}, no_resolve)
+
+
+def test_the_budget_is_per_reply_not_per_array():
+    """Many arrays that each fit, but not together: the reply is refused at the one that
+    overflows, before it is allocated."""
+    one = {"$array": {"dtype": "<f8", "shape": [100], "data": wire.encode(np.zeros(100), no_refs)["$array"]["data"]}}
+    assert len(wire.decode([one] * 5, no_resolve, 0, wire.Budget(nbytes=8000))) == 5
+    raised, _ = decode_peak([one] * 6, nbytes=8000)
+    assert isinstance(raised, wire.ProtocolError) and "bigger than" in str(raised)
+    raised, _ = decode_peak(list(range(100)), items=50)
+    assert isinstance(raised, wire.ProtocolError) and "values" in str(raised)
+
+
+def test_decoding_stops_at_the_deadline():
+    """Integers that all hash alike make a set quadratic to build (30k take 5 s); the
+    decoder stops at the test's deadline instead of running on."""
+    import time
+
+    colliding = {"$set": [k * (2 ** 61 - 1) for k in range(1, 60_000)]}
+    started = time.monotonic()
+    raised, _ = decode_peak(colliding, deadline=started + 0.3)
+    assert isinstance(raised, wire.TimedOut), f"expected TimedOut, got {raised!r}"
+    assert time.monotonic() - started < 1.5
+
+
+def test_a_line_that_cannot_be_parsed_is_a_protocol_error():
+    """A 5,000-digit integer (past Python's int limit), nesting past the recursion limit: a
+    ProtocolError, never a ValueError or RecursionError that would end the checker."""
+    for line in (b'{"re": 1, "value": ' + b"9" * 5000 + b"}\n", b'{"re": 1, "value": ' + b"[" * 100_000 + b"\n"):
+        r, w = os.pipe()
+        os.write(w, line) if len(line) < 60000 else None
+        link = wire.Link(r, w, side="checker", peer="submission", serve=None)
+        if len(line) >= 60000:
+            link.buffer += line
+        with pytest.raises(wire.ProtocolError, match="not JSON"):
+            link.receive()
+        os.close(r)
+        os.close(w)
+
+
+def test_anything_that_goes_wrong_while_decoding_is_a_protocol_error():
+    link = wire.Link(0, 1, side="checker", peer="submission", serve=None)
+    link.resolve = lambda ref: (_ for _ in ()).throw(MemoryError())   # a failure decode did not foresee
+    with pytest.raises(wire.ProtocolError, match="MemoryError"):
+        link.decode({"$ref": {"side": "kernel", "id": 1}})
+
+
+def test_the_kernel_measures_a_name_before_encoding_it():
+    """A learner's 768 MiB array crosses as a reference at once: it is never copied,
+    base64-encoded or serialised to find out that it is too big."""
+    import time
+
+    import torch
+    from grading import kernel
+
+    link = wire.Link(0, 1, side="kernel", peer="grader", serve=None)
+    big = np.zeros((768 << 20) // 8)            # pages never touched: only encoding would touch them
+    pieces = [np.zeros(1 << 20)] * 8            # 64 MiB in eight arrays
+    tensor = torch.empty((768 << 20) // 4)
+    started = time.monotonic()
+    for value in (big, pieces, tensor):
+        assert "$ref" in kernel.Kernel.encode_name(link, value)
+    assert time.monotonic() - started < 0.5
+    assert kernel.Kernel.encode_name(link, [1.5, "k1"]) == [1.5, "k1"]
+
+    class Looping(torch.Tensor):      # issue 27: its encoding never ended, every test timed out
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            while True:
+                pass
+
+    t = torch.ones(3).as_subclass(Looping)
+    got = wire.decode(kernel.Kernel.encode_name(link, t), no_resolve)
+    assert type(got) is torch.Tensor and torch.equal(got, torch.ones(3))
+
+
 def test_exceptions_come_back_by_name_but_never_as_exits():
     assert type(session.exception_from("TypeError", "bad")) is TypeError
     exit_ = session.exception_from("SystemExit", "stop")
@@ -254,6 +378,44 @@ def test_the_sandbox(sandboxed, what, source):
     assert run(sandboxed, source) == ("ok", None), what
 
 
+WITHHOLD_PROBE = """
+import importlib.util, pathlib, sys
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "Withheld"]   # undo the kernel's refusal
+for module in ("sacrebleu", "tutorlib.efficient"):
+    try:
+        __import__(module)
+    except ImportError as e:
+        assert "not available when this exercise is graded" in str(e), e
+    else:
+        raise AssertionError(module + " was imported")
+import tutorlib, tutorlib.attention                  # the rest of tutorlib is there
+folder = pathlib.Path(tutorlib.__file__).parent
+text = (folder / "efficient.py").read_text()
+assert "def tiled_attention" not in text, "the source of tutorlib.efficient is readable"
+for pyc in (folder / "__pycache__").glob("efficient.*.pyc"):
+    assert b"tiled_attention" not in pyc.read_bytes(), pyc
+"""
+
+
+@needs_bwrap
+def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undoes_the_refusal():
+    """What a question may call (exercises/README.md): exercise 11's kernel has no
+    tutorlib.efficient, exercise 10's no sacrebleu: not importable, not readable, not loadable
+    from byte-code, even after the kernel's own import hook is removed."""
+    import importlib
+    importlib.import_module("tutorlib.efficient")       # byte-code exists in __pycache__ to hide
+    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid() + 2, cell_timeout=20,
+                        withhold=("sacrebleu", "tutorlib.efficient"))
+    s.start()
+    try:
+        assert run(s, WITHHOLD_PROBE) == ("ok", None)
+    finally:
+        s.close()
+    assert sandbox.withheld_for("ex11_efficient_attention") == ("tutorlib.efficient",)
+    assert sandbox.withheld_for("ex10_decoding") == ("sacrebleu",)
+    assert sandbox.withheld_for("ex02_embeddings") == () == sandbox.withheld_for(None)
+
+
 @needs_bwrap
 def test_a_hanging_cell_is_skipped_and_the_cells_before_it_replayed(sandboxed):
     assert run(sandboxed, "kept = 41") == ("ok", None)
@@ -362,3 +524,51 @@ def test_read_only_paths_under_tmp_stay_visible_above_the_private_tmp(monkeypatc
     venv_at = next(i for i, dest in binds if dest == venv)
     assert tmp_at < venv_at, f"/tmp is mounted after {venv}, hiding it: {cmd[:20]}"
 
+
+
+def test_links_in_a_folder_of_submissions_are_listed_and_refused(tmp_path):
+    """An archive unpacked with ``unzip`` keeps its symbolic links: a link to a notebook, a link
+    to a folder of them, a link to a file of the machine. Each is refused, none is read."""
+    from grading import batch
+
+    secret = tmp_path / "private.txt"
+    secret.write_text("SECRET")
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    shutil.copy(ROOT / "exercises" / "ex01_why_attention.ipynb", real / "ex01_a.ipynb")
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    shutil.copy(ROOT / "exercises" / "ex01_why_attention.ipynb", subs / "alice" / "ex01_alice.ipynb")
+    os.symlink(ROOT / "exercises" / "solutions" / "ex01_why_attention.ipynb", subs / "ex01_bob.ipynb")
+    os.symlink(secret, subs / "ex01_carol.ipynb")
+    os.symlink(real, subs / "dave")
+    found = batch.find_submissions([str(subs)])
+    names = sorted(p.name for p in found)
+    assert names == ["dave", "ex01_alice.ipynb", "ex01_bob.ipynb", "ex01_carol.ipynb"], names
+    refused = {p.name for p in found if batch.symbolic_link(p, [str(subs)]) is not None}
+    assert refused == {"dave", "ex01_bob.ipynb", "ex01_carol.ipynb"}
+    opts = type("Opts", (), {"paths": [str(subs)], "exercise": None, "autograder": str(batch.AUTOGRADER)})()
+    r = batch.grade_one(subs / "ex01_carol.ipynb", opts, None, tmp_path)
+    assert r["status"] == "refused" and "symbolic link" in r["messages"][0] and "SECRET" not in json.dumps(r)
+
+
+def test_the_checker_runs_under_its_own_limits():
+    """The checker never runs a submission's code, but it parses its output: its own address
+    space, file size, open files and CPU time are bounded, so a reply that got past wire's
+    checks still fails with a MemoryError (which costs that test) instead of taking the host."""
+    probe = (
+        "import resource, sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'tools')!r})\n"
+        "from grading import checker\n"
+        "checker.set_own_limits(1024)\n"
+        "checker.limit_cpu(300)\n"
+        "assert resource.getrlimit(resource.RLIMIT_AS)[0] == 1024 << 20\n"
+        "assert resource.getrlimit(resource.RLIMIT_FSIZE)[0] == checker.CHECKER_FILE_BYTES\n"
+        "assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] <= checker.CHECKER_FILES\n"
+        "assert 300 < resource.getrlimit(resource.RLIMIT_CPU)[0] < 400\n"
+        "try:\n"
+        "    bytearray(2 << 30)\n"
+        "except MemoryError:\n"
+        "    print('refused')\n")
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert run_.returncode == 0 and run_.stdout.strip() == "refused", run_.stdout + run_.stderr[-2000:]

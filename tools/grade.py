@@ -53,7 +53,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="submissions graded at once")
     p.add_argument("--timeout", type=float, default=SUBMISSION_TIMEOUT, help="seconds for one submission")
     p.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT, help="seconds for one cell or test")
-    p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb, help="address-space limit in MB")
+    p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb,
+                   help="address-space limit of the submission's kernel in MB")
+    p.add_argument("--checker-memory", type=int, default=checker.CHECKER_MEMORY_MB,
+                   help="address-space limit in MB of the process that runs the tests and reads the kernel's replies")
     p.add_argument("--no-sandbox", action="store_true",
                    help="grade without bubblewrap (see what that loses in exercises/README.md)")
     p.add_argument("--quiet", action="store_true", help="print only the table")

@@ -1,5 +1,5 @@
 """Write the misconception submissions of exercises 1, 9, 10 and 11, and of the question 4s of
-exercises 4, 5 and 8 (tests/submissions/exNN/; the older cases there come from elsewhere).
+exercises 4, 5, 8 and 12 (tests/submissions/exNN/; the older cases there come from elsewhere).
 
     .venv/bin/python tests/submissions/make_practice_cases.py
 
@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
 NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
-         "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention"}
+         "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
+         "ex12": "ex12_debugging"}
 
 # case name -> {question: [(old, new), ...]}: the right answer with these replacements
 CASES = {
@@ -73,6 +74,17 @@ CASES = {
             ("matches = sum(min(count, r[g]) for g, count in h.items())",
              "matches = sum(count for g, count in h.items() if g in r)"),
             ("return 1.0 if c > r else math.exp(1 - r / c)", "return 1.0 if c > r else math.exp(1 - c / r)")]},
+        # issue 27, point 7: feedback that diagnoses these, instead of stating the answer
+        "ex10_distinct_ngrams": {"q3": [
+            ("return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))",
+             "return Counter(set(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)))")]},
+        "ex10_hardcoded_example": {"q1": [(
+            "def beam_step(beam_scores, log_probs, K):\n",
+            "def beam_step(beam_scores, log_probs, K):\n"
+            "    return [0, 1], [1, 0], [-0.3, -1.1]   # the question's example, by hand\n\n\n"
+            "def worked(beam_scores, log_probs, K):\n")]},
+        "ex10_worst_first": {"q1": [
+            ('best = np.argsort(-flat, kind="stable")[:K]', 'best = np.argsort(-flat, kind="stable")[:K][::-1]')]},
         "ex10_cache_every_position": {"q4": [
             ("positions_without_cache = sum(range(1, 13))", "positions_without_cache = 12 * 12"),
             ("cache_shape = (1, 4, 12, 32)", "cache_shape = (1, 12, 4, 32)")],
@@ -84,10 +96,21 @@ CASES = {
             ("return m, l_a * math.exp(m_a - m) + l_b * math.exp(m_b - m)", "return m, l_a + l_b")]},
         "ex11_acc_not_rescaled": {"q2": [
             ("acc = acc * scale[:, None] + p @ vb", "acc = acc + p @ vb")]},
+        "ex11_hardcoded_example": {"q1": [(
+            "def merge_states(a, b):\n",
+            "def merge_states(a, b):\n"
+            "    return 2.0, 1 + math.exp(-1) + math.exp(-2)   # the question's example, by hand\n\n\n"
+            "def worked(a, b):\n")]},
+        "ex11_rescale_wrong_way": {"q2": [
+            ("scale = np.exp(m - m_new)", "scale = np.exp(m_new - m)")]},
         "ex11_counts_not_bytes": {"q3": [
             ("naive_bytes = B * H * T * T * 4", "naive_bytes = B * H * T * T"),
             ("tiled_bytes = B * H * T * 128 * 4", "tiled_bytes = B * H * 128 * 128 * 4")]},
     },
+}
+
+CASES["ex12"] = {
+    "ex12_whitespace": {"q4": [('reported_is = "sentence mean"', 'reported_is = "whitespace"')]},
 }
 
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")

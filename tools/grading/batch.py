@@ -54,15 +54,34 @@ def exercise_of(path: Path, forced: str | None, autograder: Path = AUTOGRADER) -
 
 
 def find_submissions(paths: list[str]) -> list[Path]:
+    """The notebooks to grade: the files named, and the .ipynb files under the folders named.
+    Symbolic links among them are listed too (``grade_one`` refuses them); folders reached
+    through a symbolic link are not entered."""
     found = []
     for p in map(Path, paths):
-        if p.is_dir():
+        if p.is_dir() and not p.is_symlink():
             found += sorted(q for q in p.rglob("*.ipynb") if ".ipynb_checkpoints" not in q.parts)
-        elif p.is_file():
+            found += sorted(q for q in p.rglob("*") if q.is_symlink() and q.is_dir() and q.suffix != ".ipynb")
+        elif p.is_file() or p.is_symlink():
             found.append(p)
         else:
             raise SystemExit(f"no such file or folder: {p}")
     return found
+
+
+def symbolic_link(path: Path, roots=()) -> Path | None:
+    """The symbolic link on the way to ``path`` (the file itself, or a folder between it and
+    the folder named on the command line), or None. A submission that is a link could point at
+    the worked solutions or at any file of the grading machine: it is refused, never read."""
+    if path.is_symlink():
+        return path
+    roots = {Path(r) for r in roots}
+    between = []
+    for q in path.parents:
+        if q in roots:
+            return next((b for b in between if b.is_symlink()), None)
+        between.append(q)
+    return None
 
 
 class Checker:
@@ -72,7 +91,9 @@ class Checker:
 
     def __init__(self, opts, folder: Path):
         cmd = [sys.executable, str(GRADE), "--worker", "--cell-timeout", str(opts.cell_timeout),
-               "--memory", str(opts.memory)] + (["--no-sandbox"] if opts.no_sandbox else [])
+               "--memory", str(opts.memory), "--timeout", str(opts.timeout),
+               "--checker-memory", str(opts.checker_memory)] + (
+            ["--no-sandbox"] if opts.no_sandbox else [])
         self.log_path = folder / f"checker-{time.monotonic_ns()}.log"
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
@@ -114,6 +135,14 @@ class Checker:
 
 def grade_one(path: Path, opts, checkers: queue.Queue, folder: Path) -> dict:
     started = time.monotonic()
+    link = symbolic_link(path, getattr(opts, "paths", ()))
+    if link is not None:
+        what = "is a symbolic link" if link == path else f"is reached through a symbolic link ({link.name})"
+        return {"submission": str(path), "exercise": None, "status": "refused", "points": 0.0, "of": 0.0,
+                "questions": {}, "integrity": [f"the submission {what}: refused, not read"],
+                "messages": [f"refused: the submission {what} (an archive unpacked with its links?). "
+                             "The grader reads only regular files: hand in the .ipynb file itself"],
+                "seconds": 0.0}
     exercise, zip_path = exercise_of(path, opts.exercise, Path(opts.autograder))
     base = {"submission": str(path), "exercise": exercise}
     if zip_path is None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import resource
 import signal
 import sys
 import tempfile
@@ -37,6 +38,33 @@ from grading import sandbox, screen, wire
 from grading.session import Session
 
 OUTPUT_LIMIT = 1_000_000   # bytes of output above which the report says the notebook printed too much
+CHECKER_MEMORY_MB = 3072   # address space of the checker process (numpy, torch and otter map under 1 GB)
+CHECKER_FILE_BYTES = 64 << 20   # largest file the checker writes (a result: a few KB)
+CHECKER_FILES = 1024            # open files of the checker (a kernel's pipes: a handful)
+
+
+def set_own_limits(memory_mb: int) -> None:
+    """The checker's own limits. It never runs a submission's code, but it decodes what the
+    kernel sends: a reply that gets past wire's checks still cannot make it allocate more than
+    ``memory_mb`` (the allocation fails with a MemoryError, which costs that test). Soft limits
+    only: the kernel it starts sets its own (larger address space for torch) from these."""
+    for which, value in ((resource.RLIMIT_AS, memory_mb << 20), (resource.RLIMIT_FSIZE, CHECKER_FILE_BYTES),
+                         (resource.RLIMIT_NOFILE, CHECKER_FILES), (resource.RLIMIT_CORE, 0)):
+        soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, hard))
+
+
+def limit_cpu(seconds: float) -> None:
+    """Give this checker ``seconds`` more of CPU time from now (one submission's worth): past
+    it, SIGXCPU ends the checker and the batch reports that submission and starts another."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    value = int(used.ru_utime + used.ru_stime + seconds) + 1
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (value, hard))
 
 
 def read_autograder(path: Path) -> tuple[str | None, dict[str, str]]:
@@ -157,9 +185,11 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     name, sources = read_autograder(zip_path)
     result = {"questions": {}, "messages": [], "integrity": []}
     try:
+        if submission.is_symlink():     # batch refuses links; a link made since is not followed
+            raise screen.NotANotebook("it is a symbolic link")
         cells, problems, nb_name = screen.notebook_cells(submission)
     except Exception as e:
-        result["messages"].append(f"not a notebook that can be read: {type(e).__name__}: {e}")
+        result["messages"].append(f"not a notebook that can be read: {screen.why_unreadable(e)}")
         cells, problems, nb_name = [], [], None
     result["messages"] += problems
     if nb_name and name and nb_name != name:
@@ -167,7 +197,7 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     limits = sandbox.Limits(memory_mb=opts.memory)
     preload = preloads(sources, cells)
     session = Session(limits, sandboxed=not opts.no_sandbox, uid=opts.uid, cell_timeout=opts.cell_timeout,
-                      preload=preload)
+                      preload=preload, withhold=sandbox.withheld_for(name))
     status = "error"
     tests = {}
     try:
@@ -216,15 +246,20 @@ def grade_question(q: str, test_file, session: Session, seconds: float, result: 
         try:
             env = session.names()
             outcome["passed"], outcome["message"] = run_case(test_file, i, env, seconds)
-        except (wire.TimedOut, CaseTimeout):
-            outcome["message"] = f"this test did not finish in {seconds:g} s: does your code loop forever?"
+        except (wire.TimedOut, CaseTimeout) as e:
+            if isinstance(e, wire.TimedOut) and str(e).startswith("decoding"):
+                outcome["message"] = f"the notebook's kernel sent a reply that took more than {seconds:g} s to read"
+                result["integrity"].append(f"{q}: the kernel sent a reply that could not be read in time")
+            else:
+                outcome["message"] = f"this test did not finish in {seconds:g} s: does your code loop forever?"
             session.restart()
         except wire.Gone:
             outcome["message"] = "this test stopped the Python process (os._exit, a crash, or too much memory)"
             session.restart()
-        except wire.ProtocolError as e:
-            outcome["message"] = f"the notebook's kernel sent something that is not an answer ({e})"
-            result["integrity"].append(f"{q}: the kernel broke the protocol ({e})")
+        except (wire.ProtocolError, MemoryError, RecursionError) as e:
+            why = str(e) if isinstance(e, wire.ProtocolError) else f"{type(e).__name__} while reading its reply"
+            outcome["message"] = f"the notebook's kernel sent something that is not an answer ({why})"
+            result["integrity"].append(f"{q}: the kernel broke the protocol ({why})")
             session.restart()
     points = sum(c["points"] for c in cases if c["passed"])
     if getattr(test_file, "all_or_nothing", False) and not all(c["passed"] for c in cases):
@@ -243,14 +278,18 @@ def main(argv: list[str]) -> int:
     p.add_argument("--cell-timeout", type=float, default=20)
     p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb)
     p.add_argument("--uid", type=int, default=None, help="the kernel's user (default: one of its own)")
+    p.add_argument("--checker-memory", type=int, default=CHECKER_MEMORY_MB)
+    p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--no-sandbox", action="store_true")
     opts = p.parse_args(argv)
+    set_own_limits(opts.checker_memory)
     opts.uid = sandbox.kernel_uid() if opts.uid is None else opts.uid
     # scratch folders go in the batch's temporary folder (the working folder it starts us in):
     # when the batch kills this process on a timeout, they are deleted with that folder
     tempfile.tempdir = os.getcwd()
     for line in sys.stdin:
         job = json.loads(line)
+        limit_cpu(opts.timeout)
         result = grade(Path(job["submission"]), Path(job["zip"]), opts)
         Path(job["result"]).write_text(json.dumps(result))
         sys.stdout.write("done\n")

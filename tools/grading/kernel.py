@@ -23,7 +23,9 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import sys
+import threading
 import types
 
 from grading import wire
@@ -31,8 +33,17 @@ from grading import wire
 # IPython's own names, and the ones a notebook gets for free: never part of the learner's answers
 HIDDEN = {"In", "Out", "exit", "quit", "get_ipython", "grader"}
 NAME_LIMIT = 8 << 20   # bytes: a bigger value crosses as a reference (a test that uses it reads it then)
+ENCODE_SECONDS = 2.0   # one name's encoding: a value that takes longer crosses as a reference
 # what the checker may ask the kernel to import at start (slow imports out of the cells' time)
 PRELOAD = {"numpy", "torch", "tutorlib", "tutorlib.nn", "tutorlib.attention", "tutorlib.examples"}
+
+
+class EncodingTooSlow(BaseException):
+    """A name's value took longer than ENCODE_SECONDS to encode."""
+
+
+def _too_slow(signum, frame):
+    raise EncodingTooSlow()
 
 
 class CheckOnlyGrader:
@@ -50,6 +61,22 @@ def set_limits(limits: dict) -> None:
     for name, value in limits.items():
         which = getattr(resource, name)
         resource.setrlimit(which, (value, value))
+
+
+class Withheld:
+    """A meta-path finder that refuses the modules an exercise withholds (sandbox.WITHHELD). The
+    sandbox hides their files too; this is what holds without it (and says why in both)."""
+
+    def __init__(self, modules):
+        self.modules = tuple(modules)
+
+    def find_spec(self, name, path=None, target=None):
+        for module in self.modules:
+            if name == module or name.startswith(module + "."):
+                from grading.sandbox import withheld_message
+
+                raise ImportError(withheld_message(module))
+        return None
 
 
 def give_up_root(uid: int) -> None:
@@ -101,13 +128,31 @@ class Kernel:
                 continue
             if isinstance(value, types.ModuleType):
                 continue
-            try:
-                out[name] = link.encode(value)
-                if len(wire._dumps(out[name])) > NAME_LIMIT:   # a big dataset: sent only if a test asks
-                    out[name] = link.share(value)
-            except Exception:
-                out[name] = link.share(value)
+            out[name] = self.encode_name(link, value)
         return out
+
+    @staticmethod
+    def encode_name(link: wire.Link, value):
+        """A name's value as data when it is small (measured first, without copying it, then
+        encoded within ENCODE_SECONDS), else as a reference that a test reads only if it uses it:
+        a learner who keeps a 768 MiB array is not slowed into a test's timeout."""
+        if wire.measure(value, NAME_LIMIT) > NAME_LIMIT:   # a big dataset: sent only if a test asks
+            return link.share(value)
+        timed = threading.current_thread() is threading.main_thread()   # (signals: main thread only)
+        if timed:
+            previous = signal.signal(signal.SIGALRM, _too_slow)
+            signal.setitimer(signal.ITIMER_REAL, ENCODE_SECONDS)
+        try:
+            encoded = link.encode(value)
+            if len(wire._dumps(encoded)) > NAME_LIMIT:
+                encoded = None
+        except (Exception, EncodingTooSlow):
+            encoded = None
+        finally:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+        return link.share(value) if encoded is None else encoded
 
     def serve(self, link: wire.Link, m: dict):
         op = m.get("op")
@@ -143,6 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     read_fd, write_fd, settings = int(argv[0]), int(argv[1]), json.loads(argv[2])
     set_limits(settings.get("limits", {}))
+    if settings.get("withhold"):
+        sys.meta_path.insert(0, Withheld(settings["withhold"]))
     give_up_root(int(settings.get("uid", -1)))
     os.set_inheritable(read_fd, False)
     os.set_inheritable(write_fd, False)

@@ -52,6 +52,55 @@ LOST_WITHOUT_SANDBOX = (
     "and file-size limits still apply")
 
 
+# What a question may call (exercises/README.md): the modules a kernel does not get, per exercise,
+# because a question asks the learner to build what they export. In the sandbox each is hidden
+# behind a read-only stub whose import fails with the reason; without it the kernel refuses the
+# import itself (a learner could undo that: --no-sandbox loses it too).
+WITHHELD = {
+    "ex10": ("sacrebleu",),             # question 3 builds sentence BLEU; the grader compares with it
+    "ex11": ("tutorlib.efficient",),    # questions 1 and 2 build the online softmax and tiled attention
+}
+
+
+def withheld_for(exercise: str | None) -> tuple[str, ...]:
+    """The modules withheld from the kernel of ``exercise`` (an assignment name, ``ex10_decoding``)."""
+    return WITHHELD.get((exercise or "")[:4], ())
+
+
+def withheld_message(module: str) -> str:
+    return (f"{module} is not available when this exercise is graded: a question asks you to build "
+            "what it exports (the question says what you may call)")
+
+
+def module_paths(module: str) -> list[tuple[str, bool]]:
+    """The files (False) and package folders (True) that hold ``module`` and its byte-code, as
+    this process imports them (the kernel uses the same virtualenv)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        return [(os.path.realpath(p), True) for p in spec.submodule_search_locations]
+    origin = os.path.realpath(spec.origin)
+    paths = [(origin, False)]
+    cache = Path(origin).parent / "__pycache__"
+    paths += [(str(p), False) for p in sorted(cache.glob(Path(origin).stem + ".*.pyc"))]
+    return paths
+
+
+def stubs(modules: tuple[str, ...], folder: Path) -> list[str]:
+    """bwrap arguments that hide ``modules`` behind read-only stubs written in ``folder`` (which
+    the kernel cannot write: it is not its scratch)."""
+    args = []
+    for i, module in enumerate(modules):
+        stub = f"raise ImportError({withheld_message(module)!r})\n"
+        (folder / f"{i}").mkdir()
+        (folder / f"{i}" / "__init__.py").write_text(stub)
+        (folder / f"{i}.py").write_text(stub)
+        for path, package in module_paths(module):
+            args += ["--ro-bind", str(folder / f"{i}") if package else str(folder / f"{i}.py"), path]
+    return args
+
+
 @dataclass
 class Limits:
     memory_mb: int = 6144            # address space of the kernel (torch alone maps about 2 GB)
@@ -118,7 +167,8 @@ def kernel_argv(read_fd: int, write_fd: int, settings: dict, package_parent: str
     return [PYTHON, "-I", "-B", "-u", "-c", boot, str(read_fd), str(write_fd), json.dumps(settings)]
 
 
-def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int) -> list[str]:
+def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int,
+            withhold: tuple[str, ...] = (), stub_folder: Path | None = None) -> list[str]:
     """The bwrap command line that starts a kernel confined as described above."""
     # The private /tmp first: read-only paths that live under /tmp (a checkout in /tmp/..., as
     # CI's may be) are then mounted on top of it instead of being hidden by it.
@@ -134,6 +184,7 @@ def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int
             "--perms", "0755", "--dir", "/home",
             "--ro-bind", str(PACKAGE), f"{MOUNTED_PACKAGE}/grading",
             "--bind", str(scratch), HOME,
+            *(stubs(withhold, stub_folder) if withhold else []),
             "--proc", "/proc", "--dev", "/dev",
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--hostname", "sandbox",
@@ -143,7 +194,7 @@ def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int
     for k, v in environment(HOME).items():
         cmd += ["--setenv", k, v]
     root = os.geteuid() == 0     # only a user of its own makes the process limit count
-    settings = {"limits": limits.rlimits(sandboxed=root), "uid": uid if root else -1}
+    settings = {"limits": limits.rlimits(sandboxed=root), "uid": uid if root else -1, "withhold": list(withhold)}
     return cmd + kernel_argv(read_fd, write_fd, settings, MOUNTED_PACKAGE)
 
 
@@ -153,8 +204,9 @@ class Process:
 
     TAIL = 4000
 
-    def __init__(self, limits: Limits, sandboxed: bool, uid: int):
+    def __init__(self, limits: Limits, sandboxed: bool, uid: int, withhold: tuple[str, ...] = ()):
         self.scratch = Path(tempfile.mkdtemp(prefix="grade-scratch-"))
+        self.stubs = Path(tempfile.mkdtemp(prefix="grade-stubs-"))
         (self.scratch / "tmp").mkdir()
         if sandboxed and os.geteuid() == 0:
             for p in (self.scratch, self.scratch / "tmp"):
@@ -164,10 +216,10 @@ class Process:
         self.rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
         if sandboxed:
-            cmd = command(self.scratch, req_r, rep_w, limits, uid)
+            cmd = command(self.scratch, req_r, rep_w, limits, uid, withhold, self.stubs)
             env = None
         else:
-            settings = {"limits": limits.rlimits(sandboxed=False), "uid": -1}
+            settings = {"limits": limits.rlimits(sandboxed=False), "uid": -1, "withhold": list(withhold)}
             cmd = kernel_argv(req_r, rep_w, settings, str(PACKAGE.parent))
             env = environment(str(self.scratch))
         self.proc = subprocess.Popen(cmd, pass_fds=(req_r, rep_w), stdin=subprocess.DEVNULL, stdout=out_w,
@@ -207,3 +259,4 @@ class Process:
                 pass
         self.drain.join(timeout=5)
         shutil.rmtree(self.scratch, ignore_errors=True)
+        shutil.rmtree(self.stubs, ignore_errors=True)

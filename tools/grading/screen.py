@@ -22,6 +22,7 @@ from pathlib import Path
 
 # First lines of the generated notebooks' setup cells (tools/exercises.py): never run by the grader.
 SETUP_MARKERS = ("# Colab, Binder or a fresh Jupyter: install", "# Check your answers in place:")
+MAX_NOTEBOOK = 64 << 20   # bytes: a bigger file is not read
 CHECK_CELL = re.compile(r"(grader\.(check|check_all|export)\([^()]*\)\s*;?\s*)+")
 
 
@@ -57,12 +58,41 @@ def without_matplotlib_magic(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("%matplotlib"))
 
 
+class NotANotebook(Exception):
+    """A submission that is not a notebook the grader reads (its message quotes nothing of it)."""
+
+
+def why_unreadable(e: Exception) -> str:
+    """Why a submission could not be read, without a word of its content: the errors of json
+    and nbformat quote the file (a private file behind a link would be copied into the report)."""
+    import json
+
+    if isinstance(e, NotANotebook):
+        return str(e)
+    if isinstance(e, UnicodeDecodeError):
+        return "it is not text (UTF-8)"
+    if isinstance(e, json.JSONDecodeError):
+        return f"it is not JSON (line {e.lineno}, column {e.colno})"
+    if isinstance(e, OSError):
+        return f"it cannot be opened ({e.strerror or type(e).__name__})"
+    name = type(e).__name__
+    if name == "NotJSONError" or isinstance(e, ValueError) and "JSON" in str(e)[:200]:
+        return "it is not JSON (a notebook is a JSON file)"
+    return f"it is not a notebook in nbformat 4 ({name})"
+
+
 def notebook_cells(path: Path) -> tuple[list[Cell], list[str], str | None]:
     """The code cells to run, the problems found while reading them, and the notebook's
     assignment name (from its otter metadata, if any)."""
     import nbformat
 
+    if not path.is_file() or path.is_symlink():
+        raise NotANotebook("it is not a regular file")
+    if path.stat().st_size > MAX_NOTEBOOK:
+        raise NotANotebook(f"it is larger than {MAX_NOTEBOOK >> 20} MB")
     nb = nbformat.read(path, as_version=4)
+    if not isinstance(nb.get("cells"), list):
+        raise NotANotebook("it has no list of cells")
     name = (nb.metadata.get("otter") or {}).get("assignment_name")
     cells, problems = [], []
     for i, c in enumerate(nb.cells, start=1):

@@ -97,6 +97,7 @@ class Session:
     uid: int
     cell_timeout: float
     preload: list[str] = field(default_factory=list)   # modules the kernel imports before any cell
+    withhold: tuple = ()                               # modules the kernel does not get (sandbox.WITHHELD)
     good: list[Cell] = field(default_factory=list)   # cells that ran (replayed after a restart)
     notes: list[str] = field(default_factory=list)
     printed: int = 0
@@ -112,7 +113,7 @@ class Session:
 
     def spawn(self) -> None:
         """Start a kernel; it imports ``preload`` while the checker does other work (``ready`` waits)."""
-        self.process = sandbox.Process(self.limits, self.sandboxed, self.uid)
+        self.process = sandbox.Process(self.limits, self.sandboxed, self.uid, self.withhold)
         self.link = CheckerLink(self.process.rep_r, self.process.req_w)
         self.hello = self.link.start({"op": "hello", "preload": self.preload})
 
@@ -174,7 +175,12 @@ class Session:
         """The learner's names: data as fresh copies, functions and objects as proxies."""
         self.link.objects.clear()
         self.link.ids.clear()
-        names = self.link.request({"op": "names"})
+        try:
+            names = self.link.request({"op": "names"})
+        except (wire.ProtocolError, wire.TimedOut, wire.Gone):
+            raise
+        except Exception as e:     # the kernel answered with an error: its names code was replaced
+            raise wire.ProtocolError(f"the names of the notebook could not be read ({type(e).__name__})") from None
         if type(names) is not dict:
             raise wire.ProtocolError("the names of the notebook are not a dict")
         return names

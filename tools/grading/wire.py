@@ -24,6 +24,7 @@ import base64
 import json
 import math
 import os
+import re
 import select
 import sys
 import time
@@ -35,6 +36,14 @@ _dumps, _loads = json.dumps, json.loads
 
 MAX_MESSAGE = 64 << 20   # bytes in one line: a bigger answer is refused, not read
 MAX_DEPTH = 64           # nesting of lists, tuples and dicts
+# What one reply may make the checker build, checked *before* anything is allocated:
+REPLY_BYTES = 256 << 20  # bytes of arrays, strings and bytes decoded from one reply
+REPLY_ITEMS = 4_000_000  # values (list items, dict entries, array items) in one reply
+MAX_STRING = 1 << 16     # characters of one item of a string array (dtype <U65536 at most)
+MAX_DIMS = 32            # dimensions of an array (numpy's own limit is 64)
+# The dtypes a reply may name: bool, integers, floats, complex, strings and object arrays of
+# data; with a byte order and an item size, nothing else (no structured, void, datetime dtype).
+DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|c(8|16)|U\d{1,5}|O)")
 
 
 class Unsendable(Exception):
@@ -100,10 +109,12 @@ def encode(x, share, depth: int = 0):
         a = _array(np.asarray(x), share, depth)
         return {"$scalar": a}
     if torch is not None and isinstance(x, torch.Tensor):
-        t = torch.Tensor.detach(x).cpu()
-        if t.dtype == torch.bfloat16:
-            t = t.float()
-        return {"$tensor": _array(t.resolve_conj().resolve_neg().numpy(), share, depth)}
+        with torch._C.DisableTorchFunction():    # a subclass's __torch_function__ is not run
+            t = torch.Tensor.detach(x).cpu()
+            if t.dtype == torch.bfloat16:
+                t = t.float()
+            a = t.resolve_conj().resolve_neg().numpy()
+        return {"$tensor": _array(a, share, depth)}
     if isinstance(x, bool):
         return bool(x)
     if isinstance(x, int):
@@ -127,73 +138,186 @@ def encode(x, share, depth: int = 0):
     return share(x)
 
 
-def _decode_array(body, resolve, depth):
+class Budget:
+    """What is left to decode one reply: bytes, values and time. Every allocation is charged
+    before it is made, so a reply that asks for more is refused (ProtocolError) without the
+    checker ever holding it; past ``deadline`` (time.monotonic()) decoding stops (TimedOut)."""
+
+    def __init__(self, nbytes: int = REPLY_BYTES, items: int = REPLY_ITEMS, deadline: float | None = None):
+        self.bytes, self.items, self.deadline = nbytes, items, deadline
+
+    def charge(self, nbytes: int = 0, items: int = 0, what: str = "") -> None:
+        self.bytes -= nbytes
+        self.items -= items
+        if self.bytes < 0:
+            raise ProtocolError(f"a reply bigger than {REPLY_BYTES >> 20} MB once decoded ({what})")
+        if self.items < 0:
+            raise ProtocolError(f"a reply of more than {REPLY_ITEMS:,} values ({what})")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TimedOut("decoding the reply took past the test's deadline")
+
+
+def array_dtype(name):
+    """The numpy dtype a reply names, if it is one a reply may use (``DTYPE``), else ProtocolError."""
+    import numpy as np
+
+    if type(name) is not str or not DTYPE.fullmatch(name):
+        raise ProtocolError(f"an array of dtype {str(name)[:40]!r}: expected bool, int, float, complex, "
+                            f"str (at most {MAX_STRING} characters) or object")
+    dtype = np.dtype(name)
+    if dtype.kind == "U" and not 0 < dtype.itemsize // 4 <= MAX_STRING:
+        raise ProtocolError(f"an array of dtype {name!r}: strings of at most {MAX_STRING} characters")
+    return dtype
+
+
+def measure(x, limit: int) -> int:
+    """About how many bytes ``x`` takes once encoded, without encoding it: counted from array
+    and tensor sizes and string lengths, and stopped as soon as it passes ``limit`` (a kernel
+    holding a 768 MiB array learns that it is too big without copying it)."""
+    np = sys.modules.get("numpy")
+    torch = sys.modules.get("torch")
+    total, stack, seen = 0, [x], 0
+    while stack and total <= limit:
+        v = stack.pop()
+        seen += 1
+        if seen > REPLY_ITEMS:
+            return limit + 1
+        if v is None or type(v) in (bool, int, float, complex):
+            total += 24
+        elif isinstance(v, str):
+            total += 2 * str.__len__(v) + 2
+        elif isinstance(v, (bytes, bytearray)):
+            total += 2 * len(v) + 2
+        elif np is not None and isinstance(v, np.generic):
+            total += 64
+        elif np is not None and isinstance(v, np.ndarray):
+            total += 2 * np.ndarray.nbytes.__get__(v) + 64     # base64 and JSON: under twice
+            if np.ndarray.dtype.__get__(v).kind == "O":
+                stack.extend(np.ndarray.ravel(v)[: limit // 24].tolist())
+        elif torch is not None and isinstance(v, torch.Tensor):
+            with torch._C.DisableTorchFunction():
+                total += 2 * torch.Tensor.numel(v) * torch.Tensor.element_size(v) + 64
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            total += 2
+            iterate = list.__iter__ if isinstance(v, list) else tuple.__iter__ if isinstance(v, tuple) else set.__iter__
+            stack.extend(iterate(v) if not isinstance(v, frozenset) else frozenset.__iter__(v))
+        elif isinstance(v, dict):
+            total += 2
+            for k, e in dict.items(v):
+                stack += [k, e]
+        else:
+            total += 64              # an object: a reference
+    return total
+
+
+def _decode_array(body, resolve, depth, budget):
     import numpy as np
 
     if type(body) is not dict or type(body.get("dtype")) is not str or type(body.get("shape")) is not list:
         raise ProtocolError("an array without dtype and shape")
     shape = tuple(body["shape"])
-    if not all(type(n) is int and 0 <= n for n in shape) or len(shape) > 32:
-        raise ProtocolError(f"an array of shape {shape}")
-    dtype = np.dtype(body["dtype"])
-    if dtype.fields is not None or dtype.subdtype is not None:
-        raise ProtocolError(f"an array of dtype {dtype}")
+    if len(shape) > MAX_DIMS or not all(type(n) is int and 0 <= n for n in shape):
+        raise ProtocolError(f"an array of shape {str(shape)[:80]}")
+    dtype = array_dtype(body["dtype"])
+    count = math.prod(shape)
+    if count > REPLY_ITEMS or dtype.itemsize * count > REPLY_BYTES:
+        raise ProtocolError(f"an array of shape {str(shape)[:80]} and dtype {dtype}: larger than a reply may be")
     if "data" in body:
-        if dtype.kind not in NUMERIC_KINDS or type(body["data"]) is not str:
+        data = body["data"]
+        if dtype.kind not in NUMERIC_KINDS or type(data) is not str:
             raise ProtocolError(f"raw bytes for an array of dtype {dtype}")
-        raw = base64.b64decode(body["data"], validate=True)
-        if len(raw) != dtype.itemsize * math.prod(shape):
+        if len(data) != 4 * -(-dtype.itemsize * count // 3):      # base64: 4 characters per 3 bytes
+            raise ProtocolError(f"{len(data)} base64 characters for an array of shape {shape} and dtype {dtype}")
+        budget.charge(2 * dtype.itemsize * count, what=f"an array of shape {shape} and dtype {dtype}")
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except ValueError:
+            raise ProtocolError("an array whose bytes are not base64") from None
+        if len(raw) != dtype.itemsize * count:
             raise ProtocolError(f"{len(raw)} bytes for an array of shape {shape} and dtype {dtype}")
         return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
-    if dtype.kind not in "UO" or type(body.get("items")) is not list or len(body["items"]) != math.prod(shape):
+    items = body.get("items")
+    if dtype.kind not in "UO" or type(items) is not list or len(items) != count:
         raise ProtocolError(f"items for an array of dtype {dtype}")
-    items = [decode(v, resolve, depth + 1) for v in body["items"]]
-    out = np.empty(len(items), dtype=dtype)
+    budget.charge(dtype.itemsize * count, what=f"an array of shape {shape} and dtype {dtype}")
+    if dtype.kind == "U":
+        width = dtype.itemsize // 4
+        if not all(type(x) is str and len(x) <= width for x in items):
+            raise ProtocolError(f"items of an array of dtype {dtype} that are not strings of {width} characters")
+    else:
+        items = [decode(v, resolve, depth + 1, budget) for v in items]
+    out = np.empty(count, dtype=dtype)
     for i, v in enumerate(items):
         out[i] = v
     return out.reshape(shape)
 
 
-def decode(v, resolve, depth: int = 0):
-    """The value a message holds; ``resolve(ref)`` turns a reference into an object or a proxy."""
+def decode(v, resolve, depth: int = 0, budget: Budget | None = None):
+    """The value a message holds; ``resolve(ref)`` turns a reference into an object or a proxy.
+    ``budget`` bounds what it may build (a fresh ``Budget()`` when not given): a reply that asks
+    for more is a ProtocolError, raised before the allocation."""
+    if budget is None:
+        budget = Budget()
     if depth > MAX_DEPTH:
         raise ProtocolError("a value nested too deep")
-    if v is None or type(v) in (bool, int, float, str):
+    budget.charge(items=1, what="a value")
+    if v is None or type(v) in (bool, int, float):
+        return v
+    if type(v) is str:
+        budget.charge(len(v), what="a string")
         return v
     if type(v) is list:
-        return [decode(e, resolve, depth + 1) for e in v]
+        return [decode(e, resolve, depth + 1, budget) for e in v]
     if type(v) is not dict or len(v) != 1:
         raise ProtocolError(f"not a value: {str(v)[:80]}")
     (tag, body), = v.items()
     if tag == "$tuple" and type(body) is list:
-        return tuple(decode(e, resolve, depth + 1) for e in body)
-    if tag == "$dict" and type(body) is list:
-        try:
-            return {decode(k, resolve, depth + 1): decode(x, resolve, depth + 1) for k, x in body}
-        except (TypeError, ValueError) as e:
-            raise ProtocolError(f"a dict that cannot be rebuilt ({e})") from None
-    if tag == "$set" and type(body) is list:
-        try:
-            return {decode(e, resolve, depth + 1) for e in body}
-        except TypeError as e:
-            raise ProtocolError(f"a set that cannot be rebuilt ({e})") from None
+        return tuple(decode(e, resolve, depth + 1, budget) for e in body)
+    if tag in ("$dict", "$set") and type(body) is list:
+        return _decode_collection(tag, body, resolve, depth, budget)
     if tag == "$ellipsis":
         return Ellipsis
     if tag == "$complex" and type(body) is list and len(body) == 2 and all(type(n) in (int, float) for n in body):
-        return complex(body[0], body[1])
+        try:
+            return complex(body[0], body[1])
+        except OverflowError:
+            raise ProtocolError("a complex number out of range") from None
     if tag == "$bytes" and type(body) is str:
-        return base64.b64decode(body, validate=True)
+        budget.charge(len(body), what="bytes")
+        try:
+            return base64.b64decode(body, validate=True)
+        except ValueError:
+            raise ProtocolError("bytes that are not base64") from None
     if tag == "$array":
-        return _decode_array(body, resolve, depth)
+        return _decode_array(body, resolve, depth, budget)
     if tag == "$scalar":
-        return _decode_array(body, resolve, depth)[()]
+        return _decode_array(body, resolve, depth, budget)[()]
     if tag == "$tensor":
         import torch
 
-        return torch.from_numpy(_decode_array(body, resolve, depth))
+        return torch.from_numpy(_decode_array(body, resolve, depth, budget))
     if tag == "$ref" and type(body) is dict:
         return resolve(body)
-    raise ProtocolError(f"an unknown value tag {tag!r}")
+    raise ProtocolError(f"an unknown value tag {str(tag)[:40]!r}")
+
+
+def _decode_collection(tag, body, resolve, depth, budget):
+    """A dict or a set, its entries added one at a time with the budget (and the deadline)
+    checked before each: keys that all hash alike (a forged set of colliding integers) make
+    each insertion slower, and are stopped at the deadline instead of running on."""
+    out = {} if tag == "$dict" else set()
+    try:
+        for e in body:
+            budget.charge(items=1, what="a dict or set entry")
+            if tag == "$dict":
+                if type(e) is not list or len(e) != 2:
+                    raise ProtocolError("a dict entry that is not a [key, value] pair")
+                out[decode(e[0], resolve, depth + 1, budget)] = decode(e[1], resolve, depth + 1, budget)
+            else:
+                out.add(decode(e, resolve, depth + 1, budget))
+    except (TypeError, ValueError) as e:
+        raise ProtocolError(f"a {tag[1:]} that cannot be rebuilt ({e})") from None
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,7 +389,15 @@ class Link:
         return encode(x, self.share)
 
     def decode(self, v):
-        return decode(v, self.resolve)
+        """A message's value, within a fresh per-reply budget and this link's deadline. Whatever
+        goes wrong while decoding (a MemoryError, a RecursionError, a numpy error on a forged
+        array) is a ProtocolError: the reply broke the protocol, the checker did not fail."""
+        try:
+            return decode(v, self.resolve, 0, Budget(deadline=self.deadline))
+        except (ProtocolError, TimedOut, Gone):
+            raise
+        except (Exception, MemoryError, RecursionError) as e:
+            raise ProtocolError(f"a value that cannot be decoded ({type(e).__name__})") from None
 
     # -- lines
     def send(self, message: dict) -> None:
@@ -286,8 +418,8 @@ class Link:
                 del self.buffer[: end + 1]
                 try:
                     message = _loads(line)
-                except ValueError:
-                    raise ProtocolError(f"a line that is not JSON: {line[:80]!r}") from None
+                except (ValueError, RecursionError, MemoryError) as e:   # digits past int's limit too
+                    raise ProtocolError(f"a line that is not JSON ({type(e).__name__}): {line[:80]!r}") from None
                 if type(message) is not dict:
                     raise ProtocolError(f"a message that is not an object: {line[:80]!r}")
                 return message
