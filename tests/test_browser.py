@@ -789,3 +789,76 @@ def test_solutions_print_open_and_code_wraps_on_paper(book):
     finally:
         page.close()
 
+
+# --- the explorers by keyboard and screen reader --------------------------------------------------
+
+FOCUSED = """() => { const el = document.activeElement, s = getComputedStyle(el);
+  const control = el.closest("[data-control]");
+  return {control: control ? Number(control.dataset.control) : null,
+          explorer: [...document.querySelectorAll(".tutorlib-static-explorer")].indexOf(el.closest(".tutorlib-static-explorer")),
+          outline: s.outlineStyle, width: parseFloat(s.outlineWidth), visible: el.matches(":focus-visible")}; }"""
+
+
+def _key_for(kind: str, at_end: bool) -> str:
+    """The key that changes a control of this kind: arrows for sliders, menus and radio buttons, Space for a box."""
+    if kind == "checkbox":
+        return "Space"
+    if kind == "menu":
+        return "ArrowUp" if at_end else "ArrowDown"
+    return "ArrowLeft" if at_end else "ArrowRight"
+
+
+@pytest.mark.parametrize("chapter", sorted(EXPLORER_CHAPTERS))
+def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
+    page = book.context.new_page()
+    try:
+        page.goto(book.base + f"{chapter}.html", wait_until="load")
+        page.wait_for_function("""() => [...document.querySelectorAll(".tutorlib-static-explorer")]
+                                  .every((e) => e.dataset.ready)""", timeout=TIMEOUT_MS)
+        roots = page.locator(".tutorlib-static-explorer")
+        for n in range(roots.count()):
+            root = roots.nth(n)
+            controls = root.locator("[data-control]")
+            # Tab from the top of the page until the explorer's first control has the focus
+            if n == 0:
+                page.locator("body").focus()
+            for _ in range(400):
+                page.keyboard.press("Tab")
+                now = page.evaluate(FOCUSED)
+                if now["explorer"] == n and now["control"] == 0:
+                    break
+            else:
+                pytest.fail(f"{chapter}, explorer {n + 1}: 400 presses of Tab never reach its first control")
+            for i in range(controls.count()):
+                if i:
+                    page.keyboard.press("Tab")
+                now = page.evaluate(FOCUSED)
+                assert (now["explorer"], now["control"]) == (n, i), (
+                    f"{chapter}, explorer {n + 1}: Tab leads to {now}, not to control {i + 1}")
+                assert now["visible"] and now["outline"] != "none" and now["width"] >= 2, (
+                    f"{chapter}, explorer {n + 1}, control {i + 1}: no visible focus ring ({now})")
+                control = controls.nth(i)
+                kind = ("buttons" if control.evaluate("e => e.tagName") == "FIELDSET"
+                        else control.evaluate("e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : e.type"))
+                before = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
+                                             : e.type === "checkbox" ? String(e.checked) : e.value""")
+                at_end = control.evaluate("""e => e.tagName === "FIELDSET" ? !e.querySelector("label:last-child input:not(:checked)")
+                                             : e.type === "range" ? e.value === e.max
+                                             : e.tagName === "SELECT" ? e.selectedIndex === e.options.length - 1 : false""")
+                page.keyboard.press(_key_for(kind, at_end))
+                after = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
+                                            : e.type === "checkbox" ? String(e.checked) : e.value""")
+                assert after != before, f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control {i + 1}"
+                label = control.get_attribute("data-label")
+                said = root.locator(".tutorlib-announce").inner_text()
+                assert said.startswith(f"{label}: "), f"{chapter}: the status line says {said!r} after moving {label!r}"
+                assert 20 <= len(said) <= 200, f"{chapter}: the status line should be brief and say the result: {said!r}"
+                assert page.evaluate(FOCUSED)["control"] == i, "the focus left the control it moved"
+            # the view's numbers are a table with headers, not a picture of one
+            tables = root.locator(".tutorlib-view table")
+            if tables.count():
+                assert root.get_by_role("columnheader").count() > 0 and root.get_by_role("rowheader").count() > 0
+            assert root.locator(".tutorlib-announce").get_attribute("aria-live") == "polite"
+            assert root.locator(".tutorlib-view").get_attribute("aria-live") is None, "the whole view is read at every step"
+    finally:
+        page.close()
