@@ -23,6 +23,11 @@
   says "Show the solution to question 1" is not understood (WCAG 2.1 SC 2.5.3,
   axe's label-content-name-mismatch). The summary is drawn here without that
   label, so its visible text is its name.
+- The EPUB (``make epub``, Sphinx's epub builder with its own plain theme)
+  has no launch buttons: sphinx-book-theme's handler would look for the
+  repository in a page context that the epub theme does not fill, and fail.
+  Nor does it carry MathJax (tools/book_formats.py writes the maths as
+  MathML): vendor/static stays out of it.
 """
 
 from __future__ import annotations
@@ -134,8 +139,15 @@ def label_hidden_cells_by_their_text(app) -> None:
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
 
 
+def epub_without_launch_buttons(app) -> None:
+    if app.builder.name == "epub":
+        app.config.html_theme_options = {**app.config.html_theme_options, "launch_buttons": {}}
+        app.config.html_static_path = [p for p in app.config.html_static_path if not p.startswith("vendor")]
+
+
 def setup(app):
     app.connect("builder-inited", label_hidden_cells_by_their_text)
+    app.connect("builder-inited", epub_without_launch_buttons)
     app.connect("doctree-read", hide_nbval_markers)
     app.connect("html-page-context", reading_chain)
     app.connect("html-page-context", one_copy_of_each_script, priority=900)
