@@ -1,8 +1,8 @@
 """`make pdf` and `make epub` (tools/book_formats.py), checked on a small book so CI stays quick.
 
-The small book is this one cut to three pages in _toc.yml order: a front page
-with Portuguese accents, chapter 3 (maths, a figure, an explorer, code) and
-the notation page. It is built and printed exactly as `make pdf` and
+The small book is this one cut to four pages in _toc.yml order: a front page
+with Portuguese accents, chapter 3 (maths, a figure, an explorer, code), the
+solutions of exercise 3 (code folded away on screen) and the notation page. It is built and printed exactly as `make pdf` and
 `make epub` build the whole book (about 20 s each); then the files are read
 back as a reader's program would: pdftotext and pdffonts for the PDF, the
 zip and its XHTML for the EPUB (and epubcheck, where it is installed).
@@ -30,7 +30,7 @@ sys.path.pop(0)
 
 from tutorlib.static import OFFLINE_NOTE  # noqa: E402
 
-PAGES = ["index", "chapters/03_softmax", "chapters/notation"]
+PAGES = ["index", "chapters/03_softmax", "exercises/solutions/ex03_softmax", "chapters/notation"]
 ACCENTS = "Tradução: não está, irmã, maçã."
 
 
@@ -42,7 +42,7 @@ def small_book(tmp_path_factory) -> Path:
     if not (ROOT / "vendor" / "static" / "mathjax" / "tex-chtml.js").is_file():
         pytest.fail("vendor/static has no MathJax: run `make vendor`")
     src = tmp_path_factory.mktemp("small-book")
-    for name in ("assets", "vendor", "tools", "_templates", "chapters", "tutorlib"):
+    for name in ("assets", "vendor", "tools", "_templates", "chapters", "exercises", "tutorlib"):
         (src / name).symlink_to(ROOT / name)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     # the chapter links to chapter 4 and its exercise, which the small book leaves out
@@ -50,6 +50,7 @@ def small_book(tmp_path_factory) -> Path:
     (src / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
     (src / "_toc.yml").write_text(yaml.safe_dump({"format": "jb-book", "root": "index", "parts": [
         {"caption": "Foundations", "chapters": [{"file": "chapters/03_softmax"}]},
+        {"caption": "Solutions", "chapters": [{"file": "exercises/solutions/ex03_softmax"}]},
         {"caption": "Reference", "chapters": [{"file": "chapters/notation"}]}]}))
     (src / "index.md").write_text(f"# Attention, step by step\n\nA small edition. {ACCENTS}\n")
     return src
@@ -70,7 +71,7 @@ def test_pdf_has_a_title_page_contents_with_page_numbers_and_every_page_in_order
     contents = pages[1]
     assert "Contents" in contents
     titles = facts["titles"]
-    assert titles[1].endswith("Softmax") and titles[2] == "Notation", titles
+    assert titles[1].endswith("Softmax") and "exercise 3" in titles[2] and titles[3] == "Notation", titles
     starts = facts["starts"]
     assert starts == sorted(starts) and len(set(starts)) == len(starts), f"documents out of order: {starts}"
     for title, start in zip(titles, starts):
@@ -141,3 +142,16 @@ def test_epub_is_a_valid_book_with_every_page_in_order_and_maths_as_mathml(epub)
                     if line.startswith(("ERROR", "FATAL", "WARNING")) and not line.startswith("ERROR(RSC-012)")]
         assert not problems, "\n".join(problems[:20])
         assert "Messages:" in check.stdout + check.stderr, "epubcheck did not run"
+
+
+def test_pdf_prints_collapsed_solutions_open(pdf):
+    # the solutions fold their code away (a <details>); on paper it must be there, not an empty box
+    import nbformat
+
+    nb = nbformat.read(ROOT / "exercises" / "solutions" / "ex03_softmax.ipynb", as_version=4)
+    hidden = [c for c in nb.cells if c.cell_type == "code" and {"hide-input", "hide-cell"} & set(c.metadata.get("tags", []))]
+    assert hidden, "the solutions fold no code away: pick another page for this test"
+    text = re.sub(r"\s+", " ", "\n".join(pdf[2]))
+    for cell in hidden:
+        line = next(line for line in cell.source.splitlines() if len(line.strip()) > 20)
+        assert re.sub(r"\s+", " ", line.strip())[:30] in text, f"folded code missing on paper: {line!r}"

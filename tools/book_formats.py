@@ -81,6 +81,9 @@ PREPARE = """([title, author, date, online, pages, numbers]) => {
   const main = document.querySelector("main #main-content, main") ;
   const article = document.querySelector("article.bd-article") || main;
   const esc = (s) => { const d = document.createElement("div"); d.textContent = s; return d.innerHTML; };
+  // collapsed solutions print open (the book's beforeprint handler does this for Ctrl+P; a
+  // closed <details> prints as an empty box even when CSS shows its content)
+  document.querySelectorAll("details").forEach((d) => { d.open = true; });
   const titles = [];
   let lastPart = null, rows = "";
   pages.forEach(([part, doc], i) => {
@@ -135,6 +138,7 @@ PRINT_CSS = """
   h1, h2, h3 { break-after: avoid; }
   div.cell div.highlight pre { font-size: 8pt; }
   html.tl-front-only #tl-front-matter ~ * { display: none !important; }
+  div.cell details.hide > summary { display: none !important; }
 }
 """
 
