@@ -26,7 +26,10 @@ Then, with a real hand on the controls:
   values or more, and the view must equal what tutorlib's pure view returns
   for that state, computed here in the test;
 - the visible sidebar and contents toggles open the chapter list and the page
-  contents, at 390 px and at 1366 px.
+  contents, at 390 px and at 1366 px;
+- by keyboard alone: Tab reaches each control of every explorer, with a
+  visible focus ring; an arrow key (Space for a box) moves it, and the status
+  line a screen reader hears says the new value and the result, briefly.
 
 A full-page screenshot of each page is kept in test-artifacts/screenshots/
 (1366 px) and test-artifacts/screenshots/390/ (the phone).
