@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install vendor book system-deps test test-kernels clean
+.PHONY: install vendor book pdf epub system-deps test test-kernels clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +27,9 @@ apt_install = { command -v apt-get >/dev/null 2>&1 || { \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(1); }
 
-# The book serves MathJax itself (no CDN when it is read, offline too). tools/vendor_assets.py
-# fetches it once with `npm pack` (a pinned version, checked against the registry's sha512
+# The book serves MathJax itself (no CDN when it is read, offline too), and the browser tests
+# check every page with axe-core (vendor/tests, not part of the book). tools/vendor_assets.py
+# fetches each once with `npm pack` (a pinned version, checked against the registry's sha512
 # integrity) into vendor/ (gitignored), which the build copies into _build/html. npm comes with
 # Node.js; on a fresh Debian/Ubuntu machine (CI) it is installed here with apt-get.
 vendor: install
@@ -63,6 +64,23 @@ system-deps:
 	  $(call apt_install,libreoffice-calc,make test needs LibreOffice Calc (soffice) to recalculate tests/test_spreadsheet.py's workbooks)
 	@[ -x "$(CHROMIUM)" ] || \
 	  $(call apt_install,chromium fonts-liberation,make test needs Chromium at $(CHROMIUM) for tests/test_browser.py (or run make test CHROMIUM=/path/to/chromium))
+	@command -v pdftotext >/dev/null 2>&1 || $(call apt_install,poppler-utils,make test checks a printed chapter with pdftotext)
+
+# The whole book for reading offline (tools/book_formats.py): `make pdf` prints the one-page build
+# in Chromium (no TeX) to _build/pdf/attention-step-by-step.pdf, numbering its contents with
+# pdftotext (poppler-utils); `make epub` runs Sphinx's epub builder and turns the maths into
+# MathML with the vendored MathJax, into _build/epub/attention-step-by-step.epub. Where the
+# HTML book is built, both are copied next to it, so the site serves them (index.md links them).
+pdf: install vendor
+	@[ -x "$(CHROMIUM)" ] || \
+	  $(call apt_install,chromium fonts-liberation,make pdf prints the book with Chromium at $(CHROMIUM))
+	@command -v pdftotext >/dev/null 2>&1 || $(call apt_install,poppler-utils,make pdf numbers the contents with pdftotext)
+	CHROMIUM=$(CHROMIUM) $(BIN)/python tools/book_formats.py pdf
+
+epub: install vendor
+	@[ -x "$(CHROMIUM)" ] || \
+	  $(call apt_install,chromium fonts-liberation,make epub converts the maths with MathJax in Chromium at $(CHROMIUM))
+	CHROMIUM=$(CHROMIUM) $(BIN)/python tools/book_formats.py epub
 
 test: book system-deps
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest

@@ -4,6 +4,10 @@
  *    (disabled until this script runs), the starting view, and every other view, packed as
  *    gzip + base64 JSON. Moving a control swaps in the stored view for the new state: the
  *    very HTML the live explorer shows in a kernel, made by the same Python function.
+ *    The controls are native (Tab reaches each, the arrow keys move it); a status line says
+ *    briefly what changed (the control's new value and the view's data-summary), so a screen
+ *    reader does not read the whole table again. Boxes of the view that scroll sideways
+ *    become tab stops, so a keyboard can scroll them (WCAG 2.1.1).
  * 2. Sidebar toggles. pydata-sphinx-theme 0.17 wires its click handler to the first
  *    .primary-toggle / .secondary-toggle of the page, a button in a header that
  *    sphinx-book-theme hides, so the visible buttons do nothing (pydata-sphinx-theme#2451,
@@ -27,6 +31,41 @@
     return Number(el.value); // range and select: the option's index
   }
 
+  // A box that scrolls sideways and holds nothing focusable is a tab stop (the arrow keys
+  // scroll it); one that no longer scrolls stops being one.
+  const SCROLLERS = ".tutorlib-view div, .tutorlib-view table, .cell_output .output.text_html";
+  function scrollersReachable(scope) {
+    scope.querySelectorAll(SCROLLERS).forEach((box) => {
+      const overflow = getComputedStyle(box).overflowX;
+      const scrolls = (overflow === "auto" || overflow === "scroll") && box.scrollWidth > box.clientWidth + 1;
+      const focusable = box.querySelector("a[href], button, input, select, textarea, [tabindex]");
+      if (scrolls && !focusable && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", "scrollable output (arrow keys scroll)");
+        box.dataset.tlScroller = "1";
+      } else if (!scrolls && box.dataset.tlScroller) {
+        ["tabindex", "role", "aria-label", "data-tl-scroller"].forEach((a) => box.removeAttribute(a));
+      }
+    });
+  }
+
+  function controlText(el) {
+    let value;
+    if (el.tagName === "FIELDSET") value = el.querySelector("input:checked").parentElement.textContent;
+    else if (el.type === "checkbox") value = el.checked ? "on" : "off";
+    else if (el.type === "range") value = JSON.parse(el.dataset.labels)[Number(el.value)];
+    else value = el.options[el.selectedIndex].textContent;
+    return `${el.dataset.label}: ${value.trim()}`;
+  }
+
+  function summaryOf(view) {
+    const said = view.querySelector("[data-summary]");
+    if (said) return said.dataset.summary;
+    const title = view.querySelector("caption, b");
+    return title ? title.textContent.trim() : "";
+  }
+
   async function setUpExplorer(root) {
     const data = JSON.parse(root.querySelector("script.tutorlib-states").textContent);
     const view = root.querySelector(".tutorlib-view");
@@ -44,7 +83,8 @@
       root.prepend(note);
       return;
     }
-    const redraw = () => {
+    const status = root.querySelector(".tutorlib-announce");
+    const redraw = (event) => {
       let key = 0;
       controls.forEach((el, i) => { key = key * data.sizes[i] + readControl(el); });
       view.innerHTML = pages[data.index[key]];
@@ -52,8 +92,15 @@
         if (el.type === "range") {
           const labels = JSON.parse(el.dataset.labels);
           el.parentElement.querySelector("output").textContent = labels[Number(el.value)];
+          el.setAttribute("aria-valuetext", labels[Number(el.value)]);
         }
       });
+      const moved = event && event.target && event.target.closest("[data-control]");
+      if (status && moved) {
+        const text = `${controlText(moved)}. ${summaryOf(view)}`.slice(0, 200);
+        if (status.textContent !== text) status.textContent = text;
+      }
+      scrollersReachable(root);
     };
     root.querySelectorAll("input, select").forEach((el) => {
       el.disabled = false;
@@ -61,6 +108,7 @@
       el.addEventListener("change", redraw);
     });
     root.dataset.ready = "true";
+    scrollersReachable(root);
   }
 
   // --- 2. sidebar toggles ------------------------------------------------------------------
@@ -102,5 +150,11 @@
     document.querySelectorAll(".tutorlib-static-explorer").forEach((root) => { setUpExplorer(root); });
     setUpToggles("primary");
     setUpToggles("secondary");
+    scrollersReachable(document);
+    let pending = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(pending);
+      pending = setTimeout(() => scrollersReachable(document), 150);
+    });
   });
 })();

@@ -214,6 +214,27 @@ def test_display_refuses_unsafe_colour_maps():
     plt.close("all")
 
 
+def test_text_on_every_shade_reads_at_wcag_aa_contrast():
+    # WCAG 2.1 AA asks 4.5:1 of text. The better of black and white always reaches 4.58:1,
+    # so on every colour of every map the course allows, the chosen text colour must too.
+    from matplotlib.colors import to_rgb
+
+    assert display.contrast_ratio((0, 0, 0), (1, 1, 1)) == pytest.approx(21.0)
+    assert display.relative_luminance((0.5, 0.5, 0.5)) == pytest.approx(0.2140, abs=1e-4)  # linearised
+    poor = []
+    for name in sorted(display.COLOUR_BLIND_SAFE_CMAPS):
+        for x in np.linspace(0, 1, 257):
+            bg, fg = display.shade(float(x), 0.0, 1.0, name)
+            ratio = display.contrast_ratio(to_rgb(bg), to_rgb(fg))
+            if ratio < 4.5:
+                poor.append(f"{name} at {x:.3f}: {fg} on {bg} reads at {ratio:.2f}:1")
+    assert not poor, f"{len(poor)} shades with unreadable text, e.g. {poor[:5]}"
+    # the tables of the explorers and of matrix() take their text colour from shade()
+    cell = re.search(r"background:(#[0-9a-f]{6});color:(#[0-9a-f]{6})",
+                     display.weights_heatmap_html([[0.3, 0.7]], ["q"], ["a", "b"]))
+    assert display.contrast_ratio(to_rgb(cell[1]), to_rgb(cell[2])) >= 4.5, cell.group(0)
+
+
 # --- the built book ---------------------------------------------------------------------------
 
 

@@ -17,14 +17,19 @@ thing about it:
   not in it; each one leads back to its exercise);
 - every figure is shown at 0.9 or more of its natural width (1366 px window);
 - at 390 px (a phone) nothing makes the page scroll sideways;
-- the search page finds "softmax" in chapter 3.
+- the search page finds "softmax" in chapter 3;
+- axe-core (vendored, tools/vendor_assets.py) finds no serious or critical
+  violation of the WCAG 2.0/2.1 A and AA rules, at 1366 px and at 390 px.
 
 Then, with a real hand on the controls:
 - every explorer of the static book answers: each control is moved to two
   values or more, and the view must equal what tutorlib's pure view returns
   for that state, computed here in the test;
 - the visible sidebar and contents toggles open the chapter list and the page
-  contents, at 390 px and at 1366 px.
+  contents, at 390 px and at 1366 px;
+- by keyboard alone: Tab reaches each control of every explorer, with a
+  visible focus ring; an arrow key (Space for a box) moves it, and the status
+  line a screen reader hears says the new value and the result, briefly.
 
 A full-page screenshot of each page is kept in test-artifacts/screenshots/
 (1366 px) and test-artifacts/screenshots/390/ (the phone).
@@ -55,6 +60,9 @@ TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
 NOTEBOOK_PAGES = [p for p in PAGES if (ROOT / f"{p}.ipynb").is_file()]
 SEARCH = "search.html?q=softmax"
+AXE = ROOT / "vendor" / "tests" / "axe-core" / "axe.min.js"  # tools/vendor_assets.py puts it there
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+AXE_FAILS = {"serious", "critical"}  # impacts that fail a page (minor and moderate are reported)
 TARGETS = [f"{p}.html" for p in PAGES] + [SEARCH]
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -163,6 +171,7 @@ class Visit:
     pending: set = field(default_factory=set)                # requests not finished yet
     facts: dict = field(default_factory=dict)
     screenshot: Path | None = None
+    axe: list = field(default_factory=list)  # axe-core's violations: {id, impact, help, nodes: [...]}
     load_s: float = 0.0    # navigation until everything is rendered
     checks_s: float = 0.0  # reading the facts and taking the screenshot
 
@@ -180,8 +189,10 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 class BookBrowser:
     """Serve a built site on 127.0.0.1 and open its pages in headless Chromium (a context manager)."""
 
-    def __init__(self, html: Path = HTML, screenshots: Path | None = SCREENSHOTS, viewport: dict = DESKTOP):
+    def __init__(self, html: Path = HTML, screenshots: Path | None = SCREENSHOTS, viewport: dict = DESKTOP,
+                 axe: bool = False):
         self.html, self.screenshots, self.viewport = html, screenshots, viewport
+        self.axe = axe  # run axe-core on every page visited (Visit.axe)
 
     def __enter__(self) -> "BookBrowser":
         if not (self.html / "index.html").is_file():
@@ -272,6 +283,8 @@ class BookBrowser:
             visit.load_s = time.perf_counter() - start
             start = time.perf_counter()
             visit.facts = page.evaluate(FACTS)
+            if self.axe:
+                visit.axe = run_axe(page)
             if screenshots is not None:
                 screenshots.mkdir(parents=True, exist_ok=True)
                 name = re.sub(r"[^A-Za-z0-9_.-]+", "_", target.split("?")[0].removesuffix(".html"))
@@ -281,6 +294,20 @@ class BookBrowser:
         finally:
             page.close()
         return visit
+
+
+def run_axe(page) -> list[dict]:
+    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now, one dict per rule."""
+    if not AXE.is_file():
+        raise RuntimeError(f"{AXE} is missing: run `make vendor` (tools/vendor_assets.py fetches axe-core)")
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async (tags) => {
+      const result = await axe.run(document, {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]});
+      return result.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
+        nodes: v.nodes.map((n) => ({target: n.target.join(" "), html: n.html.slice(0, 160),
+                                    summary: n.failureSummary}))}));
+    }""", AXE_TAGS)
 
 
 def _page_html(target: str) -> str:
@@ -297,7 +324,7 @@ def _explorer_targets() -> list[str]:
 @pytest.fixture(scope="module")
 def book():
     try:
-        with BookBrowser() as browser:
+        with BookBrowser(axe=True) as browser:
             yield browser
     except RuntimeError as err:
         pytest.fail(str(err))
@@ -512,13 +539,51 @@ def phone(book):
     context.close()
 
 
+@pytest.fixture(scope="module")
+def phone_visits(book, phone):
+    """target -> Visit in the 390 px window, each page opened once."""
+    cache: dict[str, Visit | Exception] = {}
+
+    def get(target: str) -> Visit:
+        if target not in cache:
+            try:
+                cache[target] = book.visit(target, context=phone, screenshots=SCREENSHOTS / "390")
+            except Exception as err:
+                cache[target] = err
+        if isinstance(cache[target], Exception):
+            raise AssertionError(f"{target} could not be opened at {PHONE['width']} px: {cache[target]}")
+        return cache[target]
+
+    return get
+
+
 @pytest.mark.parametrize("target", TARGETS)
-def test_no_page_scrolls_sideways_on_a_phone(book, phone, target):
-    v = book.visit(target, context=phone, screenshots=SCREENSHOTS / "390")
+def test_no_page_scrolls_sideways_on_a_phone(phone_visits, target):
+    v = phone_visits(target)
     assert v.status == 200 and not v.console_errors, (v.status, v.console_errors)
     assert v.facts["scrollWidth"] <= PHONE["width"], (
         f"{target} is {v.facts['scrollWidth']} px wide in a {PHONE['width']} px window: "
         "something does not wrap or scroll in its own box")
+
+
+# --- WCAG 2.1 AA (axe-core) -----------------------------------------------------------------
+
+AXE_REPORTS = ROOT / "test-artifacts" / "axe"
+
+
+@pytest.mark.parametrize("width", [DESKTOP["width"], PHONE["width"]], ids=["1366px", "390px"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_axe_finds_no_serious_violation(visits, phone_visits, target, width):
+    import json
+
+    v = visits(target) if width == DESKTOP["width"] else phone_visits(target)
+    report = AXE_REPORTS / str(width) / (re.sub(r"[^A-Za-z0-9_.-]+", "_", target.split("?")[0]) + ".json")
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(json.dumps(v.axe, indent=1, ensure_ascii=False))
+    failing = [rule for rule in v.axe if rule["impact"] in AXE_FAILS]
+    assert not failing, f"{target} at {width} px: " + "; ".join(
+        f"{rule['id']} ({rule['impact']}, {len(rule['nodes'])} elements: {rule['help']}), first: "
+        f"{rule['nodes'][0]['target']} {rule['nodes'][0]['html']!r}" for rule in failing)
 
 
 # --- the sidebars ------------------------------------------------------------------------------
@@ -753,5 +818,79 @@ def test_solutions_print_open_and_code_wraps_on_paper(book):
         assert all(page.evaluate(shown)), "a printed solution page must show every solution"
         wrap = page.evaluate("getComputedStyle(document.querySelector('div.highlight pre')).whiteSpace")
         assert wrap == "pre-wrap", f"printed code must wrap at the margin, white-space is {wrap!r}"
+    finally:
+        page.close()
+
+
+# --- the explorers by keyboard and screen reader --------------------------------------------------
+
+FOCUSED = """() => { const el = document.activeElement, s = getComputedStyle(el);
+  const control = el.closest("[data-control]");
+  return {control: control ? Number(control.dataset.control) : null,
+          explorer: [...document.querySelectorAll(".tutorlib-static-explorer")].indexOf(el.closest(".tutorlib-static-explorer")),
+          outline: s.outlineStyle, width: parseFloat(s.outlineWidth), visible: el.matches(":focus-visible")}; }"""
+
+
+def _key_for(kind: str, at_end: bool) -> str:
+    """The key that changes a control of this kind: arrows for sliders, menus and radio buttons, Space for a box."""
+    if kind == "checkbox":
+        return "Space"
+    if kind == "menu":
+        return "ArrowUp" if at_end else "ArrowDown"
+    return "ArrowLeft" if at_end else "ArrowRight"
+
+
+@pytest.mark.parametrize("chapter", sorted(EXPLORER_CHAPTERS))
+def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
+    page = book.context.new_page()
+    try:
+        page.goto(book.base + f"{chapter}.html", wait_until="load")
+        page.wait_for_function("""() => [...document.querySelectorAll(".tutorlib-static-explorer")]
+                                  .every((e) => e.dataset.ready)""", timeout=TIMEOUT_MS)
+        roots = page.locator(".tutorlib-static-explorer")
+        for n in range(roots.count()):
+            root = roots.nth(n)
+            controls = root.locator("[data-control]")
+            # Tab from the top of the page until the explorer's first control has the focus
+            if n == 0:
+                page.locator("body").focus()
+            for _ in range(400):
+                page.keyboard.press("Tab")
+                now = page.evaluate(FOCUSED)
+                if now["explorer"] == n and now["control"] == 0:
+                    break
+            else:
+                pytest.fail(f"{chapter}, explorer {n + 1}: 400 presses of Tab never reach its first control")
+            for i in range(controls.count()):
+                if i:
+                    page.keyboard.press("Tab")
+                now = page.evaluate(FOCUSED)
+                assert (now["explorer"], now["control"]) == (n, i), (
+                    f"{chapter}, explorer {n + 1}: Tab leads to {now}, not to control {i + 1}")
+                assert now["visible"] and now["outline"] != "none" and now["width"] >= 2, (
+                    f"{chapter}, explorer {n + 1}, control {i + 1}: no visible focus ring ({now})")
+                control = controls.nth(i)
+                kind = ("buttons" if control.evaluate("e => e.tagName") == "FIELDSET"
+                        else control.evaluate("e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : e.type"))
+                before = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
+                                             : e.type === "checkbox" ? String(e.checked) : e.value""")
+                at_end = control.evaluate("""e => e.tagName === "FIELDSET" ? !e.querySelector("label:last-child input:not(:checked)")
+                                             : e.type === "range" ? e.value === e.max
+                                             : e.tagName === "SELECT" ? e.selectedIndex === e.options.length - 1 : false""")
+                page.keyboard.press(_key_for(kind, at_end))
+                after = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
+                                            : e.type === "checkbox" ? String(e.checked) : e.value""")
+                assert after != before, f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control {i + 1}"
+                label = control.get_attribute("data-label")
+                said = root.locator(".tutorlib-announce").inner_text()
+                assert said.startswith(f"{label}: "), f"{chapter}: the status line says {said!r} after moving {label!r}"
+                assert 20 <= len(said) <= 200, f"{chapter}: the status line should be brief and say the result: {said!r}"
+                assert page.evaluate(FOCUSED)["control"] == i, "the focus left the control it moved"
+            # the view's numbers are a table with headers, not a picture of one
+            tables = root.locator(".tutorlib-view table")
+            if tables.count():
+                assert root.get_by_role("columnheader").count() > 0 and root.get_by_role("rowheader").count() > 0
+            assert root.locator(".tutorlib-announce").get_attribute("aria-live") == "polite"
+            assert root.locator(".tutorlib-view").get_attribute("aria-live") is None, "the whole view is read at every step"
     finally:
         page.close()

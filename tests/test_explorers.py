@@ -26,7 +26,9 @@ FOX = QUICK_BROWN_FOX
 def cell_numbers(page: str, table_class: str) -> list[float]:
     """The numbers written in the <td> cells of the first table of ``table_class`` (✕ cells give nan)."""
     table = re.search(rf'<table class="{table_class}".*?</table>', page, re.S).group(0)
-    return [float("nan") if text == "✕" else float(text) for text in re.findall(r"<td[^>]*>([^<]*)</td>", table)]
+    cells = [re.sub(r"<[^>]+>", "", text) for text in re.findall(r"<td[^>]*>(.*?)</td>", table)]
+    # a hidden cell shows ✕ and says "hidden" to a screen reader
+    return [float("nan") if text in ("✕", "✕hidden") else float(text) for text in cells]
 
 
 def bar_numbers(page: str) -> list[float]:
@@ -164,7 +166,7 @@ def test_attention_view_cross_attention_labels():
     k = np.array([[1.0, 0.5], [1.5, 1.0], [-1.0, 1.0]])  # (T_k, d_k) = (3, 2)
     weights, page = explorers.attention_view(q, k, ["sou", "feliz"], ["I", "am", "happy"], query="feliz")
     np.testing.assert_allclose(weights, scaled_dot_product_attention(q, k, k)[1][1])
-    assert "<th style=\"padding:2px 8px\">happy</th>" in page
+    assert "<th scope=\"col\" style=\"padding:2px 8px\">happy</th>" in page
 
 
 def test_attention_view_rejects_bad_input():
@@ -277,10 +279,10 @@ def test_mask_view_is_padding_and_causal_mask(n_words, n_pad, causal):
     np.testing.assert_allclose(weights, scaled_dot_product_attention(x, x, x, mask)[1])
     hidden = int((~mask).sum())
     assert len(re.findall(r'<td[^>]*title="hidden', page)) == 2 * hidden, "hidden cells marked in the grid and the weights"
-    assert len(re.findall(r'<td[^>]*title="may attend">✓', page)) == int(mask.sum())
+    assert len(re.findall(r'<td[^>]*title="may attend"><span aria-hidden="true">✓</span>', page)) == int(mask.sum())
     assert f"{hidden} of {T * T} cells" in page
     labels = re.findall(r'<tbody>.*?</tbody>', page, re.S)[0]  # the mask grid's rows
-    labels = re.findall(r'<tr><th style="padding:2px 8px;text-align:left">([^<]*)</th>', labels)
+    labels = re.findall(r'<tr><th scope="row" style="padding:2px 8px;text-align:left">([^<]*)</th>', labels)
     assert labels == list(YOUR_CAT["tokens"][:n_words]) + ["&lt;pad&gt;"] * n_pad
 
 
@@ -398,7 +400,7 @@ def test_translator_view_weights_are_that_layers_cross_attention(pretrained):
             np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(weights, 2).ravel(), atol=0.0101)
             which = "mean of the heads" if head is None else f"head {head + 1} of {H}"
             assert f"decoder layer {layer + 1} of 3, {which}" in page
-    header = re.findall(r'<th style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
+    header = re.findall(r'<th scope="(?:col|row)" style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
     assert header == [html.escape(r) for r in rows]
 
 
@@ -424,7 +426,7 @@ def test_translator_view_names_unknown_words_and_copies_them_as_translate_does(p
     sentence = "Maria likes the black cats"
     translation, weights, page = explorers.translator_view(pretrained, sentence, 1, 2, None)
     assert translation == translate(sentence, pretrained, on_notice=lambda i, m: None) == "Maria gosta dos gatos pretos"
-    header = re.findall(r'<th style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
+    header = re.findall(r'<th scope="(?:col|row)" style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
     assert header[0] == "Maria" and int(weights[0].argmax()) == 0
 
 

@@ -36,7 +36,11 @@ def test_every_state_maps_to_its_own_view():
             for k, c in enumerate((False, True)):
                 assert _lookup(data, [i, j, k]) == f"<p>{a}-{b}-{c}</p>"
     # the starting view is shown before any script runs, and the controls start at their values
-    assert '<div class="tutorlib-view" aria-live="polite"><p>2-y-False</p></div>' in page
+    assert '<div class="tutorlib-view"><p>2-y-False</p></div>' in page
+    # a brief status line announces changes, not the whole view; paper says where it moves
+    assert '<p class="tutorlib-announce" role="status" aria-live="polite" aria-atomic="true"></p>' in page
+    assert "aria-live" not in page.split('class="tutorlib-view"')[1]
+    assert static.OFFLINE_NOTE in page and 'aria-valuetext="two"' in page
     assert 'value="1"' in page and "<output" in page and ">two</output>" in page
 
 
@@ -82,3 +86,14 @@ def test_each_explorer_offers_its_twin_next_to_the_widget():
         assert _lookup(data, [i]) == explorers.temperature_view([2.0, 1.0, 0.1], ["cat", "dog", "car"], steps[i])[1]
     with pytest.raises(ValueError, match="not one of them"):
         explorers.temperature_explorer([1.0, 2.0], ["a", "b"], temperature=1.05)
+
+
+def test_the_twin_is_well_formed_xml_for_the_epub():
+    # The EPUB's pages are XHTML: a bare `disabled` or an unclosed <input> breaks the whole page there.
+    import xml.etree.ElementTree as ET
+
+    controls = [Control("a", "a", (("one", 1), ("two", 2)), 2, "slider"),
+                Control("m", "m", (("x", "x"), ("y", "y")), "y", "menu"),
+                Control("b", "b", (("x", "x"), ("y", "y")), "y", "buttons"),
+                Control("c", "c", (("off", False), ("on", True)), True, "checkbox")]
+    ET.fromstring(static.explorer_html(controls, lambda a, m, b, c: f"<p>{a}{m}{b}{c}<br/></p>", "demo"))

@@ -16,6 +16,18 @@
   as a 1.4 MB script that redraws every icon as SVG. The webfonts alone draw
   the book's dozen icons, so the script is dropped from every page (it was a
   third of a page's weight on a first visit).
+- myst-nb's collapsed cells (the solutions behind "Show the solution to
+  question 1") label their ``<summary>`` with ``aria-label="Toggle hidden
+  content"``, which replaces the text the reader sees: a screen reader says
+  "Toggle hidden content" for every solution, and a voice-control user who
+  says "Show the solution to question 1" is not understood (WCAG 2.1 SC 2.5.3,
+  axe's label-content-name-mismatch). The summary is drawn here without that
+  label, so its visible text is its name.
+- The EPUB (``make epub``, Sphinx's epub builder with its own plain theme)
+  has no launch buttons: sphinx-book-theme's handler would look for the
+  repository in a page context that the epub theme does not fill, and fail.
+  Nor does it carry MathJax (tools/book_formats.py writes the maths as
+  MathML): vendor/static stays out of it.
 """
 
 from __future__ import annotations
@@ -110,7 +122,32 @@ def drop_icon_script(app, exception) -> None:
         leftover.unlink()
 
 
+def visit_hidden_cell(self, node) -> None:
+    """myst-nb's visit_HideCellInput (myst_nb/sphinx_.py, 1.x) without the summary's aria-label."""
+    from html import escape
+
+    self.body.append(f'<details class="admonition hide {" ".join(node["classes"])}">\n<summary>\n')
+    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def label_hidden_cells_by_their_text(app) -> None:
+    # At builder-inited every extension has registered its nodes, so this replaces myst-nb's.
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
+
+
+def epub_without_launch_buttons(app) -> None:
+    if app.builder.name == "epub":
+        app.config.html_theme_options = {**app.config.html_theme_options, "launch_buttons": {}}
+        app.config.html_static_path = [p for p in app.config.html_static_path if not p.startswith("vendor")]
+
+
 def setup(app):
+    app.connect("builder-inited", label_hidden_cells_by_their_text)
+    app.connect("builder-inited", epub_without_launch_buttons)
     app.connect("doctree-read", hide_nbval_markers)
     app.connect("html-page-context", reading_chain)
     app.connect("html-page-context", one_copy_of_each_script, priority=900)

@@ -1,4 +1,4 @@
-"""Put the book's MathJax 3 into vendor/, so the site needs no CDN.
+"""Put the book's MathJax 3 (and the tests' axe-core) into vendor/, so nothing comes from a CDN.
 
     .venv/bin/python tools/vendor_assets.py          # fetch (once), verify, unpack into vendor/static (if changed)
     .venv/bin/python tools/vendor_assets.py --check  # verify vendor/static against the pinned tarballs
@@ -8,6 +8,10 @@ _build/html/_static (`html_static_path` in _config.yml), and `mathjax_path`
 points there, so a reader's browser asks nothing of a CDN. (The explorers need
 no widget library in the book: their static twins are plain HTML switched by
 assets/course.js; see tutorlib/static.py.)
+
+axe-core, the accessibility checker tests/test_browser.py runs on every page,
+is vendored the same way into vendor/tests/axe-core: the tests inject it into
+each page, and the book itself does not carry it.
 
 Each package is pinned to an exact version and to the sha512 integrity the npm
 registry publishes for it (`npm view NAME@VERSION dist.integrity`). The tarball
@@ -34,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "vendor"
 CACHE = VENDOR / "npm"        # the downloaded tarballs, kept between builds
 STATIC = VENDOR / "static"    # copied as is into _build/html/_static by Sphinx
+TESTS = VENDOR / "tests"      # what only the tests load (not part of the book)
 
 MATHJAX_OTHER_BUNDLES = {  # es5/*.js combined bundles the book does not load (it loads tex-chtml.js)
     "tex-mml-chtml.js", "tex-chtml-full.js", "tex-chtml-full-speech.js", "tex-svg.js", "tex-svg-full.js",
@@ -56,6 +61,12 @@ class Package:
     dest: str                                  # folder under vendor/static (and _build/html/_static)
     keep: Callable[[PurePosixPath], bool]      # which files of `source` to take
     extra: tuple[str, ...] = ()                # files outside `source` to take too (licenses)
+    in_book: bool = True                       # False: under vendor/tests, for the tests only
+
+    @property
+    def home(self) -> Path:
+        """Where its files go: vendor/static/<dest> (the book's) or vendor/tests/<dest>."""
+        return (STATIC if self.in_book else TESTS) / self.dest
 
     @property
     def spec(self) -> str:
@@ -77,7 +88,18 @@ PACKAGES = (
         keep=_mathjax_file,
         extra=("package/LICENSE",),
     ),
+    Package(  # the WCAG checker of tests/test_browser.py
+        name="axe-core",
+        version="4.14.1",
+        integrity="sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==",
+        source="package",
+        dest="axe-core",
+        keep=lambda rel: str(rel) in ("axe.min.js", "LICENSE"),
+        in_book=False,
+    ),
 )
+
+AXE = next(p for p in PACKAGES if p.name == "axe-core").home / "axe.min.js"
 
 
 class VendorError(RuntimeError):
@@ -161,7 +183,7 @@ def _differences(pkg: Package, wanted: dict[str, bytes], dest: Path, exact: bool
 
 def unpack(pkg: Package, tarball: Path) -> Path:
     """vendor/static/<dest>, (re)written from the verified tarball unless it already holds exactly its files."""
-    dest = STATIC / pkg.dest
+    dest = pkg.home
     wanted = wanted_files(pkg, tarball)
     if dest.is_dir() and not _differences(pkg, wanted, dest, exact=True):
         return dest
@@ -178,16 +200,19 @@ def check(static: Path | None = None) -> list[str]:
     """Differences between `static` (vendor/static, or a built site's _static) and the pinned tarballs.
 
     Each vendored file must be there with the tarball's bytes; in vendor/static no other file may be (a built site's _static holds the theme's files too).
+    Without `static`, the tests' packages (vendor/tests) are checked as well; a built site holds only the book's.
     Needs the tarballs in vendor/npm (the build fetched them).
     """
-    static = static or STATIC
     problems = []
     for pkg in PACKAGES:
+        if static is not None and not pkg.in_book:
+            continue
         if not _verified(pkg, pkg.tarball):
             problems.append(f"{_shown(pkg.tarball)} is missing or does not match {pkg.spec}'s "
                             "integrity: run tools/vendor_assets.py")
             continue
-        problems += _differences(pkg, wanted_files(pkg, pkg.tarball), static / pkg.dest, exact=static == STATIC)
+        dest = pkg.home if static is None else static / pkg.dest
+        problems += _differences(pkg, wanted_files(pkg, pkg.tarball), dest, exact=static is None)
     return problems
 
 

@@ -30,6 +30,8 @@ __all__ = [
     "DEFAULT_CMAP",
     "labels_for",
     "text_colour",
+    "relative_luminance",
+    "contrast_ratio",
     "shade",
     "weight_bars_html",
     "weights_heatmap_html",
@@ -97,14 +99,36 @@ def labels_for(labels, n: int, what: str) -> list[str]:
     return labels
 
 
-def text_colour(rgb) -> str:
-    """Black or white, whichever reads better on the background colour ``rgb`` (0-1 floats).
+def relative_luminance(rgb) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour ``rgb`` (0-1 floats): 0 for black, 1 for white.
 
-    The rule every table and heatmap of the course uses: black on light
-    cells, white on dark ones, by the background's relative luminance.
+    Each channel is linearised first (the sRGB curve); a plain weighted sum of
+    the stored channels overrates mid-tones, which is how white text once
+    ended up on cells too light for it.
     """
-    r, g, b = rgb[:3]
-    return "#000000" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "#ffffff"
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(float(c)) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a, b) -> float:
+    """WCAG 2.1's contrast ratio of two colours (0-1 floats), from 1 (none) to 21 (black on white)."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def text_colour(rgb) -> str:
+    """Black or white, whichever has the higher WCAG contrast on the background colour ``rgb`` (0-1 floats).
+
+    The rule every table and heatmap of the course uses. The better of the
+    two is always at least 4.58:1, above the 4.5:1 that WCAG 2.1 AA asks of
+    text, whatever the background.
+    """
+    on_black = contrast_ratio(rgb, (0.0, 0.0, 0.0))
+    on_white = contrast_ratio(rgb, (1.0, 1.0, 1.0))
+    return "#000000" if on_black >= on_white else "#ffffff"
 
 
 def shade(x: float, lo: float, hi: float, cmap: str = DEFAULT_CMAP) -> tuple[str, str]:
@@ -166,9 +190,9 @@ class LabelledMatrix:
         parts = ['<table class="tutorlib-matrix" style="border-collapse:collapse;font-family:monospace;text-align:right">']
         if self.title:
             parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(self.title)}</caption>')
-        head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in self.cols)
+        head = "".join(f'<th scope="col" style="padding:2px 8px">{esc(c)}</th>' for c in self.cols)
         if self.row_sums:
-            head += '<th style="padding:2px 8px">Σ</th>'
+            head += '<th scope="col" style="padding:2px 8px">Σ</th>'
         parts.append(f'<thead><tr><th></th>{head}</tr></thead><tbody>')
         for label, row, cols in zip(self.rows, self.values, colours):
             cells = "".join(
@@ -177,7 +201,7 @@ class LabelledMatrix:
             )
             if self.row_sums:
                 cells += f'<td style="padding:2px 8px;font-weight:bold">{self._fmt(np.sum(row))}</td>'
-            parts.append(f'<tr><th style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
+            parts.append(f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
         parts.append("</tbody></table>")
         return "".join(parts)
 
@@ -293,6 +317,13 @@ HIGHLIGHT_COLOUR = OKABE_ITO["vermillion"]  # outlines the selected row
 ALLOWED_COLOUR = OKABE_ITO["sky blue"]  # mask cells that may attend
 _HIDDEN_STYLE = "background:repeating-linear-gradient(45deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#000000"
 _CELL = "padding:2px 8px;border:1px solid #ffffff"
+# Text for screen readers only (a mark like ✕ is read as "multiplication x"), inline like every style here.
+_SR_ONLY = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap"
+
+
+def _mark(symbol: str, spoken: str) -> str:
+    """A mark drawn for the eye and a word said to a screen reader."""
+    return f'<span aria-hidden="true">{symbol}</span><span style="{_SR_ONLY}">{spoken}</span>'
 _BAR_PX = 300  # a weight of 1 is this wide
 
 
@@ -322,7 +353,11 @@ def weight_bars_html(labels, weights, title: str = "") -> str:
             f'<span style="font-family:monospace">{w:.3f}</span></div>'
         )
     head = f"<div><b>{html.escape(title)}</b></div>" if title else ""
-    return f'<div class="tutorlib-bars">{head}{"".join(rows)}</div>'
+    # what a screen reader's status line says of this view (tutorlib/static.py): the largest weight
+    top = int(np.argmax(weights)) if len(labels) else None
+    summary = (f"{title + ': ' if title else ''}largest weight {weights[top]:.3f} on {labels[top]}"
+               if top is not None else title)
+    return f'<div class="tutorlib-bars" data-summary="{html.escape(summary)}">{head}{"".join(rows)}</div>'
 
 
 def _table_start(css_class: str, align: str, title: str, cols) -> list[str]:
@@ -331,8 +366,9 @@ def _table_start(css_class: str, align: str, title: str, cols) -> list[str]:
     parts = [f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;text-align:{align}">']
     if title:
         parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
-    head = "".join(f'<th style="padding:2px 8px">{esc(c)}</th>' for c in cols)
-    parts.append(f'<thead><tr><th style="padding:2px 8px;text-align:left">query ↓ key →</th>{head}</tr></thead><tbody>')
+    head = "".join(f'<th scope="col" style="padding:2px 8px">{esc(c)}</th>' for c in cols)
+    parts.append('<thead><tr><th scope="col" style="padding:2px 8px;text-align:left">query ↓ key →</th>'
+                 f'{head}</tr></thead><tbody>')
     return parts
 
 
@@ -372,11 +408,12 @@ def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = ""
         cells = []
         for j in range(w.shape[1]):
             if not visible[i, j]:
-                cells.append(f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">✕</td>')
+                cells.append(f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">'
+                             f'{_mark("✕", "hidden")}</td>')
             else:
                 bg, fg = shade(w[i, j], 0.0, top)
                 cells.append(f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>')
-        parts.append(f'<tr class="{"selected" if chosen else ""}"{style}><th style="padding:2px 8px;text-align:left">'
+        parts.append(f'<tr class="{"selected" if chosen else ""}"{style}><th scope="row" style="padding:2px 8px;text-align:left">'
                      f'{mark}{esc(label)}</th>{"".join(cells)}</tr>')
     parts.append("</tbody></table>")
     return "".join(parts)
@@ -393,11 +430,12 @@ def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
     parts = _table_start("tutorlib-mask", "center", title, cols)
     for i, label in enumerate(rows):
         cells = "".join(
-            f'<td style="{_CELL};background:{ALLOWED_COLOUR};color:#000000" title="may attend">✓</td>' if m[i, j]
-            else f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden">✕</td>'
+            f'<td style="{_CELL};background:{ALLOWED_COLOUR};color:#000000" title="may attend">'
+            f'{_mark("✓", "may attend")}</td>' if m[i, j]
+            else f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden">{_mark("✕", "hidden")}</td>'
             for j in range(m.shape[1])
         )
-        parts.append(f'<tr><th style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
+        parts.append(f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
     parts.append("</tbody></table>")
     return "".join(parts)
 

@@ -206,8 +206,8 @@ def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 
     bars = weight_bars_html([f"key {j + 1}" for j in range(n_keys)], weights, title=f"{formula}, d_k = {d_k}")
     stats = (
         '<div class="tutorlib-stats" style="font-family:monospace;margin-top:4px">'
-        f"spread of the scores (std): {scores.std():.2f}<br>"
-        f"largest weight: {weights.max():.3f} (uniform would be {1 / n_keys:.3f})<br>"
+        f"spread of the scores (std): {scores.std():.2f}<br/>"
+        f"largest weight: {weights.max():.3f} (uniform would be {1 / n_keys:.3f})<br/>"
         f"softmax Jacobian size ‖diag(p) − p pᵀ‖: {jacobian:.3f}</div>"
     )
     return weights, bars + stats
@@ -394,7 +394,8 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
     hidden = int((~mask).sum())
     what = "padding keys" + (" and every key after its query" if causal else "")
     summary = (
-        '<div class="tutorlib-stats" style="font-family:monospace;margin-bottom:4px">'
+        f'<div class="tutorlib-stats" data-summary="the mask hides {hidden} of {T * T} cells" '
+        'style="font-family:monospace;margin-bottom:4px">'
         f"T = {T} positions ({n_words} words + {n_pad} &lt;pad&gt;); the mask hides {what}: "
         f"{hidden} of {T * T} cells, each with weight exactly 0; every row still sums to 1</div>"
     )
@@ -502,7 +503,10 @@ def _translator_html(decoded, sentence: str, beam_size: int, layer: int, head, c
     if not ended:
         lines.append(f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
                      f"the model's {config.max_len - 1} output positions): the translation is cut off")
-    head_html = '<div class="tutorlib-translation" style="margin-bottom:6px">' + "<br>".join(lines) + "</div>"
+    said = esc(f"Portuguese: {translation}; {'head ' + str(head + 1) if head is not None else 'mean of the heads'}, "
+               f"layer {layer + 1}")  # the screen reader's status line (tutorlib/static.py)
+    head_html = (f'<div class="tutorlib-translation" data-summary="{said}" style="margin-bottom:6px">'
+                 + "<br/>".join(lines) + "</div>")
     title = f"cross-attention, decoder layer {layer + 1} of {config.num_decoder_layers}, {which}"
     table = weights_heatmap_html(weights, rows, words, title=title)
     return weights, head_html + side_by_side(table)

@@ -15,7 +15,17 @@ The pages are stored once each (many states share one), as JSON, gzip and
 base64, which the browser unpacks with its built-in ``DecompressionStream``.
 The controls start disabled: a page that runs no script (GitHub's notebook
 preview, say) shows the starting state and controls that say they do not
-move, instead of controls that move and change nothing.
+move, instead of controls that move and change nothing. The HTML is also
+well-formed XML (void elements closed, attributes with values), as the
+EPUB's XHTML pages require. A line under them
+says where the explorer moves (the online book, Colab, Binder); the book hides
+it once the controls are live, and shows it again on paper (PDF, EPUB).
+
+Keyboard and screen reader: every control is a native form control (Tab
+reaches it, the arrow keys change it). The view itself is not a live region
+(a screen reader would read the whole table at every step); a visually hidden
+status line says briefly what changed: the control's new value and the view's
+``data-summary`` (or its first title).
 
 Introduced with the explorers of chapters 3 to 6 and 10.
 """
@@ -32,6 +42,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 __all__ = ["Control", "explorer_html", "MAX_STATES"]
+
+#: Under the controls of an explorer that cannot move here (no script: printed, EPUB, a notebook preview).
+OFFLINE_NOTE = ("Shown in its starting state. Move the controls in the online book, or run the notebook "
+                "in Colab or Binder (the rocket button of the online book).")
 
 #: More states than this is a sign the controls should be coarser (a page of megabytes).
 MAX_STATES = 2000
@@ -82,28 +96,33 @@ def unpack(packed: str) -> list[str]:
     return json.loads(gzip.decompress(base64.b64decode(packed)))
 
 
+_SELECTED, _CHECKED = ' selected="selected"', ' checked="checked"'  # XML-style, for the EPUB
+
+
 def _control_html(c: Control, i: int, uid: str) -> str:
     esc = html.escape
     ident = f"{uid}-{i}"
     if c.kind == "slider":
         labels = json.dumps([label for label, _ in c.options], ensure_ascii=False)
         return (f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
-                f'<input type="range" id="{ident}" data-control="{i}" min="0" max="{len(c.options) - 1}" '
-                f'step="1" value="{c.start}" data-labels="{esc(labels)}" disabled> '
+                f'<input type="range" id="{ident}" data-control="{i}" data-label="{esc(c.label)}" min="0" max="{len(c.options) - 1}" '
+                f'step="1" value="{c.start}" aria-valuetext="{esc(c.options[c.start][0])}" '
+                f'data-labels="{esc(labels)}" disabled="disabled" /> '
                 f'<output for="{ident}">{esc(c.options[c.start][0])}</output></label>')
     if c.kind == "menu":
-        opts = "".join(f'<option value="{j}"{" selected" if j == c.start else ""}>{esc(label)}</option>'
+        opts = "".join(f'<option value="{j}"{_SELECTED if j == c.start else ""}>{esc(label)}</option>'
                        for j, (label, _) in enumerate(c.options))
         return (f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
-                f'<select id="{ident}" data-control="{i}" disabled>{opts}</select></label>')
+                f'<select id="{ident}" data-control="{i}" data-label="{esc(c.label)}" disabled="disabled">{opts}</select></label>')
     if c.kind == "buttons":
         radios = "".join(
-            f'<label><input type="radio" name="{ident}" value="{j}"{" checked" if j == c.start else ""} disabled> '
+            f'<label><input type="radio" name="{ident}" value="{j}"{_CHECKED if j == c.start else ""} '
+            'disabled="disabled" /> '
             f"{esc(label)}</label>" for j, (label, _) in enumerate(c.options))
-        return (f'<fieldset class="tutorlib-control" data-control="{i}"><legend>{esc(c.label)}</legend>'
+        return (f'<fieldset class="tutorlib-control" data-control="{i}" data-label="{esc(c.label)}"><legend>{esc(c.label)}</legend>'
                 f"{radios}</fieldset>")
-    return (f'<label class="tutorlib-control" for="{ident}"><input type="checkbox" id="{ident}" data-control="{i}"'
-            f'{" checked" if c.start == 1 else ""} disabled> {esc(c.label)}</label>')
+    return (f'<label class="tutorlib-control" for="{ident}"><input type="checkbox" id="{ident}" data-control="{i}" data-label="{esc(c.label)}"'
+            f'{_CHECKED if c.start == 1 else ""} disabled="disabled" /> {esc(c.label)}</label>')
 
 
 def explorer_html(controls: Sequence[Control], view: Callable[..., str], name: str = "explorer") -> str:
@@ -140,5 +159,7 @@ def explorer_html(controls: Sequence[Control], view: Callable[..., str], name: s
     form = "".join(_control_html(c, i, uid) for i, c in enumerate(controls))
     return (f'<div class="tutorlib-static-explorer" data-explorer="{html.escape(name)}" id="{uid}">'
             f'<form class="tutorlib-controls" onsubmit="return false">{form}</form>'
-            f'<div class="tutorlib-view" aria-live="polite">{pages[index[start]]}</div>'
+            f'<p class="tutorlib-offline-note">{OFFLINE_NOTE}</p>'
+            f'<p class="tutorlib-announce" role="status" aria-live="polite" aria-atomic="true"></p>'
+            f'<div class="tutorlib-view">{pages[index[start]]}</div>'
             f'<script type="application/json" class="tutorlib-states">{data}</script></div>')
