@@ -725,16 +725,21 @@ def _set_control(root, i: int, control, index: int) -> None:
         element.set_checked(bool(index))
 
 
+def _ready_explorers(page, book, chapter: str):
+    """Open the chapter's page and wait until course.js has unpacked every static explorer."""
+    page.goto(book.base + f"{chapter}.html", wait_until="load")
+    page.wait_for_function("""() => [...document.querySelectorAll(".tutorlib-static-explorer")]
+                              .every((e) => e.dataset.ready)""", timeout=TIMEOUT_MS)
+    return page.locator(".tutorlib-static-explorer")
+
+
 @pytest.mark.parametrize("chapter", sorted(EXPLORER_CHAPTERS))
 def test_static_explorers_show_what_tutorlib_computes(book, chapter):
     boxes = _explorer_boxes(chapter)
     assert len(boxes) == EXPLORER_CHAPTERS[chapter], f"{chapter}: found {len(boxes)} explorers in its cells"
     page = book.context.new_page()
     try:
-        page.goto(book.base + f"{chapter}.html", wait_until="load")
-        page.wait_for_function("""() => [...document.querySelectorAll(".tutorlib-static-explorer")]
-                                  .every((e) => e.dataset.ready)""", timeout=TIMEOUT_MS)
-        roots = page.locator(".tutorlib-static-explorer")
+        roots = _ready_explorers(page, book, chapter)
         assert roots.count() == len(boxes)
         for n, box in enumerate(boxes):
             root = roots.nth(n)
@@ -844,10 +849,7 @@ def _key_for(kind: str, at_end: bool) -> str:
 def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
     page = book.context.new_page()
     try:
-        page.goto(book.base + f"{chapter}.html", wait_until="load")
-        page.wait_for_function("""() => [...document.querySelectorAll(".tutorlib-static-explorer")]
-                                  .every((e) => e.dataset.ready)""", timeout=TIMEOUT_MS)
-        roots = page.locator(".tutorlib-static-explorer")
+        roots = _ready_explorers(page, book, chapter)
         for n in range(roots.count()):
             root = roots.nth(n)
             controls = root.locator("[data-control]")

@@ -150,7 +150,10 @@ def test_publish_workflow_builds_with_the_readme_command_and_deploys_to_pages():
     workflow = load_workflow(PUBLISH)
     push = (workflow["on"] or {}).get("push") or {}
     assert push.get("branches") == ["main"], f"the book is published on every push to main, not on {workflow['on']}"
-    assert run_steps(workflow) == [build], f"{PUBLISH.name} must run exactly the README's build command {build!r}"
+    # the README's build command, then the offline editions the README documents (make pdf, make epub)
+    assert run_steps(workflow) == [build, "make pdf epub"], (
+        f"{PUBLISH.name} must run the README's build command {build!r}, then only `make pdf epub`")
+    assert "make pdf" in README.read_text() and "make epub" in README.read_text()
     permissions = workflow.get("permissions") or {}
     assert permissions.get("pages") == "write" and permissions.get("id-token") == "write", (
         f"deploy-pages needs pages: write and id-token: write, the workflow grants {permissions}")
