@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tutorlib.attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from tutorlib.checks import attention_shapes
 
 finite = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False, allow_infinity=False)
 shapes = st.lists(st.integers(1, 6), min_size=1, max_size=3).map(tuple)
@@ -312,3 +313,43 @@ def test_padding_mask():
 def test_padding_mask_errors(lengths, max_len, message):
     with pytest.raises(ValueError, match=message):
         padding_mask(lengths, max_len)
+
+
+# --- the shape rules, one home for NumPy and torch (tutorlib.checks) -----------------------------
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [((3, 4), (5, 3), (5, 2)), ((3, 4), (5, 4), (6, 2)), ((4,), (5, 4), (5, 2)),
+     ((2, 3, 4), (3, 5, 4), (3, 5, 2)), ((3, 0), (5, 0), (5, 2)), ((3, 4), (0, 4), (0, 2))],
+)
+def test_attention_shapes_say_the_same_for_torch_tensors(shapes):
+    """One rule for both: torch tensors of these shapes get the NumPy function's exact message."""
+    with pytest.raises(ValueError) as numpy_error:
+        scaled_dot_product_attention(*(np.zeros(s) for s in shapes))
+    with pytest.raises(ValueError) as torch_error:
+        attention_shapes(*(torch.zeros(s) for s in shapes))
+    assert str(torch_error.value) == str(numpy_error.value)
+
+
+def test_attention_shapes_return_the_broadcast_batch_shape():
+    q, k, v = np.zeros((2, 1, 3, 4)), np.zeros((1, 5, 6, 4)), np.zeros((6, 2))
+    assert attention_shapes(q, k, v) == np.broadcast_shapes((2, 1), (1, 5), ()) == (2, 5)
+
+
+def test_attention_shapes_of_grouped_heads():
+    """With heads_axis, keys and values may have fewer heads than the queries, dividing them."""
+    # (B, H, T, d_k): 8 query heads, 2 key/value heads
+    q, kv = np.zeros((2, 8, 3, 4)), np.zeros((2, 2, 5, 4))
+    assert attention_shapes(q, kv, kv, heads_axis=-3) == (2, 8)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        attention_shapes(q, kv, kv)  # without the heads axis, 8 and 2 heads are a plain mismatch
+    odd = np.zeros((2, 3, 5, 4))
+    with pytest.raises(ValueError, match=r"one that divides q's 8 .* got 3 and 3 on axis -3"):
+        attention_shapes(q, odd, odd, heads_axis=-3)
+    with pytest.raises(ValueError, match=r"got 2 and 3 on axis -3"):
+        attention_shapes(q, kv, odd, heads_axis=-3)
+    with pytest.raises(ValueError, match=r"do not broadcast"):
+        attention_shapes(q, np.zeros((3, 2, 5, 4)), np.zeros((3, 2, 5, 4)), heads_axis=-3)
+    with pytest.raises(ValueError, match=r"heads_axis must be .* at most -3"):
+        attention_shapes(q, kv, kv, heads_axis=-2)

@@ -17,7 +17,8 @@ from numbers import Real
 
 import numpy as np
 
-from .checks import whole_number
+from .checks import attention_shapes, whole_number
+from .checks import shape_str as _shape_str
 
 __all__ = ["softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask"]
 
@@ -85,10 +86,6 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def _shape_str(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
 def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.ndarray]:
     r"""Scaled dot-product attention: returns ``(output, weights)``.
 
@@ -112,36 +109,7 @@ def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.nda
     q = _as_float_array(q, "q")
     k = _as_float_array(k, "k")
     v = _as_float_array(v, "v")
-    for name, arr, letters in (("q", q, "(..., T_q, d_k)"), ("k", k, "(..., T_k, d_k)"), ("v", v, "(..., T_k, d_v)")):
-        if arr.ndim < 2:
-            raise ValueError(
-                f"{name} must have at least 2 dimensions {letters}, got shape {_shape_str(arr.shape)}; "
-                f"for a single vector use {name}[None, :]"
-            )
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q has d_k={q.shape[-1]} but k has d_k={k.shape[-1]} "
-            f"(q {_shape_str(q.shape)}, k {_shape_str(k.shape)}): queries and keys are compared by a dot "
-            "product, so they need the same width. Did you project both with the same width?"
-        )
-    if q.shape[-1] == 0:
-        raise ValueError(f"d_k must be at least 1, got q of shape {_shape_str(q.shape)}")
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k has T_k={k.shape[-2]} keys but v has {v.shape[-2]} values "
-            f"(k {_shape_str(k.shape)}, v {_shape_str(v.shape)}): every key needs exactly one value. "
-            "Did you pass the keys of one sentence with the values of another?"
-        )
-    if k.shape[-2] == 0:
-        raise ValueError(f"there are no keys to attend to: k has shape {_shape_str(k.shape)}")
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"the leading (batch) dimensions of q {_shape_str(q.shape)}, k {_shape_str(k.shape)} and "
-            f"v {_shape_str(v.shape)} do not broadcast: {_shape_str(q.shape[:-2])}, "
-            f"{_shape_str(k.shape[:-2])} and {_shape_str(v.shape[:-2])}"
-        ) from None
+    batch = attention_shapes(q, k, v)  # the shape rules and their errors: tutorlib.checks
 
     d_k = q.shape[-1]
     # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)
@@ -182,10 +150,6 @@ def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.nda
     return output, weights
 
 
-def _check_positive_int(value, name: str) -> int:
-    return whole_number(name, value, 1)
-
-
 def causal_mask(n: int) -> np.ndarray:
     """``(n, n)`` boolean mask, True on and below the diagonal.
 
@@ -195,7 +159,7 @@ def causal_mask(n: int) -> np.ndarray:
 
     Derived in chapter 6 (Masking).
     """
-    n = _check_positive_int(n, "n")
+    n = whole_number("n", n, 1)
     return np.tril(np.ones((n, n), dtype=bool))
 
 
@@ -226,7 +190,7 @@ def padding_mask(lengths, max_len: int | None = None) -> np.ndarray:
         max_len = int(arr.max())
         if max_len == 0:
             raise ValueError("every length is 0: give max_len explicitly to build an all-padding mask")
-    max_len = _check_positive_int(max_len, "max_len")
+    max_len = whole_number("max_len", max_len, 1)
     if (arr > max_len).any():
         b = int(np.argmax(arr > max_len))
         raise ValueError(f"lengths[{b}]={arr[b]} exceeds max_len={max_len}")

@@ -3,7 +3,15 @@
 ``whole_number(name, value, minimum)`` is the one place that knows a whole
 number is an ``int`` (or a NumPy integer) but not a ``bool``: ``True`` is an
 ``int`` in Python, and ``beam_size=True`` is a slip, not a beam of one.
-Torch-free, so the command line can check its options before importing torch.
+
+``attention_shapes(q, k, v)`` is the one place that knows the shape rules of
+attention's inputs (queries and keys of one width, one value per key, batch
+dimensions that broadcast), for NumPy arrays and torch tensors alike: it reads
+only ``.shape``. ``scaled_dot_product_attention`` (chapter 4),
+``tiled_attention`` (chapter 11) and ``MultiHeadAttention`` (chapter 5) call it.
+
+Torch-free and NumPy-free, so the command line can check its options before
+importing torch.
 """
 
 from __future__ import annotations
@@ -11,7 +19,7 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-__all__ = ["whole_number", "finite_number"]
+__all__ = ["whole_number", "finite_number", "shape_str", "token_shape", "attention_shapes"]
 
 
 def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None, *, hint: str = "") -> int:
@@ -44,3 +52,135 @@ def finite_number(name: str, value, *, hint: str = "") -> float:
     if not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value}{cause}")
     return float(value)
+
+
+# --- shapes ----------------------------------------------------------------------------------
+
+
+def shape_str(shape) -> str:
+    """A shape as Python writes a tuple, ``(3, 4)`` or ``(4,)``, for every error of tutorlib."""
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _broadcast(*shapes) -> tuple[int, ...] | None:
+    """The shape ``shapes`` broadcast to (NumPy's and torch's rule), or None when they do not."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for axis in range(-ndim, 0):
+        sizes = {int(s[axis]) for s in shapes if len(s) >= -axis} - {1}
+        if len(sizes) > 1:
+            return None
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def token_shape(name: str, shape, d_model: int, letters: str = "(B, T, D)") -> None:
+    """``shape`` must be ``(B, T, D)`` with ``D == d_model``: token sequences for a module."""
+    if len(shape) != 3:
+        hint = f"; for a single sequence use {name}[None]" if len(shape) == 2 else ""
+        raise ValueError(f"{name} must have shape {letters} = (batch, length, d_model), "
+                         f"got shape {shape_str(shape)}{hint}")
+    if shape[-1] != d_model:
+        raise ValueError(
+            f"{name} has {shape[-1]} features per token (shape {shape_str(shape)}) but the "
+            f"module expects d_model={d_model}. Was the module built with another d_model, or is "
+            "the input (B, D, T) instead of (B, T, D)?"
+        )
+
+
+def attention_shapes(q, k, v, *, names=("q", "k", "v"), d_model: int | None = None,
+                     heads_axis: int | None = None) -> tuple[int, ...]:
+    """Check the shapes of attention's queries, keys and values; return their batch shape.
+
+    Reads only ``.shape``, so NumPy arrays and torch tensors are checked alike.
+    With ``d_model=None`` (attention itself, after the projections)::
+
+        q  (..., T_q, d_k)   k  (..., T_k, d_k)   v  (..., T_k, d_v)
+
+    q and k must have one width ``d_k >= 1``, k and v one length ``T_k >= 1``,
+    and the leading ``...`` must broadcast; the broadcast ``...`` is returned.
+    With ``d_model`` (a module's inputs, before the projections) each is a
+    batch of token sequences ``(B, T, D)`` with ``D == d_model``
+    (:func:`token_shape`), all with the same ``B``; ``(B,)`` is returned.
+
+    ``heads_axis`` (a negative axis among the leading ones, e.g. -3 for
+    ``(B, H, T, d_k)``) lets k and v have fewer heads than q, as long as they
+    divide q's (grouped-query attention); the returned shape has q's heads.
+    ``names`` name the three in the messages. Each error says what was
+    expected, what came and the likely cause.
+
+    Derived in chapter 4 (Scaled dot-product attention); chapter 5 checks a
+    module's inputs with ``d_model``.
+    """
+    (qn, kn, vn), shapes = names, (tuple(q.shape), tuple(k.shape), tuple(v.shape))
+    qs, ks, vs = shapes
+    if d_model is not None:
+        for name, shape, length in zip(names, shapes, ("T_q", "T_k", "T_k")):
+            token_shape(name, shape, d_model, f"(B, {length}, D)")
+        if not qs[0] == ks[0] == vs[0]:
+            raise ValueError(
+                f"{qn}, {kn} and {vn} must have the same batch size B, got {qn} {shape_str(qs)}, "
+                f"{kn} {shape_str(ks)}, {vn} {shape_str(vs)}"
+            )
+        unit, values = "positions", ""
+    else:
+        layouts = ("(..., T_q, d_k)", "(..., T_k, d_k)", "(..., T_k, d_v)")
+        for name, shape, letters in zip(names, shapes, layouts):
+            if len(shape) < 2:
+                raise ValueError(
+                    f"{name} must have at least 2 dimensions {letters}, got shape "
+                    f"{shape_str(shape)}; for a single vector use {name}[None, :]"
+                )
+        if qs[-1] != ks[-1]:
+            raise ValueError(
+                f"{qn} has d_k={qs[-1]} but {kn} has d_k={ks[-1]} "
+                f"({qn} {shape_str(qs)}, {kn} {shape_str(ks)}): queries and keys are compared by "
+                "a dot product, so they need the same width. Did you project both with the same "
+                "width?"
+            )
+        if qs[-1] == 0:
+            raise ValueError(f"d_k must be at least 1, got {qn} of shape {shape_str(qs)}")
+        unit, values = "keys", " values"
+    if ks[-2] != vs[-2]:
+        raise ValueError(
+            f"{kn} has T_k={ks[-2]} {unit} but {vn} has {vs[-2]}{values} ({kn} {shape_str(ks)}, "
+            f"{vn} {shape_str(vs)}): every key needs exactly one value. Did you pass the keys "
+            "of one sentence with the values of another? (In cross-attention both come from the "
+            "encoder.)"
+        )
+    if d_model is not None:
+        return (qs[0],)
+    if ks[-2] == 0:
+        raise ValueError(f"there are no keys to attend to: {kn} has shape {shape_str(ks)}")
+    leading = [s[:-2] for s in shapes]
+    if heads_axis is not None:
+        leading = _grouped_heads(names, shapes, heads_axis)
+    batch = _broadcast(*leading)
+    if batch is None:
+        raise ValueError(
+            f"the leading (batch) dimensions of {qn} {shape_str(qs)}, {kn} {shape_str(ks)} and "
+            f"{vn} {shape_str(vs)} do not broadcast: {shape_str(leading[0])}, "
+            f"{shape_str(leading[1])} and {shape_str(leading[2])}"
+        )
+    if heads_axis is not None:
+        at = len(batch) + heads_axis + 3  # where the heads axis sits among the leading dimensions
+        batch = batch[:at] + (qs[heads_axis],) + batch[at:]
+    return batch
+
+
+def _grouped_heads(names, shapes, axis: int) -> list[tuple[int, ...]]:
+    """Check the heads axis of grouped-query attention; the leading dimensions without it."""
+    if not -len(min(shapes, key=len)) <= axis <= -3:
+        raise ValueError(
+            f"heads_axis must be a negative axis before the last two (T, d), at most -3, that "
+            f"{', '.join(names)} all have; got {axis} for shapes "
+            f"{', '.join(map(shape_str, shapes))}"
+        )
+    (qn, kn, vn), (qs, ks, vs) = names, shapes
+    if ks[axis] != vs[axis] or ks[axis] == 0 or qs[axis] % ks[axis]:
+        raise ValueError(
+            f"{kn} and {vn} need the same number of heads, one that divides {qn}'s {qs[axis]} "
+            f"(each key/value head serves a group of query heads), got {ks[axis]} and {vs[axis]} "
+            f"on axis {axis} ({qn} {shape_str(qs)}, {kn} {shape_str(ks)}, {vn} {shape_str(vs)})"
+        )
+    return [s[:axis] + s[axis + 1 : -2] for s in shapes]

@@ -18,10 +18,11 @@ import tracemalloc
 
 import numpy as np
 
+from .attention import _as_float_array, causal_mask, scaled_dot_product_attention, softmax
+
 # One way of writing shapes and checking sizes in every error message of tutorlib.
-from .attention import _as_float_array, _check_positive_int
-from .attention import _shape_str as _shape
-from .attention import causal_mask, scaled_dot_product_attention, softmax
+from .checks import attention_shapes, whole_number
+from .checks import shape_str as _shape
 
 __all__ = [
     "softmax_state",
@@ -102,7 +103,7 @@ def online_softmax(x, block_size: int) -> np.ndarray:
 
     Derived in chapter 11 (The cost of attention).
     """
-    block_size = _check_positive_int(block_size, "block_size")
+    block_size = whole_number("block_size", block_size, 1)
     x = _checked_scores(x)
     n = x.shape[-1]
     state = (np.full(x.shape[:-1], -np.inf, dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype))  # nothing seen yet
@@ -118,21 +119,11 @@ def online_softmax(x, block_size: int) -> np.ndarray:
 def _checked_qkv(q, k, v):
     """q, k, v as float arrays and their broadcast batch shape.
 
-    Bad shapes raise the errors of ``scaled_dot_product_attention`` (chapter 4),
-    which checks every shape before it computes anything.
+    Bad shapes raise the errors of ``scaled_dot_product_attention`` (chapter 4):
+    both check them with ``tutorlib.checks.attention_shapes``.
     """
     q, k, v = _as_float_array(q, "q"), _as_float_array(k, "k"), _as_float_array(v, "v")
-    fine = min(q.ndim, k.ndim, v.ndim) >= 2 and q.shape[-1] == k.shape[-1] >= 1 and k.shape[-2] == v.shape[-2] >= 1
-    batch = None
-    if fine:
-        try:
-            batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-        except ValueError:
-            fine = False
-    if not fine:
-        scaled_dot_product_attention(q, k, v)  # raises, naming what is wrong and the likely cause
-        raise AssertionError("scaled_dot_product_attention accepted shapes that tiled_attention refuses")
-    return q, k, v, batch
+    return q, k, v, attention_shapes(q, k, v)
 
 
 def _block_sizes(block_size) -> tuple[int, int]:
@@ -141,8 +132,8 @@ def _block_sizes(block_size) -> tuple[int, int]:
             raise ValueError(
                 f"block_size must be one whole number or a pair (block_q, block_k), got {block_size!r}"
             )
-        return _check_positive_int(block_size[0], "block_q"), _check_positive_int(block_size[1], "block_k")
-    size = _check_positive_int(block_size, "block_size")
+        return whole_number("block_q", block_size[0], 1), whole_number("block_k", block_size[1], 1)
+    size = whole_number("block_size", block_size, 1)
     return size, size
 
 
@@ -287,8 +278,8 @@ def attention_memory(T: int, d_k: int = 64, block_size=64, causal: bool = False,
 
     Derived in chapter 11 (The cost of attention).
     """
-    T = _check_positive_int(T, "T")
-    d_k = _check_positive_int(d_k, "d_k")
+    T = whole_number("T", T, 1)
+    d_k = whole_number("d_k", d_k, 1)
     _block_sizes(block_size)
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((T, d_k)) for _ in range(3))  # (T, d_k) each

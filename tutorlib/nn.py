@@ -27,8 +27,8 @@ import torch.nn.functional as F
 from torch import nn
 
 # One way of writing shapes and checking sizes in every error message of tutorlib.
-from .attention import _check_positive_int
-from .attention import _shape_str as _shape
+from .checks import attention_shapes, token_shape, whole_number
+from .checks import shape_str as _shape
 
 __all__ = [
     "split_heads",
@@ -56,15 +56,7 @@ def _check_tokens(x, d_model: int, name: str, letters: str = "(B, T, D)") -> Non
     """``x`` must be a ``(B, T, D)`` tensor with ``D == d_model``; shapes only, so it costs nothing."""
     if not isinstance(x, torch.Tensor):
         raise ValueError(f"{name} must be a torch tensor of shape {letters}, got {type(x).__name__}")
-    if x.ndim != 3:
-        hint = f"; for a single sequence use {name}[None]" if x.ndim == 2 else ""
-        raise ValueError(f"{name} must have shape {letters} = (batch, length, d_model), got shape {_shape(x.shape)}{hint}")
-    if x.shape[-1] != d_model:
-        raise ValueError(
-            f"{name} has {x.shape[-1]} features per token (shape {_shape(x.shape)}) but the module expects "
-            f"d_model={d_model}. Was the module built with another d_model, or is the input (B, D, T) "
-            "instead of (B, T, D)?"
-        )
+    token_shape(name, x.shape, d_model, letters)
 
 
 # --- heads (chapter 5) ------------------------------------------------------------
@@ -80,7 +72,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 
     Derived in chapter 5 (Multi-head attention).
     """
-    num_heads = _check_positive_int(num_heads, "num_heads")
+    num_heads = whole_number("num_heads", num_heads, 1)
     if not isinstance(x, torch.Tensor) or x.ndim != 3:
         got = _shape(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
         raise ValueError(f"split_heads expects x of shape (B, T, D), got {got}")
@@ -151,8 +143,8 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
         super().__init__()
-        d_model = _check_positive_int(d_model, "d_model")
-        num_heads = _check_positive_int(num_heads, "num_heads")
+        d_model = whole_number("d_model", d_model, 1)
+        num_heads = whole_number("num_heads", num_heads, 1)
         if d_model % num_heads:
             divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
             raise ValueError(
@@ -236,23 +228,14 @@ class MultiHeadAttention(nn.Module):
 
     def _check_inputs(self, query, key, value, mask) -> None:
         """Shapes and the mask, checked before any arithmetic; only shape arithmetic and one ``any`` over the mask."""
-        _check_tokens(query, self.d_model, "query", "(B, T_q, D)")
-        if key is not query:
-            _check_tokens(key, self.d_model, "key", "(B, T_k, D)")
-        if value is not key:
-            _check_tokens(value, self.d_model, "value", "(B, T_k, D)")
+        for name, x, letters in (("query", query, "(B, T_q, D)"), ("key", key, "(B, T_k, D)"),
+                                 ("value", value, "(B, T_k, D)")):
+            if not isinstance(x, torch.Tensor):
+                got = type(x).__name__
+                raise ValueError(f"{name} must be a torch tensor of shape {letters}, got {got}")
+        # the shape rules and their errors: tutorlib.checks, shared with chapter 4's attention
+        attention_shapes(query, key, value, names=("query", "key", "value"), d_model=self.d_model)
         B, T_q, T_k = query.shape[0], query.shape[1], key.shape[1]
-        if key.shape[0] != B or value.shape[0] != B:
-            raise ValueError(
-                f"query, key and value must have the same batch size B, got query {_shape(query.shape)}, "
-                f"key {_shape(key.shape)}, value {_shape(value.shape)}"
-            )
-        if value.shape[1] != T_k:
-            raise ValueError(
-                f"key has T_k={T_k} positions but value has {value.shape[1]} (key {_shape(key.shape)}, "
-                f"value {_shape(value.shape)}): every key needs exactly one value. In cross-attention both "
-                "come from the same (encoder) sequence"
-            )
         if mask is None:
             return
         if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
@@ -357,7 +340,7 @@ def padding_attention_mask(lengths_or_bool, max_len: int | None = None) -> torch
             b = int(torch.nonzero(x < 0)[0])
             raise ValueError(f"lengths[{b}]={int(x[b])} is negative; a length counts tokens, so it is at least 0")
         longest = int(x.max())
-        max_len = longest if max_len is None else _check_positive_int(max_len, "max_len")
+        max_len = longest if max_len is None else whole_number("max_len", max_len, 1)
         if longest > max_len:
             b = int(torch.nonzero(x > max_len)[0])
             raise ValueError(f"lengths[{b}]={int(x[b])} exceeds max_len={max_len}")
@@ -385,7 +368,7 @@ def causal_attention_mask(T: int, device=None) -> torch.Tensor:
 
     Derived in chapter 6 (Masking).
     """
-    T = _check_positive_int(T, "T")
+    T = whole_number("T", T, 1)
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
@@ -407,8 +390,8 @@ def sinusoidal_positional_encoding(max_len: int, d_model: int) -> torch.Tensor:
 
     Derived in chapter 8 (Positional encoding and the Transformer block).
     """
-    max_len = _check_positive_int(max_len, "max_len")
-    d_model = _check_positive_int(d_model, "d_model")
+    max_len = whole_number("max_len", max_len, 1)
+    d_model = whole_number("d_model", d_model, 1)
     position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # 2i = 0, 2, 4, ...
     # (max_len, 1) / (ceil(D/2),) -> (max_len, ceil(D/2))
@@ -436,8 +419,8 @@ class PositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 512, kind: str = "sinusoidal", dropout: float = 0.0):
         super().__init__()
-        self.d_model = _check_positive_int(d_model, "d_model")
-        self.max_len = _check_positive_int(max_len, "max_len")
+        self.d_model = whole_number("d_model", d_model, 1)
+        self.max_len = whole_number("max_len", max_len, 1)
         self.kind = kind
         if kind == "sinusoidal":
             self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model), persistent=False)
@@ -473,8 +456,8 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
         super().__init__()
-        self.d_model = _check_positive_int(d_model, "d_model")
-        self.linear1 = nn.Linear(d_model, _check_positive_int(d_ff, "d_ff"))
+        self.d_model = whole_number("d_model", d_model, 1)
+        self.linear1 = nn.Linear(d_model, whole_number("d_ff", d_ff, 1))
         self.dropout = nn.Dropout(_check_dropout(dropout))
         self.linear2 = nn.Linear(d_ff, d_model)
 
@@ -699,7 +682,7 @@ class Encoder(nn.Module):
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
                  norm_first: bool = False):
         super().__init__()
-        num_layers = _check_positive_int(num_layers, "num_layers")
+        num_layers = whole_number("num_layers", num_layers, 1)
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
         )
@@ -735,7 +718,7 @@ class Decoder(nn.Module):
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
                  norm_first: bool = False):
         super().__init__()
-        num_layers = _check_positive_int(num_layers, "num_layers")
+        num_layers = whole_number("num_layers", num_layers, 1)
         self.layers = nn.ModuleList(
             DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
         )
