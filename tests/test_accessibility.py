@@ -166,7 +166,10 @@ def test_chapter_colours_are_colour_blind_safe(path):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("module", ["display.py", "explorers.py"])
+EXPLORER_MODULES = sorted(f"explorers/{p.name}" for p in (ROOT / "tutorlib" / "explorers").glob("*.py"))
+
+
+@pytest.mark.parametrize("module", ["display.py", *EXPLORER_MODULES])
 def test_tutorlib_colours_are_colour_blind_safe(module):
     source = (ROOT / "tutorlib" / module).read_text()
     problems = _colour_problems(ast.parse(source), cmap_variables=True)

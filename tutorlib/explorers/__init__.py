@@ -34,9 +34,9 @@ import html
 import numpy as np
 
 from . import static
-from .attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
-from .checks import whole_number
-from .display import (
+from ..attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from ..checks import whole_number
+from ..display import (
     HIGHLIGHT_COLOUR,
     _as_weights,
     labels_for,
@@ -45,8 +45,8 @@ from .display import (
     weight_bars_html,
     weights_heatmap_html,
 )
-from .examples import YOUR_CAT
-from .experiments import softmax_jacobian
+from ..examples import YOUR_CAT
+from ..experiments import softmax_jacobian
 
 __all__ = [
     "temperature_view",
@@ -72,11 +72,6 @@ MAX_D_K = D_K_STEPS[-1]
 # --- checks ------------------------------------------------------------------------
 
 
-def _whole(value, name: str, lo: int, hi: int | None = None) -> int:
-    """``value`` as an int in ``lo..hi``, or a ValueError naming what was expected and what came."""
-    return whole_number(name, value, lo, hi)
-
-
 def _row_index(query, labels: list[str], what: str = "query") -> int:
     """Resolve ``query`` (a position or a unique label) to a row index."""
     if isinstance(query, str):
@@ -86,7 +81,7 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
         if len(hits) > 1:
             raise ValueError(f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass its position instead")
         return hits[0]
-    return _whole(query, what, 0, len(labels) - 1)
+    return whole_number(what, query, 0, len(labels) - 1)
 
 
 @functools.cache
@@ -192,11 +187,11 @@ def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 
 
     Derived in chapter 4 (Scaled dot-product attention).
     """
-    d_k = _whole(d_k, "d_k", 1, MAX_D_K)
-    n_keys = _whole(n_keys, "n_keys", 2)
+    d_k = whole_number("d_k", d_k, 1, MAX_D_K)
+    n_keys = whole_number("n_keys", n_keys, 2)
     if not isinstance(scaled, (bool, np.bool_)):
         raise ValueError(f"scaled must be True (divide by sqrt(d_k)) or False, got {scaled!r}")
-    q, k = _saturation_vectors(n_keys, _whole(seed, "seed", 0))
+    q, k = _saturation_vectors(n_keys, whole_number("seed", seed, 0))
     scores = k[:, :d_k] @ q[:d_k]  # (n_keys, d_k) @ (d_k,) -> (n_keys,)
     if scaled:
         scores = scores / np.sqrt(d_k)
@@ -217,7 +212,7 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
     """A slider over d_k (1 to 512) and a scaled/unscaled toggle, showing :func:`saturation_view`."""
     import ipywidgets as widgets
 
-    d_k = _whole(d_k, "d_k", 1, MAX_D_K)
+    d_k = whole_number("d_k", d_k, 1, MAX_D_K)
     if d_k not in D_K_STEPS:
         raise ValueError(f"the slider starts on one of its steps {D_K_STEPS}, got d_k={d_k}")
     slider = widgets.SelectionSlider(options=D_K_STEPS, value=d_k, description="d_k", continuous_update=True)
@@ -296,7 +291,7 @@ def _heads(weights, batch: int) -> np.ndarray:
     """``(H, T_q, T_k)`` from weights of shape ``(H, T_q, T_k)`` or ``(B, H, T_q, T_k)``."""
     w = _as_weights(weights)
     if w.ndim == 4:
-        batch = _whole(batch, "batch", 0, w.shape[0] - 1)
+        batch = whole_number("batch", batch, 0, w.shape[0] - 1)
         w = w[batch]
     elif w.ndim != 3:
         raise ValueError(
@@ -319,7 +314,7 @@ def head_view(weights, head: int, query_labels, key_labels=None, query=0, batch:
     """
     w = _heads(weights, batch)
     H = w.shape[0]
-    head = _whole(head, f"head (an index: the layer has {H} heads, 0 to {H - 1})", 0, H - 1)
+    head = whole_number(f"head (an index: the layer has {H} heads, 0 to {H - 1})", head, 0, H - 1)
     rows = labels_for(query_labels, w.shape[1], "query")
     cols = labels_for(key_labels if key_labels is not None else query_labels, w.shape[2], "key")
     i = _row_index(query, rows)
@@ -377,13 +372,13 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
     words = list(YOUR_CAT["tokens"]) if words is None else [str(w) for w in words]
     if not words:
         raise ValueError("words is empty: the sentence needs at least one word")
-    n_words = _whole(n_words, f"n_words (real words, here at most {len(words)})", 1, len(words))
-    n_pad = _whole(n_pad, "n_pad (padding tokens)", 0)
+    n_words = whole_number(f"n_words (real words, here at most {len(words)})", n_words, 1, len(words))
+    n_pad = whole_number("n_pad (padding tokens)", n_pad, 0)
     if not isinstance(causal, (bool, np.bool_)):
         raise ValueError(f"causal must be True or False, got {causal!r}")
     T = n_words + n_pad
     labels = words[:n_words] + ["<pad>"] * n_pad
-    rng = np.random.default_rng(_whole(seed, "seed", 0))
+    rng = np.random.default_rng(whole_number("seed", seed, 0))
     table = rng.standard_normal((len(words), 4))  # one 4-wide vector per word of the full sentence, D = 4
     x = np.vstack([table[:n_words], np.zeros((n_pad, 4))])  # (T, D); <pad> is the zero vector
     mask = np.broadcast_to(padding_mask([n_words], T), (T, T))  # (1, T) -> (T, T): the same keys for every query
@@ -457,9 +452,9 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     """
     import torch
 
-    from .data import UNK_ID, tokenize
-    from .nn import padding_attention_mask
-    from .translator import EOS_ID, PAD_ID, cross_attention_maps, translate_sentences
+    from ..data import UNK_ID, tokenize
+    from ..nn import padding_attention_mask
+    from ..translator import EOS_ID, PAD_ID, cross_attention_maps, translate_sentences
 
     if not isinstance(sentence, str):
         raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
@@ -514,12 +509,12 @@ def _translator_html(decoded, sentence: str, beam_size: int, layer: int, head, c
 
 def _translator_checks(model, beam_size, layer, head) -> tuple[int, int, int | None]:
     c = model.config
-    beam_size = _whole(beam_size, "beam_size (1 = greedy)", 1)
-    layer = _whole(layer, f"layer (an index: the decoder has {c.num_decoder_layers} layers, 0 to "
-                          f"{c.num_decoder_layers - 1})", 0, c.num_decoder_layers - 1)
+    beam_size = whole_number("beam_size (1 = greedy)", beam_size, 1)
+    L, H = c.num_decoder_layers, c.num_heads
+    layer = whole_number(f"layer (an index: the decoder has {L} layers, 0 to {L - 1})", layer, 0, L - 1)
     if head is not None:
-        head = _whole(head, f"head (an index: each layer has {c.num_heads} heads, 0 to {c.num_heads - 1}; "
-                            "None for their mean)", 0, c.num_heads - 1)
+        head = whole_number(f"head (an index: each layer has {H} heads, 0 to {H - 1}; None for their mean)",
+                            head, 0, H - 1)
     return beam_size, layer, head
 
 
@@ -590,12 +585,12 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
     import ipywidgets as widgets
 
     if model is None:
-        from .translator import load_pretrained
+        from ..translator import load_pretrained
 
         model, src_vocab, tgt_vocab = load_pretrained()
     src_vocab, tgt_vocab = _translator_vocabs(model, src_vocab, tgt_vocab)
     c = model.config
-    beam_size = _whole(beam_size, "beam_size (1 = greedy)", 1)
+    beam_size = whole_number("beam_size (1 = greedy)", beam_size, 1)
     choices = [("greedy", 1), ("beam 4", 4)]  # the HTML spells out "beam search, 4 beams"
     if beam_size not in (1, 4):
         choices.append((f"beam {beam_size}", beam_size))
