@@ -34,6 +34,7 @@ import html
 import numpy as np
 
 from . import static
+from .controls import REGISTRY, Spec, explorer
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from ..checks import whole_number
 from ..display import (
@@ -62,6 +63,8 @@ __all__ = [
     "translator_view",
     "translator_explorer",
     "D_K_STEPS",
+    "REGISTRY",
+    "Spec",
 ]
 
 #: The widths the d_k slider steps through: roughly doubling, 1 to 512 (the paper's d_model).
@@ -97,18 +100,27 @@ def _explorer_class():
     return Explorer
 
 
-def _explorer_box(children, controls, view, name: str):
+def _widgets(specs) -> dict:
+    """The live ipywidgets controls of ``specs``, by name (:meth:`Spec.widget`)."""
+    return {spec.name: spec.widget() for spec in specs}
+
+
+def _explorer_box(children, specs, live, view, name: str):
     """A VBox of ``children`` that also offers the HTML of its static twin (:mod:`tutorlib.static`).
 
-    ``controls`` (:class:`tutorlib.static.Control`) and ``view`` (state ->
-    HTML) describe the twin; the box keeps them as ``static_controls`` and
-    ``static_view`` (the tests recompute the book's states with them).
-    Jupyter, Colab and Binder render the widget; the book, whose render
-    priority puts ``text/html`` first, renders the twin.
+    ``specs`` (:class:`Spec`) declare the explorer's controls once: ``live``
+    are the ipywidgets built from them (by name), and the twin's
+    :class:`tutorlib.static.Control` are built from them here. ``view``
+    (state -> HTML) draws the twin; the box keeps ``specs``,
+    ``control_widgets``, ``static_controls`` and ``static_view`` (the tests
+    recompute the book's states with them). Jupyter, Colab and Binder render
+    the widget; the book, whose render priority puts ``text/html`` first,
+    renders the twin.
     """
     box = _explorer_class()(children)
-    box.static_controls, box.static_view = list(controls), view
-    box.static_html = static.explorer_html(controls, view, name)
+    box.specs, box.control_widgets = list(specs), dict(live)
+    box.static_controls, box.static_view = [spec.control() for spec in specs], view
+    box.static_html = static.explorer_html(box.static_controls, view, name)
     return box
 
 
@@ -134,28 +146,26 @@ def temperature_steps(minimum: float = 0.1, maximum: float = 5.0) -> np.ndarray:
     return np.round(np.arange(minimum, maximum + 1e-9, 0.1), 10)
 
 
+@explorer("chapters/03_softmax", temperature="slider")
 def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: float = 0.1, maximum: float = 5.0):
     """A slider for the softmax temperature over ``scores``, with the weights drawn as bars."""
     import ipywidgets as widgets
 
-    slider = widgets.FloatSlider(
-        value=temperature, min=minimum, max=maximum, step=0.1, description="temperature", continuous_update=True,
-        style={"description_width": "initial"},
-    )
-    bars = widgets.HTML(value=temperature_view(scores, labels, temperature)[1])
-
-    def redraw(change):
-        bars.value = temperature_view(scores, labels, change["new"])[1]
-
-    slider.observe(redraw, names="value")
+    page = temperature_view(scores, labels, temperature)[1]
     steps = temperature_steps(minimum, maximum)
     if not np.isclose(steps, temperature).any():
         raise ValueError(f"the slider moves in steps of 0.1 from {minimum:g} to {maximum:g}; "
                          f"temperature={temperature!r} is not one of them")
     start = float(steps[np.isclose(steps, temperature)][0])
-    control = static.Control("temperature", "temperature", tuple((f"{t:g}", float(t)) for t in steps), start,
-                             "slider")
-    box = _explorer_box([slider, bars], [control],
+    specs = [Spec("temperature", "slider", "temperature", tuple((f"{t:g}", float(t)) for t in steps), start)]
+    live = _widgets(specs)
+    slider, bars = live["temperature"], widgets.HTML(value=page)
+
+    def redraw(change):
+        bars.value = temperature_view(scores, labels, change["new"])[1]
+
+    slider.observe(redraw, names="value")
+    box = _explorer_box([slider, bars], specs, live,
                         lambda temperature: temperature_view(scores, labels, temperature)[1], "temperature")
     box.slider, box.bars = slider, bars  # handles for tests and for curious learners
     return box
@@ -208,6 +218,7 @@ def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 
     return weights, bars + stats
 
 
+@explorer("chapters/04_scaled_dot_product_attention", d_k="slider", scaled="buttons")
 def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, seed: int = 0):
     """A slider over d_k (1 to 512) and a scaled/unscaled toggle, showing :func:`saturation_view`."""
     import ipywidgets as widgets
@@ -215,8 +226,12 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
     d_k = whole_number("d_k", d_k, 1, MAX_D_K)
     if d_k not in D_K_STEPS:
         raise ValueError(f"the slider starts on one of its steps {D_K_STEPS}, got d_k={d_k}")
-    slider = widgets.SelectionSlider(options=D_K_STEPS, value=d_k, description="d_k", continuous_update=True)
-    toggle = widgets.ToggleButtons(options=[("scaled: ÷ √d_k", True), ("unscaled", False)], value=bool(scaled))
+    specs = [
+        Spec("d_k", "slider", "d_k", tuple((str(d), d) for d in D_K_STEPS), d_k),
+        Spec("scaled", "buttons", "scores", (("scaled: ÷ √d_k", True), ("unscaled", False)), bool(scaled)),
+    ]
+    live = _widgets(specs)
+    slider, toggle = live["d_k"], live["scaled"]
     view = widgets.HTML(value=saturation_view(d_k, scaled, n_keys, seed)[1])
 
     def redraw(_change):
@@ -224,12 +239,7 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
 
     slider.observe(redraw, names="value")
     toggle.observe(redraw, names="value")
-    controls = [
-        static.Control("d_k", "d_k", tuple((str(d), d) for d in D_K_STEPS), d_k, "slider"),
-        static.Control("scaled", "scores", (("scaled: ÷ √d_k", True), ("unscaled", False)), bool(scaled),
-                       "buttons"),
-    ]
-    box = _explorer_box([widgets.HBox([slider, toggle]), view], controls,
+    box = _explorer_box([widgets.HBox([slider, toggle]), view], specs, live,
                         lambda d_k, scaled: saturation_view(d_k, scaled, n_keys, seed)[1], "saturation")
     box.d_k, box.scaled, box.view = slider, toggle, view
     return box
@@ -263,6 +273,7 @@ def attention_view(q, k, query_labels, key_labels=None, query=0) -> tuple[np.nda
     return weights[i], side_by_side(bars, table)
 
 
+@explorer("chapters/04_scaled_dot_product_attention", query="menu")
 def attention_explorer(q, k, query_labels, key_labels=None, query=0):
     """A dropdown of the queries; shows :func:`attention_view` for the chosen one."""
     import ipywidgets as widgets
@@ -270,15 +281,15 @@ def attention_explorer(q, k, query_labels, key_labels=None, query=0):
     labels = [str(x) for x in query_labels]
     first, page = attention_view(q, k, labels, key_labels, query)
     start = _row_index(query, labels)
-    dropdown = widgets.Dropdown(options=_option_labels(labels), value=start, description="query")
-    view = widgets.HTML(value=page)
+    specs = [Spec("query", "menu", "query", tuple(_option_labels(labels)), start)]
+    live = _widgets(specs)
+    dropdown, view = live["query"], widgets.HTML(value=page)
 
     def redraw(change):
         view.value = attention_view(q, k, labels, key_labels, change["new"])[1]
 
     dropdown.observe(redraw, names="value")
-    control = static.Control("query", "query", tuple(_option_labels(labels)), start)
-    box = _explorer_box([dropdown, view], [control],
+    box = _explorer_box([dropdown, view], specs, live,
                         lambda query: attention_view(q, k, labels, key_labels, query)[1], "attention")
     box.query, box.view = dropdown, view
     return box
@@ -323,6 +334,7 @@ def head_view(weights, head: int, query_labels, key_labels=None, query=0, batch:
     return w[head], side_by_side(bars, table)
 
 
+@explorer("chapters/05_multi_head_attention", head="menu", query="menu")
 def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0, batch: int = 0):
     """Dropdowns for the head and the query; shows :func:`head_view`."""
     import ipywidgets as widgets
@@ -331,18 +343,17 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
     H = _heads(weights, batch).shape[0]
     page = head_view(weights, head, labels, key_labels, query, batch)[1]
     start = _row_index(query, labels)
-    heads = widgets.Dropdown(options=[(f"head {h + 1}", h) for h in range(H)], value=head, description="head")
-    queries = widgets.Dropdown(options=_option_labels(labels), value=start, description="query")
-    view = widgets.HTML(value=page)
+    specs = [Spec("head", "menu", "head", tuple((f"head {h + 1}", h) for h in range(H)), head),
+             Spec("query", "menu", "query", tuple(_option_labels(labels)), start)]
+    live = _widgets(specs)
+    heads, queries, view = live["head"], live["query"], widgets.HTML(value=page)
 
     def redraw(_change):
         view.value = head_view(weights, heads.value, labels, key_labels, queries.value, batch)[1]
 
     heads.observe(redraw, names="value")
     queries.observe(redraw, names="value")
-    controls = [static.Control("head", "head", tuple((f"head {h + 1}", h) for h in range(H)), head),
-                static.Control("query", "query", tuple(_option_labels(labels)), start)]
-    box = _explorer_box([widgets.HBox([heads, queries]), view], controls,
+    box = _explorer_box([widgets.HBox([heads, queries]), view], specs, live,
                         lambda head, query: head_view(weights, head, labels, key_labels, query, batch)[1], "head")
     box.head, box.query, box.view = heads, queries, view
     return box
@@ -399,16 +410,20 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
     return mask, weights, summary + side_by_side(grid, heat)
 
 
+@explorer("chapters/06_masking", n_words="slider", n_pad="slider", causal="checkbox")
 def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=None, seed: int = 0):
     """Sliders for the number of words and of padding tokens and a causal on/off switch; shows :func:`mask_view`."""
     import ipywidgets as widgets
 
     page = mask_view(n_words, n_pad, causal, words, seed)[2]
     count = len(YOUR_CAT["tokens"]) if words is None else len(list(words))
-    style = {"description_width": "initial"}
-    n_words_slider = widgets.IntSlider(value=n_words, min=1, max=count, description="real words", style=style)
-    n_pad_slider = widgets.IntSlider(value=n_pad, min=0, max=max(MAX_PADDING, n_pad), description="padding", style=style)
-    causal_box = widgets.Checkbox(value=bool(causal), description="causal mask")
+    specs = [
+        Spec("n_words", "slider", "real words", tuple((str(n), n) for n in range(1, count + 1)), n_words),
+        Spec("n_pad", "slider", "padding", tuple((str(n), n) for n in range(max(MAX_PADDING, n_pad) + 1)), n_pad),
+        Spec("causal", "checkbox", "causal mask", (("off", False), ("on", True)), bool(causal)),
+    ]
+    live = _widgets(specs)
+    n_words_slider, n_pad_slider, causal_box = live["n_words"], live["n_pad"], live["causal"]
     view = widgets.HTML(value=page)
 
     def redraw(_change):
@@ -416,13 +431,7 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 
     for control in (n_words_slider, n_pad_slider, causal_box):
         control.observe(redraw, names="value")
-    controls = [
-        static.Control("n_words", "real words", tuple((str(n), n) for n in range(1, count + 1)), n_words, "slider"),
-        static.Control("n_pad", "padding", tuple((str(n), n) for n in range(max(MAX_PADDING, n_pad) + 1)), n_pad,
-                       "slider"),
-        static.Control("causal", "causal mask", (("off", False), ("on", True)), bool(causal), "checkbox"),
-    ]
-    box = _explorer_box([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view], controls,
+    box = _explorer_box([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view], specs, live,
                         lambda n_words, n_pad, causal: mask_view(n_words, n_pad, causal, words, seed)[2], "mask")
     box.n_words, box.n_pad, box.causal, box.view = n_words_slider, n_pad_slider, causal_box, view
     return box
@@ -569,6 +578,8 @@ BOOK_SENTENCES = (
 )
 
 
+@explorer("chapters/10_translating_and_evaluating", sentence="text", beam_size="buttons", layer="menu",
+          head="menu")
 def translator_explorer(model=None, sentence: str = "the red car", beam_size: int = 1, layer: int = 0, head=0, *,
                         src_vocab=None, tgt_vocab=None, sentences=BOOK_SENTENCES):
     """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows :func:`translator_view`.
@@ -594,13 +605,18 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
     choices = [("greedy", 1), ("beam 4", 4)]  # the HTML spells out "beam search, 4 beams"
     if beam_size not in (1, 4):
         choices.append((f"beam {beam_size}", beam_size))
-    text = widgets.Text(value=sentence, description="English", continuous_update=False,
-                        layout=widgets.Layout(width="28em"))
-    decoding = widgets.ToggleButtons(options=choices, value=beam_size)
-    layers = widgets.Dropdown(options=[(f"layer {i + 1}", i) for i in range(c.num_decoder_layers)], value=layer,
-                              description="layer")
-    heads = widgets.Dropdown(options=[(f"head {h + 1}", h) for h in range(c.num_heads)] + [("mean of the heads", -1)],
-                             value=-1 if head is None else head, description="head")
+    if isinstance(sentences, str):
+        raise ValueError(f"sentences must be a list of sentences, got the single string {sentences!r}")
+    menu = list(dict.fromkeys([sentence, *sentences]))  # the twin's menu: the starting sentence first, no repeats
+    specs = [
+        Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence),  # a menu in the twin
+        Spec("beam_size", "buttons", "decoding", tuple(choices), beam_size),
+        Spec("layer", "menu", "layer", tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)), layer),
+        Spec("head", "menu", "head", tuple((f"head {h + 1}", h) for h in range(c.num_heads))
+             + (("mean of the heads", -1),), -1 if head is None else head),
+    ]
+    live = _widgets(specs)
+    text, decoding, layers, heads = live["sentence"], live["beam_size"], live["layer"], live["head"]
     view = widgets.HTML()
 
     def redraw(_change=None):
@@ -617,20 +633,16 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
     redraw()
     for control in (text, decoding, layers, heads):
         control.observe(redraw, names="value")
-    controls, page = _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices,
-                                      sentences)
-    box = _explorer_box([text, decoding, widgets.HBox([layers, heads]), view], controls, page, "translator")
+    page = _translator_twin(model, src_vocab, tgt_vocab)
+    box = _explorer_box([text, decoding, widgets.HBox([layers, heads]), view], specs, live, page, "translator")
     box.sentence, box.decoding, box.layer, box.head, box.view = text, decoding, layers, heads, view
     return box
 
 
-def _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_vocab, choices, sentences):
-    """The translator explorer's static twin, its controls and view: a menu of sentences instead of the text box."""
+def _translator_twin(model, src_vocab, tgt_vocab):
+    """The translator explorer's static view: each (sentence, decoding) of the menu decoded once."""
     import warnings
 
-    if isinstance(sentences, str):
-        raise ValueError(f"sentences must be a list of sentences, got the single string {sentences!r}")
-    menu = list(dict.fromkeys([sentence, *sentences]))  # the starting sentence first, no repeats
     c = model.config
     decoded = {}
 
@@ -643,11 +655,4 @@ def _translator_twin(model, sentence, beam_size, layer, head, src_vocab, tgt_voc
         return _translator_html(decoded[sentence, beam_size], sentence, beam_size, layer,
                                 None if head == -1 else head, c)[1]
 
-    controls = [
-        static.Control("sentence", "English", tuple((s, s) for s in menu), sentence),
-        static.Control("beam_size", "decoding", tuple(choices), beam_size, "buttons"),
-        static.Control("layer", "layer", tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)), layer),
-        static.Control("head", "head", tuple((f"head {h + 1}", h) for h in range(c.num_heads))
-                       + (("mean of the heads", -1),), -1 if head is None else head),
-    ]
-    return controls, page
+    return page
