@@ -166,7 +166,7 @@ def test_chapter_colours_are_colour_blind_safe(path):
     assert not problems, "\n".join(problems)
 
 
-EXPLORER_MODULES = sorted(f"explorers/{p.name}" for p in (ROOT / "tutorlib" / "explorers").glob("*.py"))
+EXPLORER_MODULES = sorted(f"explorers/{p.name}" for p in (ROOT / "tutorlib/explorers").glob("*.py"))
 
 
 @pytest.mark.parametrize("module", ["display.py", *EXPLORER_MODULES])

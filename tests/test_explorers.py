@@ -9,7 +9,9 @@ output widget with what the pure function gives for the new values.
 
 import html
 import re
+from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 import torch
@@ -490,3 +492,83 @@ def test_translator_explorer_redraws_for_every_control(pretrained):
     assert start.head.value == -1 and start.decoding.value == 4 and start.layer.value == 1
     assert start.view.value == explorers.translator_view(pretrained, "the black cats", 4, 1, None)[2]
     assert [label for label, _ in explorers.translator_explorer(pretrained, beam_size=2).decoding.options][-1] == "beam 2"
+
+
+# --- the registry, and each explorer's controls declared once ----------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC_EXPLORERS = sorted(n for n in explorers.__all__
+                          if n.endswith("_explorer") or n == "mask_editor")
+
+
+def _chapter_code(notebook: Path) -> str:
+    cells = nbformat.read(notebook, as_version=4).cells
+    return "\n".join(c.source for c in cells if c.cell_type == "code")
+
+
+def test_the_registry_holds_every_explorer_with_the_chapter_that_shows_it():
+    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 6
+    for name, entry in explorers.REGISTRY.items():
+        assert entry.name == name and entry.function is getattr(explorers, name)
+        code = _chapter_code(ROOT / f"{entry.chapter}.ipynb")
+        assert f"{name}(" in code, f"{entry.chapter} shows no {name}"
+    # and no chapter shows an explorer the registry files under another chapter
+    for notebook in sorted((ROOT / "chapters").glob("*.ipynb")):
+        code = _chapter_code(notebook)
+        for name in PUBLIC_EXPLORERS:
+            if re.search(rf"\b{name}\(", code):
+                chapter = explorers.REGISTRY[name].chapter
+                assert chapter == f"chapters/{notebook.stem}", (name, notebook.name)
+
+
+def _built(name, request):
+    """Each explorer, built as a chapter builds it, with starts other than the defaults."""
+    if name == "head_explorer":
+        w = request.getfixturevalue("mha_weights")[2]
+        return explorers.head_explorer(w, list("abcde"), head=2, query=1, batch=1)
+    if name == "translator_explorer":
+        model = request.getfixturevalue("pretrained")
+        return explorers.translator_explorer(model, "she is tired", beam_size=4, layer=1, head=None)
+    q, k, tokens = FOX["q"], FOX["k"], FOX["tokens"]
+    return {
+        "temperature_explorer": lambda: explorers.temperature_explorer([2.0, 1.0], ["a", "b"], 0.5),
+        "saturation_explorer": lambda: explorers.saturation_explorer(d_k=8, scaled=False),
+        "attention_explorer": lambda: explorers.attention_explorer(q, k, tokens, query=2),
+        "mask_editor": lambda: explorers.mask_editor(n_words=2, n_pad=1, causal=False),
+    }[name]()
+
+
+def _live_choices(widget) -> tuple[list | None, object]:
+    """The values a live ipywidgets control offers (None for free text) and its current value."""
+    import ipywidgets as widgets
+
+    if isinstance(widget, widgets.Checkbox):
+        return [False, True], widget.value
+    if isinstance(widget, widgets.IntSlider):
+        return list(range(widget.min, widget.max + 1, widget.step)), widget.value
+    if isinstance(widget, widgets.FloatSlider):
+        n = round((widget.max - widget.min) / widget.step)
+        return [round(widget.min + i * widget.step, 10) for i in range(n + 1)], widget.value
+    if isinstance(widget, widgets.Text):
+        return None, widget.value
+    return [o[1] if isinstance(o, tuple) else o for o in widget.options], widget.value
+
+
+@pytest.mark.parametrize("name", PUBLIC_EXPLORERS)
+def test_live_and_static_controls_come_from_one_declaration(name, request):
+    box = _built(name, request)
+    entry = explorers.REGISTRY[name]
+    assert [(s.name, s.kind) for s in box.specs] == list(entry.controls)
+    names = [n for n, _ in entry.controls]
+    assert [c.name for c in box.static_controls] == list(box.control_widgets) == names
+    for spec, control in zip(box.specs, box.static_controls):
+        widget = box.control_widgets[spec.name]
+        values, start = _live_choices(widget)
+        assert control.label == widget.description == spec.label, spec.name
+        assert control.value == start == spec.value, f"{name}: {spec.name} starts apart"
+        if values is None:  # a text box live, the menu of the book's sentences in the twin
+            assert spec.kind == "text" and control.kind == "menu" and control.options[0][1] == start
+        else:
+            offered = [v for _, v in control.options]
+            np.testing.assert_allclose(values, offered, err_msg=f"{name}: {spec.name}")
+            assert control.kind == spec.kind

@@ -157,7 +157,8 @@ def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: floa
         raise ValueError(f"the slider moves in steps of 0.1 from {minimum:g} to {maximum:g}; "
                          f"temperature={temperature!r} is not one of them")
     start = float(steps[np.isclose(steps, temperature)][0])
-    specs = [Spec("temperature", "slider", "temperature", tuple((f"{t:g}", float(t)) for t in steps), start)]
+    options = tuple((f"{t:g}", float(t)) for t in steps)
+    specs = [Spec("temperature", "slider", "temperature", options, start)]
     live = _widgets(specs)
     slider, bars = live["temperature"], widgets.HTML(value=page)
 
@@ -228,7 +229,8 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
         raise ValueError(f"the slider starts on one of its steps {D_K_STEPS}, got d_k={d_k}")
     specs = [
         Spec("d_k", "slider", "d_k", tuple((str(d), d) for d in D_K_STEPS), d_k),
-        Spec("scaled", "buttons", "scores", (("scaled: ÷ √d_k", True), ("unscaled", False)), bool(scaled)),
+        Spec("scaled", "buttons", "scores", (("scaled: ÷ √d_k", True), ("unscaled", False)),
+             bool(scaled)),
     ]
     live = _widgets(specs)
     slider, toggle = live["d_k"], live["scaled"]
@@ -383,7 +385,8 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
     words = list(YOUR_CAT["tokens"]) if words is None else [str(w) for w in words]
     if not words:
         raise ValueError("words is empty: the sentence needs at least one word")
-    n_words = whole_number(f"n_words (real words, here at most {len(words)})", n_words, 1, len(words))
+    most = len(words)
+    n_words = whole_number(f"n_words (real words, here at most {most})", n_words, 1, most)
     n_pad = whole_number("n_pad (padding tokens)", n_pad, 0)
     if not isinstance(causal, (bool, np.bool_)):
         raise ValueError(f"causal must be True or False, got {causal!r}")
@@ -417,9 +420,10 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 
     page = mask_view(n_words, n_pad, causal, words, seed)[2]
     count = len(YOUR_CAT["tokens"]) if words is None else len(list(words))
+    counts, pads = range(1, count + 1), range(max(MAX_PADDING, n_pad) + 1)
     specs = [
-        Spec("n_words", "slider", "real words", tuple((str(n), n) for n in range(1, count + 1)), n_words),
-        Spec("n_pad", "slider", "padding", tuple((str(n), n) for n in range(max(MAX_PADDING, n_pad) + 1)), n_pad),
+        Spec("n_words", "slider", "real words", tuple((str(n), n) for n in counts), n_words),
+        Spec("n_pad", "slider", "padding", tuple((str(n), n) for n in pads), n_pad),
         Spec("causal", "checkbox", "causal mask", (("off", False), ("on", True)), bool(causal)),
     ]
     live = _widgets(specs)
@@ -431,7 +435,8 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 
     for control in (n_words_slider, n_pad_slider, causal_box):
         control.observe(redraw, names="value")
-    box = _explorer_box([widgets.HBox([n_words_slider, n_pad_slider, causal_box]), view], specs, live,
+    row = widgets.HBox([n_words_slider, n_pad_slider, causal_box])
+    box = _explorer_box([row, view], specs, live,
                         lambda n_words, n_pad, causal: mask_view(n_words, n_pad, causal, words, seed)[2], "mask")
     box.n_words, box.n_pad, box.causal, box.view = n_words_slider, n_pad_slider, causal_box, view
     return box
@@ -520,10 +525,11 @@ def _translator_checks(model, beam_size, layer, head) -> tuple[int, int, int | N
     c = model.config
     beam_size = whole_number("beam_size (1 = greedy)", beam_size, 1)
     L, H = c.num_decoder_layers, c.num_heads
-    layer = whole_number(f"layer (an index: the decoder has {L} layers, 0 to {L - 1})", layer, 0, L - 1)
+    layer = whole_number(f"layer (an index: the decoder has {L} layers, 0 to {L - 1})", layer, 0,
+                         L - 1)
     if head is not None:
-        head = whole_number(f"head (an index: each layer has {H} heads, 0 to {H - 1}; None for their mean)",
-                            head, 0, H - 1)
+        head = whole_number(f"head (an index: each layer has {H} heads, 0 to {H - 1}; None for "
+                            "their mean)", head, 0, H - 1)
     return beam_size, layer, head
 
 
@@ -578,8 +584,8 @@ BOOK_SENTENCES = (
 )
 
 
-@explorer("chapters/10_translating_and_evaluating", sentence="text", beam_size="buttons", layer="menu",
-          head="menu")
+@explorer("chapters/10_translating_and_evaluating", sentence="text", beam_size="buttons",
+          layer="menu", head="menu")
 def translator_explorer(model=None, sentence: str = "the red car", beam_size: int = 1, layer: int = 0, head=0, *,
                         src_vocab=None, tgt_vocab=None, sentences=BOOK_SENTENCES):
     """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows :func:`translator_view`.
@@ -606,12 +612,15 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
     if beam_size not in (1, 4):
         choices.append((f"beam {beam_size}", beam_size))
     if isinstance(sentences, str):
-        raise ValueError(f"sentences must be a list of sentences, got the single string {sentences!r}")
-    menu = list(dict.fromkeys([sentence, *sentences]))  # the twin's menu: the starting sentence first, no repeats
+        raise ValueError(
+            f"sentences must be a list of sentences, got the single string {sentences!r}")
+    # the twin's menu: the starting sentence first, no repeats
+    menu = list(dict.fromkeys([sentence, *sentences]))
     specs = [
-        Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence),  # a menu in the twin
+        Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence),  # twin: a menu
         Spec("beam_size", "buttons", "decoding", tuple(choices), beam_size),
-        Spec("layer", "menu", "layer", tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)), layer),
+        Spec("layer", "menu", "layer",
+             tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)), layer),
         Spec("head", "menu", "head", tuple((f"head {h + 1}", h) for h in range(c.num_heads))
              + (("mean of the heads", -1),), -1 if head is None else head),
     ]
@@ -634,7 +643,8 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
     for control in (text, decoding, layers, heads):
         control.observe(redraw, names="value")
     page = _translator_twin(model, src_vocab, tgt_vocab)
-    box = _explorer_box([text, decoding, widgets.HBox([layers, heads]), view], specs, live, page, "translator")
+    children = [text, decoding, widgets.HBox([layers, heads]), view]
+    box = _explorer_box(children, specs, live, page, "translator")
     box.sentence, box.decoding, box.layer, box.head, box.view = text, decoding, layers, heads, view
     return box
 

@@ -44,7 +44,8 @@ class Spec:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"control {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+            raise ValueError(
+                f"control {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
         self.control()  # the twin's checks: options, a start among them, a checkbox's (off, on)
 
     def control(self) -> static.Control:
@@ -62,12 +63,13 @@ class Spec:
         import ipywidgets as widgets
 
         values = [v for _, v in self.options]
-        # options labelled by their own values are passed as values (a slider of d_k shows 1, 2, ...)
+        # options labelled by their own values go as values (the d_k slider shows 1, 2, ...)
         plain = all(label == str(v) for label, v in self.options)
         options = values if plain else list(self.options)
         common = {"value": self.value, "description": self.label}
         if self.kind == "slider":
-            slider = {**common, "continuous_update": True, "style": {"description_width": "initial"}}
+            style = {"description_width": "initial"}
+            slider = {**common, "continuous_update": True, "style": style}
             step = _even_step(values)
             if step is not None and all(isinstance(v, int) for v in values):
                 return widgets.IntSlider(min=values[0], max=values[-1], step=step, **slider)
