@@ -353,7 +353,7 @@ def weight_bars_html(labels, weights, title: str = "") -> str:
             f'<span style="font-family:monospace">{w:.3f}</span></div>'
         )
     head = f"<div><b>{html.escape(title)}</b></div>" if title else ""
-    # what a screen reader's status line says of this view (tutorlib/static.py): the largest weight
+    # what a screen reader's status line says of this view (tutorlib/explorers/static.py): the largest weight
     top = int(np.argmax(weights)) if len(labels) else None
     summary = (f"{title + ': ' if title else ''}largest weight {weights[top]:.3f} on {labels[top]}"
                if top is not None else title)

@@ -3,8 +3,11 @@
 Each explorer is two parts: a pure function, its *view*, that computes what is
 shown (tested without a browser), and a thin ipywidgets wrapper that calls it
 whenever a control moves. The wrapper also carries the explorer's static twin
-(:mod:`tutorlib.static`): the same view worked out for every state of the
-controls, which the published book shows and switches without a kernel.
+(:mod:`tutorlib.explorers.static`): the same view worked out for every state of
+the controls, which the published book shows and switches without a kernel.
+Both sets of controls are built from one declaration, a list of
+:class:`~tutorlib.explorers.controls.Spec`, and :data:`REGISTRY` names each
+explorer's chapter and controls (:mod:`tutorlib.explorers.controls`).
 
 =====================  ==========================================  =========
 explorer               its pure function                           chapter
@@ -513,7 +516,7 @@ def _translator_html(decoded, sentence: str, beam_size: int, layer: int, head, c
         lines.append(f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
                      f"the model's {config.max_len - 1} output positions): the translation is cut off")
     said = esc(f"Portuguese: {translation}; {'head ' + str(head + 1) if head is not None else 'mean of the heads'}, "
-               f"layer {layer + 1}")  # the screen reader's status line (tutorlib/static.py)
+               f"layer {layer + 1}")  # the screen reader's status line (tutorlib/explorers/static.py)
     head_html = (f'<div class="tutorlib-translation" data-summary="{said}" style="margin-bottom:6px">'
                  + "<br/>".join(lines) + "</div>")
     title = f"cross-attention, decoder layer {layer + 1} of {config.num_decoder_layers}, {which}"
