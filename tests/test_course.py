@@ -23,8 +23,13 @@ COURSE = course.load_course()
 
 def test_generated_files_are_in_sync_with_course_yml():
     """`tools/course.py --check` reports nothing to change and no disagreement (nbdev-style)."""
-    run = subprocess.run([sys.executable, str(ROOT / "tools" / "course.py"), "--check"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "course.py"), "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
 
 
@@ -50,7 +55,8 @@ def test_check_names_the_file_that_drifted_and_sync_repairs_it(tmp_path, capsys,
     out = capsys.readouterr().out
     assert f"would change: {name}" in out, out
     assert [n for n in ("_toc.yml", "index.md", "README.md") if f"would change: {n}" in out] == [
-        name], out
+        name
+    ], out
     assert course.sync(check=False, root=root) == 0
     assert path.read_text() == original
     assert course.sync(check=True, root=root) == 0
@@ -75,10 +81,21 @@ def test_a_missing_marker_is_an_error_that_says_which():
 
 def _with_chapter_13(data: dict) -> dict:
     data = copy.deepcopy(data)
-    data["parts"].append({"caption": "From the translator to today's models", "chapters": [{
-        "number": 13, "file": "chapters/13_decoder_only", "title": "Decoder-only models",
-        "exercise": "exercises/ex13_decoder_only", "explorers": ["head_explorer"],
-        "budget_s": 90}]})
+    data["parts"].append(
+        {
+            "caption": "From the translator to today's models",
+            "chapters": [
+                {
+                    "number": 13,
+                    "file": "chapters/13_decoder_only",
+                    "title": "Decoder-only models",
+                    "exercise": "exercises/ex13_decoder_only",
+                    "explorers": ["head_explorer"],
+                    "budget_s": 90,
+                }
+            ],
+        }
+    )
     return data
 
 
@@ -88,27 +105,37 @@ def test_a_new_chapter_is_one_entry():
     before, after = COURSE, course.parse_course(_with_chapter_13(DATA))
     toc = yaml.safe_load(course.toc_text(after))
     parts = {p["caption"]: [c["file"] for c in p["chapters"]] for p in toc["parts"]}
-    old_parts = {p["caption"]: [c["file"] for c in p["chapters"]]
-                 for p in yaml.safe_load(course.toc_text(before))["parts"]}
+    old_parts = {
+        p["caption"]: [c["file"] for c in p["chapters"]]
+        for p in yaml.safe_load(course.toc_text(before))["parts"]
+    }
     assert parts["From the translator to today's models"] == ["chapters/13_decoder_only"]
     assert parts["Practice"] == old_parts["Practice"] + ["exercises/ex13_decoder_only"]
     assert parts["Solutions"] == old_parts["Solutions"] + ["exercises/solutions/ex13_decoder_only"]
     captions = [p["caption"] for p in toc["parts"]]
-    assert captions[-4:] == ["From the translator to today's models", "Practice", "Solutions",
-                             "Reference"], captions
+    assert captions[-4:] == [
+        "From the translator to today's models",
+        "Practice",
+        "Solutions",
+        "Reference",
+    ], captions
 
     for name, lines in (("index.md", course.index_lines), ("README.md", course.readme_lines)):
         current = (ROOT / name).read_text()
-        old, new = course.replace_block(name, current, lines(before)), course.replace_block(
-            name, current, lines(after))
+        old, new = (
+            course.replace_block(name, current, lines(before)),
+            course.replace_block(name, current, lines(after)),
+        )
         assert old == current, f"{name} is not what course.yml makes of it"
         added = [line for line in new.splitlines() if line not in old.splitlines()]
         assert len(added) == 1 and "chapters/13_decoder_only" in added[0], (name, added)
     assert "exercise 13 <exercises/ex13_decoder_only>" in course.index_lines(after)[-1]
     assert course.readme_lines(after)[-1].startswith("| 13. Decoder-only models | ")
 
-    assert after.explorer_chapters() == {**before.explorer_chapters(),
-                                         "chapters/13_decoder_only": 1}
+    assert after.explorer_chapters() == {
+        **before.explorer_chapters(),
+        "chapters/13_decoder_only": 1,
+    }
     assert after.budgets() == {**before.budgets(), "13_decoder_only.ipynb": 90.0}
     assert after.exercises == before.exercises + ["ex13_decoder_only"]
     # and the check asks for the files that the entry names
@@ -116,19 +143,26 @@ def test_a_new_chapter_is_one_entry():
     assert "chapters/13_decoder_only.ipynb: listed in course.yml (chapter 13) but missing" in found
 
 
-@pytest.mark.parametrize("change, says", [
-    (lambda d: d["parts"][0]["chapters"].reverse(), "chapters numbered 1 to 12"),
-    (lambda d: d["parts"][0]["chapters"][0].update(file="chapters/02_why_attention"),
-     "file chapters/01_topic"),
-    (lambda d: d["parts"][0]["chapters"][0].update(exercise="exercises/ex02_why"),
-     "exercise exercises/ex01_topic"),
-    (lambda d: d["parts"][0]["chapters"][0].update(explorer=[]), "a typo"),
-    (lambda d: d["parts"][0]["chapters"][0].pop("budget_s"), "'budget_s'] missing"),
-    (lambda d: d["parts"][0]["chapters"][0].update(budget_s=0), "budget_s, a number"),
-    (lambda d: d["parts"][0]["chapters"][0].update(explorers="head_explorer"), "write []"),
-    (lambda d: d["parts"][1].update(caption="Foundations"), "two parts of the contents"),
-    (lambda d: d.pop("practice"), "a missing or misspelt key"),
-])
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda d: d["parts"][0]["chapters"].reverse(), "chapters numbered 1 to 12"),
+        (
+            lambda d: d["parts"][0]["chapters"][0].update(file="chapters/02_why_attention"),
+            "file chapters/01_topic",
+        ),
+        (
+            lambda d: d["parts"][0]["chapters"][0].update(exercise="exercises/ex02_why"),
+            "exercise exercises/ex01_topic",
+        ),
+        (lambda d: d["parts"][0]["chapters"][0].update(explorer=[]), "a typo"),
+        (lambda d: d["parts"][0]["chapters"][0].pop("budget_s"), "'budget_s'] missing"),
+        (lambda d: d["parts"][0]["chapters"][0].update(budget_s=0), "budget_s, a number"),
+        (lambda d: d["parts"][0]["chapters"][0].update(explorers="head_explorer"), "write []"),
+        (lambda d: d["parts"][1].update(caption="Foundations"), "two parts of the contents"),
+        (lambda d: d.pop("practice"), "a missing or misspelt key"),
+    ],
+)
 def test_mistakes_in_course_yml_are_refused_with_a_reason(change, says):
     data = copy.deepcopy(DATA)
     change(data)
@@ -147,8 +181,10 @@ def _changed(where: int, **fields) -> course.Course:
 def test_course_yml_must_agree_with_the_chapters_themselves():
     assert course.problems(COURSE) == []
     found = course.problems(_changed(2, title="Softmax and temperature"))
-    assert found == ["chapters/03_softmax.ipynb: the first heading is '# 3. Softmax', course.yml "
-                     "says '# 3. Softmax and temperature' (change one of them)"]
+    assert found == [
+        "chapters/03_softmax.ipynb: the first heading is '# 3. Softmax', course.yml "
+        "says '# 3. Softmax and temperature' (change one of them)"
+    ]
     found = course.problems(_changed(3, explorers=["attention_explorer", "saturation_explorer"]))
     assert len(found) == 1 and "shows the explorers ['saturation_explorer', " in found[0], found
     found = course.problems(_changed(2, exercise="exercises/ex03_temperature"))
@@ -174,8 +210,11 @@ def test_tutorlib_docstring_names_every_module():
     """tutorlib/__init__.py's docstring lists the package's modules; none may be left out."""
     import tutorlib
 
-    modules = [m.name for m in pkgutil.walk_packages(tutorlib.__path__, "tutorlib.")
-               if not any(part.startswith("_") for part in m.name.split("."))]
+    modules = [
+        m.name
+        for m in pkgutil.walk_packages(tutorlib.__path__, "tutorlib.")
+        if not any(part.startswith("_") for part in m.name.split("."))
+    ]
     assert len(modules) >= 10, modules
     missing = [m for m in modules if f"``{m}``" not in tutorlib.__doc__]
     assert not missing, f"modules of tutorlib its docstring does not list: {missing}"
@@ -187,6 +226,7 @@ def test_ruff_check_and_format_pass():
     ruff = Path(sys.executable).parent / "ruff"
     assert ruff.is_file(), f"no ruff beside {sys.executable}: pip install -c constraints.txt ruff"
     for args in (["check", "."], ["format", "--check", "."]):
-        run = subprocess.run([str(ruff), *args], capture_output=True, text=True, cwd=ROOT,
-                             timeout=120)
+        run = subprocess.run(
+            [str(ruff), *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+        )
         assert run.returncode == 0, f"ruff {' '.join(args)}:\n" + run.stdout[-3000:] + run.stderr

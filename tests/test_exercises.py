@@ -205,6 +205,7 @@ def graded(tmp_path_factory):
     return results
 
 
+@pytest.mark.slow  # grades every exercise in the bwrap sandbox
 @pytest.mark.parametrize("name", NAMES)
 def test_solutions_score_full_marks(graded, name):
     r = graded[f"exercises/solutions/{name}.ipynb"]
@@ -215,6 +216,7 @@ def test_solutions_score_full_marks(graded, name):
     assert not r["integrity"] and not r["messages"], detail
 
 
+@pytest.mark.slow  # grades every exercise in the bwrap sandbox
 @pytest.mark.parametrize("name", NAMES)
 def test_untouched_student_notebook_scores_zero(graded, name):
     r = graded[f"exercises/{name}.ipynb"]

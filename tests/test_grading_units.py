@@ -351,6 +351,7 @@ def run(s, source):
     return outcome.status, outcome.error
 
 
+@pytest.mark.slow  # runs in the bwrap sandbox
 @needs_bwrap
 @pytest.mark.parametrize("what, source", [
     ("the virtualenv is read-only",
@@ -397,6 +398,7 @@ for pyc in (folder / "__pycache__").glob("efficient.*.pyc"):
 """
 
 
+@pytest.mark.slow  # runs in the bwrap sandbox
 @needs_bwrap
 def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undoes_the_refusal():
     """What a question may call (exercises/README.md): exercise 11's kernel has no
@@ -416,6 +418,7 @@ def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undo
     assert sandbox.withheld_for("ex02_embeddings") == () == sandbox.withheld_for(None)
 
 
+@pytest.mark.slow  # runs in the bwrap sandbox
 @needs_bwrap
 def test_a_hanging_cell_is_skipped_and_the_cells_before_it_replayed(sandboxed):
     assert run(sandboxed, "kept = 41") == ("ok", None)

@@ -150,65 +150,121 @@ def _chapter(entry, part: str, position: int) -> Chapter:
         raise _fail(where, f"only the keys {sorted(CHAPTER_KEYS)}", sorted(unknown), "a typo?")
     missing = REQUIRED_CHAPTER_KEYS - set(entry)
     if missing:
-        raise _fail(where, f"the keys {sorted(REQUIRED_CHAPTER_KEYS)}", sorted(entry),
-                    f"{sorted(missing)} missing")
+        raise _fail(
+            where,
+            f"the keys {sorted(REQUIRED_CHAPTER_KEYS)}",
+            sorted(entry),
+            f"{sorted(missing)} missing",
+        )
     number, file, title = entry["number"], entry["file"], entry["title"]
     if not isinstance(number, int) or isinstance(number, bool):
         raise _fail(where, "a whole number", number, "number is the chapter's number")
     m = CHAPTER_FILE.match(str(file))
     if not m or int(m.group(1)) != number:
-        raise _fail(where, f"file chapters/{number:02d}_topic (lower case, no .ipynb)", file,
-                    "the file name starts with the chapter's number")
+        raise _fail(
+            where,
+            f"file chapters/{number:02d}_topic (lower case, no .ipynb)",
+            file,
+            "the file name starts with the chapter's number",
+        )
     if not isinstance(title, str) or not title.strip() or title != title.strip():
-        raise _fail(where, "a title (the notebook's first heading without '# NN. ')", title,
-                    "an empty title or spaces around it")
+        raise _fail(
+            where,
+            "a title (the notebook's first heading without '# NN. ')",
+            title,
+            "an empty title or spaces around it",
+        )
     exercise = entry.get("exercise")
     if exercise is not None:
         e = EXERCISE_FILE.match(str(exercise))
         if not e or int(e.group(1)) != number:
-            raise _fail(where, f"exercise exercises/ex{number:02d}_topic (no .ipynb)", exercise,
-                        "an exercise is numbered like its chapter")
+            raise _fail(
+                where,
+                f"exercise exercises/ex{number:02d}_topic (no .ipynb)",
+                exercise,
+                "an exercise is numbered like its chapter",
+            )
     explorers = entry["explorers"]
     if not isinstance(explorers, list) or not all(
-            isinstance(x, str) and IDENTIFIER.match(x) for x in explorers):
-        raise _fail(where, "explorers as a list of tutorlib.explorers function names ([] for none)",
-                    explorers, "write [] when the chapter shows no explorer")
+        isinstance(x, str) and IDENTIFIER.match(x) for x in explorers
+    ):
+        raise _fail(
+            where,
+            "explorers as a list of tutorlib.explorers function names ([] for none)",
+            explorers,
+            "write [] when the chapter shows no explorer",
+        )
     budget = entry["budget_s"]
     if not isinstance(budget, (int, float)) or isinstance(budget, bool) or budget <= 0:
-        raise _fail(where, "budget_s, a number of seconds above 0", budget,
-                    "the time the chapter may take to execute")
-    return Chapter(number=number, file=file, title=title, explorers=tuple(explorers),
-                   budget_s=float(budget), part=part, exercise=exercise)
+        raise _fail(
+            where,
+            "budget_s, a number of seconds above 0",
+            budget,
+            "the time the chapter may take to execute",
+        )
+    return Chapter(
+        number=number,
+        file=file,
+        title=title,
+        explorers=tuple(explorers),
+        budget_s=float(budget),
+        part=part,
+        exercise=exercise,
+    )
 
 
 def parse_course(data) -> Course:
     """A :class:`Course` from course.yml's content (a dict, as ``yaml.safe_load`` reads it)."""
     if not isinstance(data, dict):
-        raise _fail("top level", f"a mapping with {sorted(TOP_KEYS)}", type(data).__name__,
-                    "an empty or broken file?")
+        raise _fail(
+            "top level",
+            f"a mapping with {sorted(TOP_KEYS)}",
+            type(data).__name__,
+            "an empty or broken file?",
+        )
     if set(data) != TOP_KEYS:
-        raise _fail("top level", f"exactly the keys {sorted(TOP_KEYS)}", sorted(data),
-                    "a missing or misspelt key")
+        raise _fail(
+            "top level",
+            f"exactly the keys {sorted(TOP_KEYS)}",
+            sorted(data),
+            "a missing or misspelt key",
+        )
     if not isinstance(data["parts"], list) or not data["parts"]:
-        raise _fail("parts", "a list of parts, each a caption and its chapters", data["parts"],
-                    "no chapters at all?")
+        raise _fail(
+            "parts",
+            "a list of parts, each a caption and its chapters",
+            data["parts"],
+            "no chapters at all?",
+        )
     parts = []
     for i, part in enumerate(data["parts"], 1):
         if not isinstance(part, dict) or set(part) != {"caption", "chapters"}:
-            raise _fail(f"part {i}", "a mapping of caption and chapters", part,
-                        "a bad indentation or a misspelt key")
+            raise _fail(
+                f"part {i}",
+                "a mapping of caption and chapters",
+                part,
+                "a bad indentation or a misspelt key",
+            )
         caption = part["caption"]
         if not isinstance(caption, str) or not caption.strip():
             raise _fail(f"part {i}", "a caption (text)", caption, "every part has a caption")
         if not isinstance(part["chapters"], list) or not part["chapters"]:
-            raise _fail(f"part {caption!r}", "a list of chapters", part["chapters"],
-                        "a part without chapters")
+            raise _fail(
+                f"part {caption!r}",
+                "a list of chapters",
+                part["chapters"],
+                "a part without chapters",
+            )
         chapters = tuple(_chapter(e, caption, j) for j, e in enumerate(part["chapters"], 1))
         parts.append(Part(caption=caption, chapters=chapters))
     numbers = [ch.number for part in parts for ch in part.chapters]
     if numbers != list(range(1, len(numbers) + 1)):
-        raise _fail("parts", f"chapters numbered 1 to {len(numbers)} in reading order", numbers,
-                    "a chapter left out, repeated, or listed out of order")
+        raise _fail(
+            "parts",
+            f"chapters numbered 1 to {len(numbers)} in reading order",
+            numbers,
+            "a chapter left out, repeated, or listed out of order",
+        )
     for key in ("practice", "solutions"):
         if not isinstance(data[key], str) or not data[key].strip():
             raise _fail(key, "the caption of that part of the contents", data[key], "empty")
@@ -218,16 +274,29 @@ def parse_course(data) -> Course:
     pages = []
     for i, page in enumerate(reference["pages"] or [], 1):
         if not isinstance(page, dict) or set(page) != {"file", "title"}:
-            raise _fail(f"reference page {i}", "a mapping of file and title", page,
-                        "a misspelt key")
+            raise _fail(
+                f"reference page {i}", "a mapping of file and title", page, "a misspelt key"
+            )
         pages.append(Page(file=page["file"], title=page["title"]))
-    captions = [p.caption for p in parts] + [data["practice"], data["solutions"],
-                                             reference["caption"]]
+    captions = [p.caption for p in parts] + [
+        data["practice"],
+        data["solutions"],
+        reference["caption"],
+    ]
     if len(set(captions)) != len(captions):
-        raise _fail("parts", "captions that differ from one another", captions,
-                    "two parts of the contents with one name")
-    return Course(parts=tuple(parts), practice=data["practice"], solutions=data["solutions"],
-                  reference_caption=reference["caption"], reference=tuple(pages))
+        raise _fail(
+            "parts",
+            "captions that differ from one another",
+            captions,
+            "two parts of the contents with one name",
+        )
+    return Course(
+        parts=tuple(parts),
+        practice=data["practice"],
+        solutions=data["solutions"],
+        reference_caption=reference["caption"],
+        reference=tuple(pages),
+    )
 
 
 def load_course(path: Path = MANIFEST) -> Course:
@@ -287,9 +356,10 @@ def replace_block(name: str, current: str, body: list[str]) -> str:
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
         raise CourseError(
             f"{name}: expected one line {begin!r} and, after it, one line {end!r} around the "
-            f"generated block; found {len(starts)} and {len(ends)} (a marker edited or deleted?)")
+            f"generated block; found {len(starts)} and {len(ends)} (a marker edited or deleted?)"
+        )
     # a blank line on each side: the block is a list or table of its own, whatever the markers
-    return "\n".join(lines[: starts[0] + 1] + ["", *body, ""] + lines[ends[0]:])
+    return "\n".join(lines[: starts[0] + 1] + ["", *body, ""] + lines[ends[0] :])
 
 
 def generated(course: Course, root: Path = ROOT) -> dict[Path, str]:
@@ -298,8 +368,9 @@ def generated(course: Course, root: Path = ROOT) -> dict[Path, str]:
     return {
         root / "_toc.yml": toc_text(course),
         index: replace_block("index.md", index.read_text(encoding="utf-8"), index_lines(course)),
-        readme: replace_block("README.md", readme.read_text(encoding="utf-8"),
-                              readme_lines(course)),
+        readme: replace_block(
+            "README.md", readme.read_text(encoding="utf-8"), readme_lines(course)
+        ),
     }
 
 
@@ -329,8 +400,9 @@ def explorer_calls(path: Path) -> list[str]:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        source = "\n".join(line for line in cell.source.splitlines()
-                           if not line.lstrip().startswith(("%", "!")))
+        source = "\n".join(
+            line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!"))
+        )
         found = []
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Call):
@@ -350,8 +422,10 @@ def problems(course: Course, root: Path = ROOT) -> list[str]:
         found.append(f"{extra}: a chapter notebook course.yml does not list (add its entry)")
     masters = {p.stem for p in (root / "exercises" / "masters").glob("ex[0-9][0-9]_*.ipynb")}
     for extra in sorted(masters - set(course.exercises)):
-        found.append(f"exercises/masters/{extra}.ipynb: an exercise master no chapter of "
-                     f"course.yml names (add `exercise: exercises/{extra}` to its chapter)")
+        found.append(
+            f"exercises/masters/{extra}.ipynb: an exercise master no chapter of "
+            f"course.yml names (add `exercise: exercises/{extra}` to its chapter)"
+        )
     for ch in course.chapters:
         notebook = root / f"{ch.file}.ipynb"
         if not notebook.is_file():
@@ -359,23 +433,37 @@ def problems(course: Course, root: Path = ROOT) -> list[str]:
             continue
         heading = first_heading(notebook)
         if heading != ch.heading:
-            found.append(f"{ch.file}.ipynb: the first heading is {heading!r}, course.yml says "
-                         f"{ch.heading!r} (change one of them)")
+            found.append(
+                f"{ch.file}.ipynb: the first heading is {heading!r}, course.yml says "
+                f"{ch.heading!r} (change one of them)"
+            )
         shown = explorer_calls(notebook)
         if shown != list(ch.explorers):
-            found.append(f"{ch.file}.ipynb: shows the explorers {shown}, course.yml lists "
-                         f"{list(ch.explorers)} (in the order the chapter shows them)")
+            found.append(
+                f"{ch.file}.ipynb: shows the explorers {shown}, course.yml lists "
+                f"{list(ch.explorers)} (in the order the chapter shows them)"
+            )
         if ch.exercise and ch.exercise_name not in masters:
-            found.append(f"exercises/masters/{ch.exercise_name}.ipynb: chapter {ch.number}'s "
-                         "exercise in course.yml, but there is no such master")
+            found.append(
+                f"exercises/masters/{ch.exercise_name}.ipynb: chapter {ch.number}'s "
+                "exercise in course.yml, but there is no such master"
+            )
     for page in course.reference:
-        path = next((root / f"{page.file}{ext}" for ext in (".md", ".ipynb")
-                     if (root / f"{page.file}{ext}").is_file()), None)
+        path = next(
+            (
+                root / f"{page.file}{ext}"
+                for ext in (".md", ".ipynb")
+                if (root / f"{page.file}{ext}").is_file()
+            ),
+            None,
+        )
         if path is None:
             found.append(f"{page.file}: a reference page in course.yml, no .md or .ipynb")
         elif first_heading(path) != f"# {page.title}":
-            found.append(f"{path.relative_to(root)}: the first heading is {first_heading(path)!r}, "
-                         f"course.yml says '# {page.title}'")
+            found.append(
+                f"{path.relative_to(root)}: the first heading is {first_heading(path)!r}, "
+                f"course.yml says '# {page.title}'"
+            )
     return found
 
 
@@ -415,12 +503,21 @@ def sync(check: bool, root: Path = ROOT, manifest: Path | None = None) -> int:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", nargs="?", choices=["sync"], default="sync",
-                        help="write the generated files (the default)")
-    parser.add_argument("--check", action="store_true",
-                        help="change nothing; exit 1 if anything would change or disagrees")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["sync"],
+        default="sync",
+        help="write the generated files (the default)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 if anything would change or disagrees",
+    )
     args = parser.parse_args(argv)
     return sync(check=args.check)
 
