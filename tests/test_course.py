@@ -230,3 +230,33 @@ def test_ruff_check_and_format_pass():
             [str(ruff), *args], capture_output=True, text=True, cwd=ROOT, timeout=120
         )
         assert run.returncode == 0, f"ruff {' '.join(args)}:\n" + run.stdout[-3000:] + run.stderr
+
+
+# The documents a contributor reads, and the places they may name that the repository does not
+# hold until a command makes them (gitignored outputs).
+DOCS = ["README.md", "CONTRIBUTING.md", "index.md", "course.yml", "_config.yml", "Makefile",
+        "exercises/README.md", "benchmarks/README.md", "assets/course.js", "assets/course.css"]
+MADE_BY_COMMANDS = ("vendor/", "_build/", "test-artifacts/", "benchmarks/results", ".venv/")
+PATH_IN_TEXT = (r"(?<![\w./-])((?:\.ci|\.github|_templates|assets|benchmarks|binder|chapters|"
+                r"exercises|tests|tools|tutorlib|vendor)/[\w./*-]*[\w*])")
+
+
+def missing_paths(text: str, root: Path = ROOT) -> list[str]:
+    """Repository paths named in ``text`` that exist neither as written nor as a notebook or a
+    page (the book names chapters without .ipynb); patterns like chapters/NN_topic are skipped."""
+    import re
+
+    found = []
+    for path in re.findall(PATH_IN_TEXT, text):
+        if re.search(r"NN|exNN|/x\b|_x\b|\.\.\.|\*", path) or path.startswith(MADE_BY_COMMANDS):
+            continue
+        if not any((root / f"{path}{ext}").exists() for ext in ("", ".ipynb", ".md")):
+            found.append(path)
+    return found
+
+
+def test_the_docs_name_only_files_that_exist():
+    assert missing_paths("see tools/sync_notebooks.py and chapters/03_softmax") == [
+        "tools/sync_notebooks.py"]
+    missing = {name: missing_paths((ROOT / name).read_text()) for name in DOCS}
+    assert not any(missing.values()), {k: v for k, v in missing.items() if v}
