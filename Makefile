@@ -88,7 +88,8 @@ test: book system-deps
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
 # The fast loop, for every change (under two minutes on 2 cores): no book build, no browser, no
-# sandbox, no LibreOffice, no fresh virtualenvs, no nbval (pyproject.toml marks those `slow`).
+# sandbox, no LibreOffice, no fresh virtualenvs, no nbval, nothing over about 10 s (the tests
+# marked `slow`; pyproject.toml registers the marker).
 # addopts is replaced so that nbval is not loaded at all.
 check: install
 	$(BIN)/ruff check .

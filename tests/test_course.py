@@ -234,11 +234,23 @@ def test_ruff_check_and_format_pass():
 
 # The documents a contributor reads, and the places they may name that the repository does not
 # hold until a command makes them (gitignored outputs).
-DOCS = ["README.md", "CONTRIBUTING.md", "index.md", "course.yml", "_config.yml", "Makefile",
-        "exercises/README.md", "benchmarks/README.md", "assets/course.js", "assets/course.css"]
+DOCS = [
+    "README.md",
+    "CONTRIBUTING.md",
+    "index.md",
+    "course.yml",
+    "_config.yml",
+    "Makefile",
+    "exercises/README.md",
+    "benchmarks/README.md",
+    "assets/course.js",
+    "assets/course.css",
+]
 MADE_BY_COMMANDS = ("vendor/", "_build/", "test-artifacts/", "benchmarks/results", ".venv/")
-PATH_IN_TEXT = (r"(?<![\w./-])((?:\.ci|\.github|_templates|assets|benchmarks|binder|chapters|"
-                r"exercises|tests|tools|tutorlib|vendor)/[\w./*-]*[\w*])")
+PATH_IN_TEXT = (
+    r"(?<![\w./-])((?:\.ci|\.github|_templates|assets|benchmarks|binder|chapters|"
+    r"exercises|tests|tools|tutorlib|vendor)/[\w./*-]*[\w*])"
+)
 
 
 def missing_paths(text: str, root: Path = ROOT) -> list[str]:
@@ -257,6 +269,21 @@ def missing_paths(text: str, root: Path = ROOT) -> list[str]:
 
 def test_the_docs_name_only_files_that_exist():
     assert missing_paths("see tools/sync_notebooks.py and chapters/03_softmax") == [
-        "tools/sync_notebooks.py"]
+        "tools/sync_notebooks.py"
+    ]
     missing = {name: missing_paths((ROOT / name).read_text()) for name in DOCS}
     assert not any(missing.values()), {k: v for k, v in missing.items() if v}
+
+
+def test_exercises_assign_refuses_a_master_course_yml_does_not_name(monkeypatch):
+    """tools/exercises.py takes the Practice and Solutions parts from course.yml: a master that
+    no chapter names stops it before any otter assign runs, saying what to add."""
+    import exercises
+
+    present = exercises.masters()
+    assert [p.stem for p in present] == COURSE.exercises
+    extra = ROOT / "exercises" / "masters" / "ex13_decoder_only.ipynb"
+    monkeypatch.setattr(exercises, "masters", lambda: [*present, extra])
+    monkeypatch.setattr(exercises, "generate", lambda path: pytest.fail("otter assign ran"))
+    with pytest.raises(SystemExit, match=r"exercises/masters/ holds \[.*'ex13_decoder_only'\]"):
+        exercises.assign(check=True)

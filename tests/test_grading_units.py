@@ -453,6 +453,7 @@ def test_no_sandbox_still_grades_outside_the_kernel(tmp_path):
     assert r["points"] == r["of"] == 10, r
 
 
+@pytest.mark.slow  # otter assign, then grades in the bwrap sandbox
 def test_private_masters_build_zips_that_the_grader_uses(tmp_path):
     """An instructor's own variant of exercise 2, kept outside the repository: q1 is worth 6 points
     and one hidden test expects something else. The public solution loses that test's points."""
@@ -501,6 +502,7 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
 
 
+@pytest.mark.slow  # grades in the bwrap sandbox
 def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp_path):
     """--timeout kills the checker (and its kernel) on a submission that overruns, says so, and a
     fresh checker grades the next submission."""

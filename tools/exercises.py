@@ -563,25 +563,28 @@ def assign(check: bool, only: list[str] | None = None) -> int:
         paths = [p for p in paths if p.stem in only or p.name in only]
     if not paths and not only:
         print("no masters in exercises/masters/")
+    manifest = None
+    if not only:
+        # the masters present must be the exercises course.yml names: _toc.yml's Practice and
+        # Solutions parts list those (before any otter assign runs, so a mismatch fails at once)
+        manifest = course.load_course()
+        present = sorted(p.stem for p in paths)
+        if sorted(manifest.exercises) != present:
+            raise SystemExit(
+                f"course.yml names the exercises {sorted(manifest.exercises)}, exercises/masters/ "
+                f"holds {present}: give each master's chapter in course.yml its `exercise:` "
+                "(or remove the master), then run tools/course.py sync")
     wanted: dict[Path, bytes] = {}
     for path in paths:
         wanted.update(generate(path))
-    if not only:
+    if manifest is not None:
         # generated files whose master is gone
         names = {p.stem for p in paths}
         for folder, ext in ((EXERCISES, ".ipynb"), (AUTOGRADER, ".zip"), (SOLUTIONS, ".ipynb")):
             for stale in folder.glob(f"ex[0-9][0-9]_*{ext}"):
                 if stale.stem not in names:
                     wanted[stale] = b""
-        # _toc.yml's Practice and Solutions parts list the exercises of course.yml, which must
-        # be the masters present; tools/course.py writes the file, here only checked or updated
-        manifest = course.load_course()
-        present = sorted(p.stem for p in masters())
-        if sorted(manifest.exercises) != present:
-            raise SystemExit(
-                f"course.yml names the exercises {sorted(manifest.exercises)}, exercises/masters/ "
-                f"holds {present}: give each master's chapter in course.yml its `exercise:` "
-                "(or remove the master), then run tools/course.py sync")
+        # _toc.yml as tools/course.py writes it (one generator: course.toc_text)
         wanted[TOC] = course.toc_text(manifest).encode()
 
     changed = []
