@@ -1,7 +1,9 @@
 # The two commands of the README:
 #   make book   installs everything into .venv and builds the book into _build/html
 #   make test   installs, builds the book with warnings as errors, and runs every test
-# Both go through constraints.txt, which pins torch to the CPU build.
+# Both go through constraints.txt, which pins torch to the CPU build. The contributor's fast loop
+# (CONTRIBUTING.md):
+#   make check  ruff's lint and format check, then the tests not marked slow (no book, no nbval)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,7 +11,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install vendor book pdf epub system-deps test test-kernels clean
+.PHONY: install vendor book pdf epub system-deps test check test-kernels clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +86,15 @@ epub: install vendor
 
 test: book system-deps
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+
+# The fast loop, for every change (under two minutes on 2 cores): no book build, no browser, no
+# sandbox, no LibreOffice, no fresh virtualenvs, no nbval, nothing over about 10 s (the tests
+# marked `slow`; pyproject.toml registers the marker).
+# addopts is replaced so that nbval is not loaded at all.
+check: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest -m "not slow" -p no:nbval -o addopts="-ra -p pytester --ignore=tests/submissions" tests
 
 # The chapters' nbval once under each PyTorch CPU kernel set this CPU has (default, avx2, avx512):
 # the committed outputs must hold on a learner's laptop and in Colab alike (CONTRIBUTING.md).

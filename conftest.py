@@ -13,7 +13,12 @@ two kinds of cell, which carry a tag saying why:
 
 Nothing here pins the CPU kernels: a pin would hide the difference from the tests, not from a
 learner's Colab or laptop.
+
+Every nbval cell is marked ``slow``: `make check` leaves them out (it runs pytest without nbval),
+`make test` runs them.
 """
+
+import pytest
 
 UNCOMPARED_TAGS = ("trained", "measured")
 
@@ -23,5 +28,6 @@ def pytest_collection_modifyitems(items):
         cell, options = getattr(item, "cell", None), getattr(item, "options", None)
         if cell is None or options is None:  # not one of nbval's notebook cells
             continue
+        item.add_marker(pytest.mark.slow)  # a kernel runs the chapter, cell by cell
         if set(cell.get("metadata", {}).get("tags", [])) & set(UNCOMPARED_TAGS):
             options["check"] = False  # still executed: an assert in it still fails the test

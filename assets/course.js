@@ -14,6 +14,9 @@
  *    sphinx-book-theme#988). Here every visible toggle works: on a narrow screen it opens the
  *    theme's own drawer (by clicking the wired button); on a wide one it hides or shows the
  *    sidebar in place.
+ * 3. Print. Every closed <details> (collapsed solutions and code) opens before the page is
+ *    printed (beforeprint) and closes again after it, so paper shows them; course.css opens
+ *    them in print too, where a browser (Chromium's page.pdf) fires no beforeprint.
  */
 (function () {
   "use strict";

@@ -251,6 +251,7 @@ class _Images(HTMLParser):
             self.images.append(dict(attrs))
 
 
+@pytest.mark.slow  # reads the built book
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_built_pages_carry_the_alt_text(path):
     built = Path(os.environ.get("TUTORLIB_BOOK_HTML", ROOT / "_build" / "html"))

@@ -30,6 +30,7 @@ def report(tmp_path_factory):
     return json.loads((out / "results.json").read_text())
 
 
+@pytest.mark.slow  # runs two benchmarks
 def test_schema_and_ratios(report):
     assert report["quick"] is True and report["groups"] == ["memory", "attention"]
     entries = report["entries"]

@@ -30,6 +30,8 @@ sys.path.pop(0)
 
 from tutorlib.static import OFFLINE_NOTE  # noqa: E402
 
+pytestmark = pytest.mark.slow  # builds a small book, prints it in Chromium, runs epubcheck
+
 PAGES = ["index", "chapters/03_softmax", "exercises/solutions/ex03_softmax", "chapters/notation"]
 ACCENTS = "Tradução: não está, irmã, maçã."
 

@@ -53,7 +53,11 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import course  # noqa: E402  (course.yml)
+
 HTML = ROOT / "_build" / "html"
+pytestmark = pytest.mark.slow  # the built book in headless Chromium (make test, not make check)
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
@@ -394,13 +398,9 @@ def test_no_output_shows_a_traceback(visits, target):
     assert not shown, f"{target}: outputs with a traceback: {shown}"
 
 
-EXPLORER_CHAPTERS = {  # every chapter with an explorer, and how many
-    "chapters/03_softmax": 1,
-    "chapters/04_scaled_dot_product_attention": 2,
-    "chapters/05_multi_head_attention": 1,
-    "chapters/06_masking": 1,
-    "chapters/10_translating_and_evaluating": 1,
-}
+# every chapter with an explorer, and how many: course.yml's explorers (tools/course.py checks
+# them against the explorer calls in each chapter's cells)
+EXPLORER_CHAPTERS = course.load_course().explorer_chapters()
 
 
 def test_every_explorer_chapter_has_its_static_explorers():

@@ -113,6 +113,7 @@ def test_chapter_8_positional_encoding_agrees_with_tutorlib_nn():
         assert_close(ours, sinusoidal_positional_encoding(max_len, d_model), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.slow  # runs chapter 10's decoding cells (over a minute)
 def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
     import torch
 

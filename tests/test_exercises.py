@@ -26,6 +26,7 @@ def test_there_are_masters():
     assert MASTERS, "no exercises/masters/exNN_*.ipynb"
 
 
+@pytest.mark.slow  # otter assign and a kernel for each exercise
 def test_generated_files_are_in_sync_with_the_masters():
     """`tools/exercises.py assign --check` must report nothing to change (nbdev-style drift check),
     _toc.yml included."""
@@ -205,6 +206,7 @@ def graded(tmp_path_factory):
     return results
 
 
+@pytest.mark.slow  # grades every exercise in the bwrap sandbox
 @pytest.mark.parametrize("name", NAMES)
 def test_solutions_score_full_marks(graded, name):
     r = graded[f"exercises/solutions/{name}.ipynb"]
@@ -215,6 +217,7 @@ def test_solutions_score_full_marks(graded, name):
     assert not r["integrity"] and not r["messages"], detail
 
 
+@pytest.mark.slow  # grades every exercise in the bwrap sandbox
 @pytest.mark.parametrize("name", NAMES)
 def test_untouched_student_notebook_scores_zero(graded, name):
     r = graded[f"exercises/{name}.ipynb"]
@@ -226,6 +229,7 @@ def test_untouched_student_notebook_scores_zero(graded, name):
         assert q["messages"] and all(m for m in q["messages"])
 
 
+@pytest.mark.slow  # a kernel per exercise
 @pytest.mark.parametrize("name", NAMES)
 def test_grader_check_runs_offline_in_the_student_notebook(name, tmp_path):
     """Run the untouched student notebook top to bottom in a fresh kernel, in an empty folder (like

@@ -463,6 +463,7 @@ def test_translator_view_needs_vocabularies(pretrained):
     assert translation == "o carro vermelho"
 
 
+@pytest.mark.slow  # every state of chapter 10's explorer (over a minute)
 def test_translator_explorer_redraws_for_every_control(pretrained):
     import warnings
 

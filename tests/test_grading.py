@@ -80,6 +80,7 @@ def test_every_corpus_notebook_has_an_expectation():
         assert (CORPUS / key).is_file(), f"expected.json lists {key}, which does not exist"
 
 
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_case_gets_its_points_and_message(batch, case):
     expected = EXPECTED[case]
@@ -94,6 +95,7 @@ def test_case_gets_its_points_and_message(batch, case):
         assert wanted in messages, f"{case}: no message containing {wanted!r} in\n{messages}"
 
 
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 @pytest.mark.parametrize("case", sorted(NOT_QUOTED))
 def test_no_report_quotes_a_file_that_is_not_a_notebook(batch, case):
     """A link to a private file, a link to the worked solutions and a text file named .ipynb:
@@ -108,6 +110,7 @@ def test_no_report_quotes_a_file_that_is_not_a_notebook(batch, case):
         assert batch["results"][case]["points"] == 0 and not batch["results"][case]["questions"]
 
 
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 def test_the_checker_survives_every_hostile_reply(batch):
     """Issue 27: replies asking for 16 GiB, 8 TiB or a quadratic set cost their questions and
     are listed under integrity; the submission is graded, never 'grader error'."""
@@ -153,6 +156,7 @@ def test_honest_alternatives_keep_full_marks():
         assert EXPECTED[case]["points"] == EXPECTED[case]["of"] > 0, case
 
 
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 def test_grading_writes_no_file_into_the_corpus(batch):
     """The write_files case tries to write tests, results and a summary next to itself."""
     new = set(batch["after"]) - set(batch["before"])
@@ -160,6 +164,7 @@ def test_grading_writes_no_file_into_the_corpus(batch):
     assert not new and not changed, f"grading changed the corpus: {sorted(map(str, new | changed))[:5]}"
 
 
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 def test_a_folder_run_writes_json_csv_and_a_table(batch):
     out, results = batch["out"], batch["results"]
     notebooks = corpus_notebooks()
@@ -229,6 +234,7 @@ def test_screen_lets_any_python_run(source):
 # --- what the sandbox leaves behind: nothing
 
 
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 def test_nothing_is_written_into_the_virtualenv(batch):
     """adversarial/ex02_venv_sitecustomize writes sitecustomize.py and a .pth into every
     site-packages it finds: the virtualenv is read-only in the sandbox."""
@@ -236,6 +242,7 @@ def test_nothing_is_written_into_the_virtualenv(batch):
     assert not new, sorted(new)[:5]
 
 
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 def test_no_process_outlives_its_submission(batch):
     """adversarial/ex02_fork_setsid_survivor starts `sleep 7777.25` in a session of its own
     (and as many more as the process limit allows): all die with its kernel."""

@@ -351,6 +351,7 @@ def run(s, source):
     return outcome.status, outcome.error
 
 
+@pytest.mark.slow  # runs in the bwrap sandbox
 @needs_bwrap
 @pytest.mark.parametrize("what, source", [
     ("the virtualenv is read-only",
@@ -397,6 +398,7 @@ for pyc in (folder / "__pycache__").glob("efficient.*.pyc"):
 """
 
 
+@pytest.mark.slow  # runs in the bwrap sandbox
 @needs_bwrap
 def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undoes_the_refusal():
     """What a question may call (exercises/README.md): exercise 11's kernel has no
@@ -416,6 +418,7 @@ def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undo
     assert sandbox.withheld_for("ex02_embeddings") == () == sandbox.withheld_for(None)
 
 
+@pytest.mark.slow  # runs in the bwrap sandbox
 @needs_bwrap
 def test_a_hanging_cell_is_skipped_and_the_cells_before_it_replayed(sandboxed):
     assert run(sandboxed, "kept = 41") == ("ok", None)
@@ -450,6 +453,7 @@ def test_no_sandbox_still_grades_outside_the_kernel(tmp_path):
     assert r["points"] == r["of"] == 10, r
 
 
+@pytest.mark.slow  # otter assign, then grades in the bwrap sandbox
 def test_private_masters_build_zips_that_the_grader_uses(tmp_path):
     """An instructor's own variant of exercise 2, kept outside the repository: q1 is worth 6 points
     and one hidden test expects something else. The public solution loses that test's points."""
@@ -498,6 +502,7 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
 
 
+@pytest.mark.slow  # grades in the bwrap sandbox
 def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp_path):
     """--timeout kills the checker (and its kernel) on a submission that overruns, says so, and a
     fresh checker grades the next submission."""

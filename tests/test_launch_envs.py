@@ -359,6 +359,7 @@ def colab_venv(launch_tmp) -> Venv:
     return make_venv(launch_tmp / "colab", *COLAB_PREINSTALLED)
 
 
+@pytest.mark.slow  # a fresh virtualenv with torch
 @pytest.mark.parametrize("chapter", BINDER_CHAPTERS)
 def test_binder_environment_runs_the_chapter(binder_venv, chapter):
     # The kernel starts in the notebook's folder, as Jupyter starts it on Binder.
@@ -371,6 +372,7 @@ def test_binder_environment_runs_the_chapter(binder_venv, chapter):
         f"expected the CPU build of torch {pinned_torch()}, got {kernel['torch']} (CUDA {kernel['cuda']})")
 
 
+@pytest.mark.slow  # a fresh virtualenv with torch
 def test_colab_first_cell_installs_tutorlib_from_TUTORLIB_SOURCE(colab_venv, launch_tmp):
     content = launch_tmp / "content"  # Colab's working folder: no checkout beside the notebook
     content.mkdir()

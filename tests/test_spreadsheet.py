@@ -152,6 +152,7 @@ def compare(original: Path, recalculated: Path, expected: dict[str, np.ndarray])
         np.testing.assert_allclose(got, want, rtol=0, atol=ATOL, err_msg=f"table {name!r} ({names[name]})")
 
 
+@pytest.mark.slow  # recalculates in LibreOffice
 @pytest.mark.parametrize("case", list(CASES))
 def test_libreoffice_computes_every_table_as_numpy_does(workbooks, case):
     original, recalculated = workbooks[case]
@@ -160,6 +161,7 @@ def test_libreoffice_computes_every_table_as_numpy_does(workbooks, case):
     compare(original, recalculated, expected_workbook(kwargs["queries"], kwargs["keys"], kwargs.get("values"), w))
 
 
+@pytest.mark.slow  # recalculates in LibreOffice
 def test_the_video_numbers_come_out_of_the_spreadsheet(workbooks):
     wb = openpyxl.load_workbook(workbooks["video.xlsx"][1], data_only=True)
     names = named_ranges(openpyxl.load_workbook(workbooks["video.xlsx"][0]))
@@ -168,6 +170,7 @@ def test_the_video_numbers_come_out_of_the_spreadsheet(workbooks):
     np.testing.assert_allclose(weights.round(2), [[0.30, 0.63, 0.06], [0.14, 0.14, 0.71]], atol=1e-12)
 
 
+@pytest.mark.slow  # recalculates in LibreOffice
 def test_changing_one_embedding_changes_every_table_that_depends_on_it(workbooks):
     original, recalculated = workbooks["live.xlsx"]
     expected = expected_workbook(PT, changed_english(), None, (W_Q, W_K, W_V))
@@ -181,6 +184,7 @@ def test_changing_one_embedding_changes_every_table_that_depends_on_it(workbooks
         assert moved > 1e-3, f"table {name} did not change when 'am' changed: its formulas do not read the input"
 
 
+@pytest.mark.slow  # recalculates in LibreOffice
 def test_inputs_are_numbers_and_everything_else_is_a_formula_without_a_stored_value(workbooks):
     original = workbooks["lopsided.xlsx"][0]
     wb = openpyxl.load_workbook(original)
@@ -208,6 +212,7 @@ def test_inputs_are_numbers_and_everything_else_is_a_formula_without_a_stored_va
     assert formulas <= table_cells, f"formulas outside the named tables: {sorted(formulas - table_cells)[:5]}"
 
 
+@pytest.mark.slow  # recalculates in LibreOffice
 def test_values_default_to_formulas_that_copy_the_keys(workbooks):
     wb = openpyxl.load_workbook(workbooks["video.xlsx"][0])
     names = named_ranges(wb)
@@ -216,6 +221,7 @@ def test_values_default_to_formulas_that_copy_the_keys(workbooks):
     assert all(isinstance(c.value, str) and c.value.startswith("=") for row in wb[sheet][ref] for c in row)
 
 
+@pytest.mark.slow  # recalculates in LibreOffice
 def test_tables_are_labelled_with_the_words(workbooks):
     wb = openpyxl.load_workbook(workbooks["lopsided.xlsx"][0])
     sheet, ref = named_ranges(wb)["weights"]

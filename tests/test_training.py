@@ -289,6 +289,7 @@ TINY_CLI = ["--d-model", "32", "--num-heads", "4", "--d-ff", "64", "--num-encode
             "--no-progress"]
 
 
+@pytest.mark.slow  # torchrun starts two training processes
 def test_torchrun_with_two_cpu_processes(tmp_path):
     """DistributedDataParallel over gloo: both processes end with the same weights (checked in train), only
     process 0 logs and writes, and the checkpoint is whole. 256 pairs in batches of 32 = 8 batches, 4 each."""
@@ -305,6 +306,7 @@ def test_torchrun_with_two_cpu_processes(tmp_path):
     load_checkpoint(tmp_path / MODEL_NAME)
 
 
+@pytest.mark.slow  # trains, resumes and evaluates a translator
 def test_cli_train_resume_evaluate_translate(tmp_path):
     done = run_cli("train", *TINY_CLI, "--epochs", "1", "--max-steps", "3", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr

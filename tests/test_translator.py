@@ -375,6 +375,7 @@ def test_shipped_model_translates_the_issues_examples(pretrained, english, portu
     assert translate(english, pretrained[0], beam_size=4) == portuguese
 
 
+@pytest.mark.slow  # translates the test split four ways
 @shipped
 def test_shipped_model_meets_the_issues_figures_and_its_cache_changes_nothing(pretrained):
     """Test split (held-out combinations): BLEU >= 95 and exact match >= 90%, greedy. Greedy and beam search give

@@ -23,8 +23,9 @@ folder and writes, deterministically (same master, same bytes):
                                               behind "Show the solution to question N" and followed
                                               by the master's **Why.** cell for that question
 
-and rewrites the "Practice" and "Solutions" parts of _toc.yml from the masters present, so the table
-of contents never drifts from them. exercises/README.md describes the master format.
+and checks that the masters present are the exercises course.yml names. _toc.yml's "Practice" and
+"Solutions" parts list them; tools/course.py writes the file from course.yml (assign rewrites it
+the same way, and --check fails if it has drifted). exercises/README.md describes the master format.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import notebooks as nbtools  # noqa: E402  (the chapters' install cell and repository address)
+import course  # noqa: E402  (course.yml: which exercises there are, and _toc.yml)
+import notebooks as nbtools  # noqa: E402  (the install cells and repository address)
 
 EXERCISES = ROOT / "exercises"
 MASTERS = EXERCISES / "masters"
@@ -75,7 +77,7 @@ FORCED_CONFIG = {
     "runs_on": "default",
 }
 
-INSTALL_TAG = "install-tutorlib"
+INSTALL_TAG = nbtools.INSTALL_TAG
 SETUP_TAG = "otter-setup"
 # The first line of each setup cell. tools/grade.py skips cells that start with these lines (the
 # grader brings its own tests and needs no install), so a learner's copy of them never runs there.
@@ -84,21 +86,6 @@ SETUP_MARKER = "# Check your answers in place:"
 
 # Every line of the generated notebooks fits the book's code column (88 characters).
 LINE_WIDTH = 88
-
-INSTALL_TEMPLATE = '''\
-# Colab, Binder or a fresh Jupyter: install tutorlib and otter-grader if missing.
-# Set TUTORLIB_SOURCE to install tutorlib from elsewhere (e.g. a local checkout).
-import importlib, importlib.util, os, subprocess, sys
-REPOSITORY = "git+{url}"
-missing = []
-if importlib.util.find_spec("tutorlib") is None:
-    missing.append(os.environ.get("TUTORLIB_SOURCE", f"tutorlib @ {{REPOSITORY}}"))
-if importlib.util.find_spec("otter") is None:
-    missing.append("otter-grader=={otter}")
-if missing:
-    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
-    subprocess.run([*pip, *missing], check=True)
-    importlib.invalidate_caches()'''
 
 SETUP_TEMPLATE = '''\
 # Check your answers in place: run this cell once, then grader.check("q1") and so on.
@@ -146,7 +133,8 @@ def masters() -> list[Path]:
 
 
 def install_cell_source() -> str:
-    return INSTALL_TEMPLATE.format(url=nbtools.repository_url(), otter=OTTER_VERSION)
+    """The exercises' install cell (its template and tag live in tools/notebooks.py)."""
+    return nbtools.install_cell_source(otter=OTTER_VERSION)
 
 
 def _string_literals(text: str, indent: str, width: int = LINE_WIDTH) -> list[str]:
@@ -567,39 +555,6 @@ def generate(path: Path) -> dict[Path, bytes]:
 
 
 # ---------------------------------------------------------------------------------------------
-# table of contents
-
-
-def toc_text(current: str, names: list[str]) -> str:
-    """_toc.yml with its Practice and Solutions parts rewritten for ``names`` (before Reference)."""
-    lines = current.splitlines(keepends=True)
-    out, skipping = [], False
-    for line in lines:
-        if line.startswith("  - caption:"):
-            skipping = line.split(":", 1)[1].strip() in ("Practice", "Solutions")
-        elif skipping and not line.startswith("    ") and line.strip():
-            skipping = False
-        if not skipping:
-            out.append(line)
-    block = ""
-    if names:
-        block = "  - caption: Practice\n    chapters:\n" + "".join(f"      - file: exercises/{n}\n" for n in names)
-        block += "  - caption: Solutions\n    chapters:\n" + "".join(
-            f"      - file: exercises/solutions/{n}\n" for n in names)
-    for i, line in enumerate(out):
-        if line.startswith("  - caption: Reference"):
-            out.insert(i, block)
-            break
-    else:
-        if out and not out[-1].endswith("\n"):
-            out[-1] += "\n"
-        out.append(block)
-    text = "".join(out)
-    yaml.safe_load(text)  # still valid
-    return text
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def assign(check: bool, only: list[str] | None = None) -> int:
@@ -608,17 +563,29 @@ def assign(check: bool, only: list[str] | None = None) -> int:
         paths = [p for p in paths if p.stem in only or p.name in only]
     if not paths and not only:
         print("no masters in exercises/masters/")
+    manifest = None
+    if not only:
+        # the masters present must be the exercises course.yml names: _toc.yml's Practice and
+        # Solutions parts list those (before any otter assign runs, so a mismatch fails at once)
+        manifest = course.load_course()
+        present = sorted(p.stem for p in paths)
+        if sorted(manifest.exercises) != present:
+            raise SystemExit(
+                f"course.yml names the exercises {sorted(manifest.exercises)}, exercises/masters/ "
+                f"holds {present}: give each master's chapter in course.yml its `exercise:` "
+                "(or remove the master), then run tools/course.py sync")
     wanted: dict[Path, bytes] = {}
     for path in paths:
         wanted.update(generate(path))
-    if not only:
+    if manifest is not None:
         # generated files whose master is gone
         names = {p.stem for p in paths}
         for folder, ext in ((EXERCISES, ".ipynb"), (AUTOGRADER, ".zip"), (SOLUTIONS, ".ipynb")):
             for stale in folder.glob(f"ex[0-9][0-9]_*{ext}"):
                 if stale.stem not in names:
                     wanted[stale] = b""
-        wanted[TOC] = toc_text(TOC.read_text(), sorted(p.stem for p in masters())).encode()
+        # _toc.yml as tools/course.py writes it (one generator: course.toc_text)
+        wanted[TOC] = course.toc_text(manifest).encode()
 
     changed = []
     for target, data in wanted.items():

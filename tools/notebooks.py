@@ -22,6 +22,7 @@ import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+# The tag of every notebook's install cell (chapters, exercises, solutions), which the book hides.
 INSTALL_TAG = "install-tutorlib"
 
 INSTALL_TEMPLATE = '''\
@@ -38,14 +39,35 @@ if importlib.util.find_spec("tutorlib") is None:
 import matplotlib as mpl
 mpl.rcParams.update({{"svg.fonttype": "none", "svg.hashsalt": "attention", "font.size": 11}})'''
 
+# The exercises' install cell (student and solution notebooks, tools/exercises.py): tutorlib and
+# the otter-grader version the course pins. tools/grading/screen.py skips a cell that starts with
+# its first line.
+EXERCISE_INSTALL_TEMPLATE = '''\
+# Colab, Binder or a fresh Jupyter: install tutorlib and otter-grader if missing.
+# Set TUTORLIB_SOURCE to install tutorlib from elsewhere (e.g. a local checkout).
+import importlib, importlib.util, os, subprocess, sys
+REPOSITORY = "git+{url}"
+missing = []
+if importlib.util.find_spec("tutorlib") is None:
+    missing.append(os.environ.get("TUTORLIB_SOURCE", f"tutorlib @ {{REPOSITORY}}"))
+if importlib.util.find_spec("otter") is None:
+    missing.append("otter-grader=={otter}")
+if missing:
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, *missing], check=True)
+    importlib.invalidate_caches()'''
+
 
 def repository_url() -> str:
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     return config["repository"]["url"].rstrip("/")
 
 
-def install_cell_source() -> str:
-    return INSTALL_TEMPLATE.format(url=repository_url())
+def install_cell_source(otter: str | None = None) -> str:
+    """The first cell of a chapter, or, given the otter-grader version to pin, of an exercise."""
+    if otter is None:
+        return INSTALL_TEMPLATE.format(url=repository_url())
+    return EXERCISE_INSTALL_TEMPLATE.format(url=repository_url(), otter=otter)
 
 
 def chapter_notebooks() -> list[Path]:
