@@ -1,5 +1,5 @@
 """Write the misconception submissions of exercises 1, 9, 10 and 11, and of the question 4s of
-exercises 4, 5, 8 and 12 (tests/submissions/exNN/; the older cases there come from elsewhere).
+exercises 4, 5 and 8, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 
     .venv/bin/python tests/submissions/make_practice_cases.py
 
@@ -109,8 +109,26 @@ CASES = {
     },
 }
 
+# exercise 12's bug hunt: the answer cells are the learner id, the bug's name and the fix
 CASES["ex12"] = {
-    "ex12_whitespace": {"q4": [('reported_is = "sentence mean"', 'reported_is = "whitespace"')]},
+    # honest: another id gets another bug, and the grader recomputes it
+    "ex12_right_fix_other_bug": {"q1": [('learner_id = "s1002"', 'learner_id = "s1013"')],
+                                 "q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')]},
+    "ex12_wrong_diagnosis": {
+        "q1": [('learner_id = "s1002"', 'learner_id = "s1004"')],
+        "q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')],
+        "q3": [("scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", "scores = q @ k.transpose(-2, -1)")]},
+    "ex12_names_bug_of_another_id": {"q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')]},
+    "ex12_empty_id": {"q1": [('learner_id = "s1002"', 'learner_id = ""')]},
+    # cheat: the name from the documented rule, and another id's component instead of a fix (every
+    # component is broken somewhere the hidden tests look)
+    "ex12_other_ids_component": {
+        "q2": [('bug_name = "mask_polarity"', "bug_name = bughunt._rule(learner_id)")],
+        "q3": [("def attention(q, k, v, key_lengths, causal=False):\n",
+                'attention = bughunt.broken_component("s1009").attention\n\n\n'
+                "def worked(q, k, v, key_lengths, causal=False):\n"),
+               ("return attention(x, x, x, lengths, causal=causal)[0]",
+                "return worked(x, x, x, lengths, causal=causal)[0]")]},
 }
 
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")
