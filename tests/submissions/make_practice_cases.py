@@ -174,6 +174,13 @@ CASES["ex12"] = {
                ("return attention(x, x, x, lengths, causal=causal)[0]",
                 "return worked(x, x, x, lengths, causal=causal)[0]")]},
 }
+# the same cheat with a component of each other bug (s1009's is target_leak): each hidden test
+# also checks causal self-attention with padding, where every bug shows, so each scores 0 of 6
+for _bug, _lid in (("causal_transposed", "s1000"), ("padding_axis", "s1001"), ("mask_polarity", "s1002"),
+                   ("missing_scale", "s1004"), ("softmax_axis", "s1013")):
+    CASES["ex12"][f"ex12_component_{_bug}"] = {
+        q: [(old, new.replace('"s1009"', f'"{_lid}"')) for old, new in edits]
+        for q, edits in CASES["ex12"]["ex12_other_ids_component"].items()}
 
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")
 
