@@ -29,10 +29,13 @@ def reference(q, k, v, lengths, causal):
 # the hidden tests' four settings (exercises/masters/ex12_debugging.ipynb): B, T_q, T_k, d, lengths, causal
 SETTINGS = {"padding": (3, 7, 7, 8, [7, 3, 5], False), "causal": (2, 6, 6, 8, [6, 4], True),
             "cross": (2, 3, 5, 8, [5, 2], False), "scale": (2, 5, 5, 64, [5, 5], False)}
+# and the batch of causal self-attention with padding that each of them also checks
+ALSO = {"padding": (4, 5, 5, 8, [5, 2, 4, 3], True), "causal": (3, 7, 7, 16, [3, 7, 5], True),
+        "cross": (2, 8, 8, 8, [8, 5], True), "scale": (2, 6, 6, 64, [4, 6], True)}
 
 
-def is_right(attention, setting) -> bool:
-    B, T_q, T_k, d, lengths, causal = SETTINGS[setting]
+def is_right(attention, setting, settings=SETTINGS) -> bool:
+    B, T_q, T_k, d, lengths, causal = settings[setting]
     g = torch.Generator().manual_seed(7)
     q, k, v = (torch.randn(B, T, d, generator=g) for T in (T_q, T_k, T_k))
     lengths = torch.tensor(lengths)
@@ -76,6 +79,32 @@ def test_every_component_is_broken_where_the_hidden_tests_look():
         assert not all(is_right(attention, s) for s in SETTINGS), bug
 
 
+def test_the_hidden_tests_check_these_settings():
+    """The copies above are the master's: each hidden test of question 2 checks its own setting and
+    one batch of causal self-attention with padding."""
+    master = json.loads((ROOT / "exercises" / "masters" / "ex12_debugging.ipynb").read_text())
+    calls = {}
+    for cell in master["cells"]:
+        source = "".join(cell["source"])
+        found = re.search(r"def test_q2_(\w+)\(", source)
+        if found and "hidden: true" in source:
+            calls[found.group(1)] = [
+                (int(a), int(b), int(c), int(d), eval(lengths), causal == "True")
+                for a, b, _, _, c, d, lengths, causal in re.findall(
+                    r'\n    check\("[^"]*", \d+, \((\d+), (\d+), (\d+)\), \((\d+), (\d+), (\d+)\), '
+                    r"(\[[^\]]*\]), (True|False)\)", source)]
+    assert calls == {name: [SETTINGS[name], ALSO[name]] for name in SETTINGS}, calls
+
+
+def test_a_component_with_any_bug_fails_every_hidden_test():
+    """Every component is wrong on the causal batch with padding that each hidden test also checks:
+    handed in as a fix, it scores none of question 2's hidden points."""
+    for bug, lid in one_id_per_bug().items():
+        attention = bughunt.broken_component(lid).attention
+        failed = [name for name in ALSO if not is_right(attention, name, ALSO)]
+        assert failed == list(ALSO), f"{bug}: right on the extra batch of {set(ALSO) - set(failed)}"
+
+
 def test_the_component_repaired_is_right():
     """Undo the planted line and the component passes all four settings (the pool's one-line fixes)."""
     for bug, lid in one_id_per_bug().items():
@@ -84,6 +113,7 @@ def test_the_component_repaired_is_right():
         namespace = {"torch": torch, "math": math}
         exec(source, namespace)
         assert all(is_right(namespace["attention"], s) for s in SETTINGS), bug
+        assert all(is_right(namespace["attention"], s, ALSO) for s in ALSO), bug
 
 
 def test_same_id_same_component_and_lines_fit_the_book():
