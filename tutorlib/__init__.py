@@ -17,6 +17,7 @@ Each module holds the code that one part of the book derives:
 - ``tutorlib.checks``    the argument checks every module shares (whole numbers, finite numbers)
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory measurement (chapter 11)
 - ``tutorlib.debug``      checks that find why a Transformer does not learn: masks, causality, padding, shift, ... (chapter 12)
+- ``tutorlib.bughunt``    exercise 12's graded bug hunt: an attention with one bug planted per learner id
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 """
 

@@ -108,20 +108,21 @@ EX01_FLOAT32 = [
 # (exercise, {question: [(old, new), ...]}): the worked solution, calling what it should build
 CALLS_WITHHELD = {
     "ex10_calls_sacrebleu": ("ex10_decoding", {"q3": [(
-        "def sentence_bleu(hyp, ref):\n",
-        "import sacrebleu\n\n\ndef sentence_bleu(hyp, ref):\n"
-        "    return sacrebleu.sentence_bleu(' '.join(hyp), [' '.join(ref)]).score\n\n\n"
-        "def unused(hyp, ref):\n")]}),
+        "def sentence_bleu(hyp, refs):\n",
+        "import sacrebleu\n\n\ndef sentence_bleu(hyp, refs):\n"
+        "    return sacrebleu.sentence_bleu(' '.join(hyp), [' '.join(r) for r in refs]).score\n\n\n"
+        "def unused(hyp, refs):\n")]}),
     "ex11_calls_tutorlib_efficient": ("ex11_efficient_attention", {
-        "q1": [("def merge_states(a, b):\n",
-                "from tutorlib import efficient\n\n\ndef merge_states(a, b):\n"
-                "    return tuple(float(x) for x in efficient.merge_softmax_states(a, b))\n\n\n"
-                "def unused(a, b):\n")],
-        "q2": [("def tiled_attention(q, k, v, block):\n",
+        "q1": [("def merge_lse(lses):\n",
+                "from tutorlib import efficient\n\n\ndef merge_lse(lses):\n"
+                "    m, l = efficient.softmax_state(np.asarray(lses))\n"
+                "    return float(m + np.log(l))\n\n\n"
+                "def unused(lses):\n")],
+        "q2": [("def tiled_window_attention(q, k, v, block, window):\n",
                 "from tutorlib.efficient import tiled_attention as chapter_version\n\n\n"
-                "def tiled_attention(q, k, v, block):\n"
-                "    return chapter_version(q, k, v, block)\n\n\n"
-                "def unused(q, k, v, block):\n")]}),
+                "def tiled_window_attention(q, k, v, block, window):\n"
+                "    return chapter_version(q, k, v, block, causal=True)\n\n\n"
+                "def unused(q, k, v, block, window):\n")]}),
 }
 
 

@@ -1,5 +1,5 @@
 """Write the misconception submissions of exercises 1, 9, 10 and 11, and of the question 4s of
-exercises 4, 5, 8 and 12 (tests/submissions/exNN/; the older cases there come from elsewhere).
+exercises 4, 5 and 8, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 
     .venv/bin/python tests/submissions/make_practice_cases.py
 
@@ -30,8 +30,16 @@ CASES = {
         "ex01_variance_not_std": {"q1": [
             ("return math.sqrt((S - 1) / D)", "return (S - 1) / D"),
             ("D_needed = 64 * (129 - 1) // (9 - 1)", "D_needed = 64 * 129 // 9")]},
-        "ex01_need_matters": {"q2": [("loan_need_1000 = 110", "loan_need_1000 = 55")],
-                              "q3": [("same_summary = True", "same_summary = False")]},
+        "ex01_need_matters": {"q2": [("loan_sharp_need_1000 = 1750 / 17",
+                                      "loan_sharp_need_1000 = (4 * 100 + 0.25 * 150) / 4.25 / 2")],
+                              "q3": [("same_summary = False", "same_summary = True")]},
+        # issue 27, point 6: the chapter's rule and the chapter's numbers, pasted, lose points
+        "ex01_chapter_numbers": {
+            "q2": [("    sharpened = relevance ** sharpness\n", "    sharpened = relevance   # chapter 1's cell\n"),
+                   ("loan_flat = 125", "loan_flat = 110"), ("weight_b_limit = 1.0", "weight_b_limit = 0.8"),
+                   ("loan_sharp_need_1000 = 1750 / 17", "loan_sharp_need_1000 = 110")],
+            "q3": [("same_summary = False", "same_summary = True"), ("score_twice = 2.0", "score_twice = 1.0"),
+                   ("lookup_costs_more_from = 17", "lookup_costs_more_from = 16")]},
     },
     "ex04": {
         "ex04_variance_per_entry": {"q4": [
@@ -54,17 +62,26 @@ CASES = {
              "            tgt_out + [PAD_ID] * (T - len(tgt_out)))"),
             ("changed_positions = [3, 4, 5, 6]", "changed_positions = [4, 5, 6]")]},
         "ex09_certain_is_best": {"q2": [
-            ("best_x = 1 - 0.1 + 0.1 / 5", "best_x = 1.0"),
-            ("floor_100 = float(-(q * np.log(q)).sum())", "floor_100 = 0.0")]},
-        "ex09_eps_over_wrong_words": {"q2": [
-            ("q = np.full(V, eps / V)          # eps spread over all V words ...\n"
-             "    q[right] += 1 - eps              # ... and 1 - eps more on the right one",
-             "q = np.full(V, eps / (V - 1))\n    q[right] = 1 - eps")]},
-        "ex09_cosine_to_zero": {"q3": [
-            ("return min_lr + 0.5 * (peak - min_lr) * (1 + math.cos(math.pi * progress))",
-             "return 0.5 * peak * (1 + math.cos(math.pi * progress))"),
-            ("lr_half = (1e-3 + 1e-5) / 2", "lr_half = 5e-4")],
+            ("best_x = 1 - 0.2", "best_x = 1.0"),
+            ("floor_50 = float(-(q * np.log(q)).sum())", "floor_50 = 0.0")]},
+        # issue 27, point 6: chapter 9's convention and its printed 0.92, pasted
+        "ex09_chapter_smoothing": {"q2": [
+            ("q = np.full(V, eps / (V - 1))    # eps spread over the V - 1 wrong words ...\n"
+             "    q[right] = 1 - eps               # ... and 1 - eps on the right one",
+             "q = np.full(V, eps / V)          # chapter 9: eps over all V words\n"
+             "    q[right] += 1 - eps"),
+            ("best_x = 1 - 0.2", "best_x = 0.92"), ("floor_50 = float(-(q * np.log(q)).sum())", "floor_50 = 0.778")]},
+        "ex09_decay_as_one_over_n": {"q3": [
+            ("return peak * min(n / warmup, math.sqrt(warmup / n))", "return peak * min(n / warmup, warmup / n)"),
+            ("n_tenth = 4000 * 10 ** 2", "n_tenth = 4000 * 10")],
             "q4": [('"A": 2,', '"A": 1,'), ('"C": 1,', '"C": 2,')]},
+        # issue 27, point 6: chapter 9's warmup_cosine pasted as the schedule
+        "ex09_chapter_schedule": {"q3": [
+            ("def lr_at(step, peak, warmup):", "def lr_at(step, peak, warmup, min_lr=1e-5, total=1000):"),
+            ("    n = step + 1\n    return peak * min(n / warmup, math.sqrt(warmup / n))",
+             "    if step < warmup:\n        return peak * (step + 1) / warmup\n"
+             "    progress = min(1.0, (step - warmup) / max(1, total - warmup))\n"
+             "    return min_lr + 0.5 * (peak - min_lr) * (1 + math.cos(math.pi * progress))")]},
     },
     "ex10": {
         "ex10_word_scores_only": {"q1": [
@@ -86,32 +103,84 @@ CASES = {
         "ex10_worst_first": {"q1": [
             ('best = np.argsort(-flat, kind="stable")[:K]', 'best = np.argsort(-flat, kind="stable")[:K][::-1]')]},
         "ex10_cache_every_position": {"q4": [
-            ("positions_without_cache = sum(range(1, 13))", "positions_without_cache = 12 * 12"),
-            ("cache_shape = (1, 4, 12, 32)", "cache_shape = (1, 12, 4, 32)")],
+            ("positions_without_cache = sum(range(1, 21))", "positions_without_cache = 20 * 20"),
+            ("cache_shape = (3, 8, 20, 64)", "cache_shape = (3, 20, 8, 64)")],
             "q2": [("alpha_star = math.log(2.30 / 2.10) / math.log(12 / 9)",
                     "alpha_star = math.log(2.30 / 2.10) / math.log(7 / 4)")]},
+        # issue 27, point 6: chapter 10's one-reference bleu, and the chapter's cache numbers
+        "ex10_first_reference_only": {"q3": [
+            ("    h, r = grams(hyp), Counter()\n    for ref in refs:\n"
+             "        r |= grams(ref)              # | keeps the larger count of each n-gram\n",
+             "    h, r = grams(hyp), grams(refs[0])   # chapter 10's bleu: one reference\n"),
+            ("    r = min((len(ref) for ref in refs), key=lambda length: (abs(length - c), length))",
+             "    r = len(refs[0])")]},
+        "ex10_chapter_cache": {"q4": [
+            ("positions_without_cache = sum(range(1, 21))", "positions_without_cache = 78"),
+            ("positions_with_cache = 20", "positions_with_cache = 12"),
+            ("cache_shape = (3, 8, 20, 64)", "cache_shape = (1, 4, 12, 32)"),
+            ("cache_bytes = 2 * 6 * 3 * 8 * 20 * 64 * 4", "cache_bytes = 2 * 1 * 4 * 12 * 32 * 4")]},
     },
     "ex11": {
-        "ex11_sums_not_rescaled": {"q1": [
-            ("return m, l_a * math.exp(m_a - m) + l_b * math.exp(m_b - m)", "return m, l_a + l_b")]},
+        "ex11_logs_added": {"q1": [
+            ("return m + math.log(sum(math.exp(x - m) for x in lses))", "return sum(lses)")]},
         "ex11_acc_not_rescaled": {"q2": [
             ("acc = acc * scale[:, None] + p @ vb", "acc = acc + p @ vb")]},
         "ex11_hardcoded_example": {"q1": [(
-            "def merge_states(a, b):\n",
-            "def merge_states(a, b):\n"
-            "    return 2.0, 1 + math.exp(-1) + math.exp(-2)   # the question's example, by hand\n\n\n"
-            "def worked(a, b):\n")]},
+            "def merge_lse(lses):\n",
+            "def merge_lse(lses):\n"
+            "    return math.log(1 + math.e + math.exp(2))   # the question's example, by hand\n\n\n"
+            "def worked(lses):\n")]},
         "ex11_rescale_wrong_way": {"q2": [
-            ("scale = np.exp(m - m_new)", "scale = np.exp(m_new - m)")]},
+            ("scale = np.exp(m - safe)", "scale = np.exp(safe - m)")]},
+        "ex11_no_empty_guard": {"q2": [
+            ("safe = np.where(m_new == -np.inf, 0.0, m_new)", "safe = m_new")]},
         "ex11_counts_not_bytes": {"q3": [
             ("naive_bytes = B * H * T * T * 4", "naive_bytes = B * H * T * T"),
             ("tiled_bytes = B * H * T * 128 * 4", "tiled_bytes = B * H * 128 * 128 * 4")]},
+        # issue 27, point 6: chapter 11's merge of (m, l) states and its causal mask, pasted
+        "ex11_chapter_merge": {"q1": [(
+            "def merge_lse(lses):\n",
+            "def merge_lse(a, b):\n"
+            "    (m_a, l_a), (m_b, l_b) = a, b   # chapter 11's merge_softmax_states\n"
+            "    m = max(m_a, m_b)\n"
+            "    if m == -math.inf:\n"
+            "        return -math.inf, 0.0\n"
+            "    return m, l_a * math.exp(m_a - m) + l_b * math.exp(m_b - m)\n\n\n"
+            "def worked(lses):\n")]},
+        "ex11_causal_not_window": {"q2": [
+            ("s = np.where((cols <= rows) & (cols > rows - window), s, -np.inf)",
+             "s = np.where(cols <= rows, s, -np.inf)   # chapter 11's causal mask")]},
     },
 }
 
+# exercise 12's bug hunt: the answer cells are the learner id, the bug's name and the fix
 CASES["ex12"] = {
-    "ex12_whitespace": {"q4": [('reported_is = "sentence mean"', 'reported_is = "whitespace"')]},
+    # honest: another id gets another bug, and the grader recomputes it
+    "ex12_right_fix_other_bug": {"q1": [('learner_id = "s1002"', 'learner_id = "s1013"')],
+                                 "q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')]},
+    "ex12_wrong_diagnosis": {
+        "q1": [('learner_id = "s1002"', 'learner_id = "s1004"')],
+        "q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')],
+        "q3": [("scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", "scores = q @ k.transpose(-2, -1)")]},
+    "ex12_names_bug_of_another_id": {"q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')]},
+    "ex12_empty_id": {"q1": [('learner_id = "s1002"', 'learner_id = ""')]},
+    # cheat: the name from the documented rule, and another id's component instead of a fix (every
+    # component is broken somewhere the hidden tests look)
+    "ex12_other_ids_component": {
+        "q2": [('bug_name = "mask_polarity"', "bug_name = bughunt._rule(learner_id)")],
+        "q3": [("def attention(q, k, v, key_lengths, causal=False):\n",
+                'attention = bughunt.broken_component("s1009").attention\n\n\n'
+                "def worked(q, k, v, key_lengths, causal=False):\n"),
+               ("return attention(x, x, x, lengths, causal=causal)[0]",
+                "return worked(x, x, x, lengths, causal=causal)[0]")]},
 }
+# the same cheat with a component of each other bug (s1009's is target_leak): each hidden test
+# also checks causal self-attention with padding, where every bug shows, so each scores 0 of 6
+for _bug, _lid in (("causal_transposed", "s1000"), ("padding_axis", "s1001"), ("mask_polarity", "s1002"),
+                   ("missing_scale", "s1004"), ("softmax_axis", "s1013")):
+    CASES["ex12"][f"ex12_component_{_bug}"] = {
+        q: [(old, new.replace('"s1009"', f'"{_lid}"')) for old, new in edits]
+        for q, edits in CASES["ex12"]["ex12_other_ids_component"].items()}
 
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")
 
