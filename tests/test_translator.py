@@ -19,7 +19,7 @@ from torch.testing import assert_close
 from tutorlib.data import Vocab, make_batches, phrasebook, tokenize
 from tutorlib.nn import Decoder, DecoderLayer, Encoder, EncoderLayer, causal_attention_mask, padding_attention_mask
 from tutorlib.training import CheckpointError, build_vocabs, load_checkpoint, read_checkpoint, save_model
-from tutorlib import translator as translator_module
+from tutorlib.translation import decoding as decoding_module  # where translate() looks its helpers up
 from tutorlib.translator import (
     MAX_RUN,
     NO_REPEAT_NGRAM,
@@ -578,8 +578,8 @@ def fake_decoding(monkeypatch, hyp_words, weights):
     def decode(model, src, mask, *args, **kwargs):
         return [[model.tgt_vocab.token_to_id(w) for w in hyp_words] for _ in range(src.shape[0])]
 
-    monkeypatch.setattr(translator_module, "greedy_decode", decode)
-    monkeypatch.setattr(translator_module, "cross_attention", lambda *a, **k: torch.tensor(weights))
+    monkeypatch.setattr(decoding_module, "greedy_decode", decode)
+    monkeypatch.setattr(decoding_module, "cross_attention", lambda *a, **k: torch.tensor(weights))
 
 
 def test_an_unknown_word_is_copied_from_the_unknown_source_word_it_attends_to(vocabs, monkeypatch):

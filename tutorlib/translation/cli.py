@@ -1,4 +1,4 @@
-"""The translator from the command line (chapters 9 and 10).
+"""The translator from the command line (chapters 9 and 10): what ``python -m tutorlib`` runs.
 
     python -m tutorlib train --preset tiny --out runs/tiny        # train (torchrun works too)
     python -m tutorlib train --out runs/tiny --resume             # continue an interrupted run
@@ -23,7 +23,7 @@ import time
 import zlib
 from pathlib import Path
 
-from .checks import finite_number, whole_number
+from ..checks import finite_number, whole_number
 from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig  # torch-free: --help answers at once
 
 # Nothing here imports torch at the top: the commands import it when they run, so that --help and a
@@ -138,8 +138,9 @@ def _config(args) -> TranslatorConfig | None:
 
 
 def cmd_train(args) -> int:
-    from .training import MODEL_NAME, save_model, train
-    from .translator import evaluate
+    from .checkpoints import MODEL_NAME, save_model
+    from .evaluation import evaluate
+    from .training import train
 
     _check_data(args.data)
     _check_out(Path(args.out))
@@ -179,13 +180,13 @@ def cmd_train(args) -> int:
 
 
 def _load(args):
-    from .translator import load_checkpoint
+    from .checkpoints import load_checkpoint
 
     return load_checkpoint(args.checkpoint or PRETRAINED_PATH, device=args.device)
 
 
 def cmd_evaluate(args) -> int:
-    from .translator import evaluate
+    from .evaluation import evaluate
 
     _check_data(args.data)
     model, _, _ = _load(args)
@@ -219,7 +220,7 @@ def split_sentences(line: str) -> list[str]:
 
 
 def cmd_translate(args) -> int:
-    from .translator import translate_sentences
+    from .decoding import translate_sentences
 
     model, _, _ = _load(args)
     failed = False

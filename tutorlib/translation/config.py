@@ -1,8 +1,9 @@
 """The translator's configuration and its named presets: torch-free, so ``python -m tutorlib --help`` starts at once.
 
 ``TranslatorConfig`` holds every size and training setting of the
-translator; ``PRESETS`` names the ones the command line offers. Both are
-re-exported by ``tutorlib.translator``, where the model that reads them lives.
+translator; ``PRESETS`` names the ones the command line offers. The model
+that reads them is ``tutorlib.translation.model``; both are re-exported by
+``tutorlib.translator`` (and ``tutorlib.config``, their old home).
 
 Derived in chapter 9 (Training a translator).
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 
 __all__ = ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"]
 
-PRETRAINED_PATH = Path(__file__).parent / "pretrained" / "translator.pt"
+PRETRAINED_PATH = Path(__file__).parents[1] / "pretrained" / "translator.pt"  # tutorlib/pretrained
 
 
 # --- the config -------------------------------------------------------------------
@@ -40,7 +41,7 @@ class TranslatorConfig:
     norm_first: bool = True  # pre-norm (trains steadily without tuning) instead of the paper's post-norm
     share_embeddings: bool = False  # one vocabulary of both languages and one embedding table for both sides
     tie_output: bool = True  # the output layer reuses the target embedding matrix (the paper, section 3.4)
-    # the training (tutorlib.training.train)
+    # the training (tutorlib.translation.training.train)
     label_smoothing: float = 0.1  # the target puts 1 - 0.1 on the right word and spreads 0.1 over all words
     lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
     min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine

@@ -1,14 +1,17 @@
 """Sentence pairs for the English→Portuguese translator: the code of chapter 9.
 
+``tutorlib.translation.data``; ``tutorlib.data`` re-exports every name (its old home).
+
 Read it top to bottom:
 
 1. **Tokens.** ``tokenize`` lower-cases a sentence and splits it into words,
    with the final ``.``, ``!`` or ``?`` (and commas) as tokens of their own;
    ``detokenize`` glues them back for display.
 2. **The phrasebook.** ``phrasebook(split)`` returns ``(english, portuguese)``
-   pairs generated from a small grammar of both languages (``tutorlib.phrasebook``,
-   re-exported here): no download, the same pairs on every machine, and a
-   test split of held-out combinations that measures generalisation.
+   pairs generated from a small grammar of both languages
+   (``tutorlib.translation.phrasebook``, re-exported here): no download, the
+   same pairs on every machine, and a test split of held-out combinations
+   that measures generalisation.
 3. **The vocabulary.** ``Vocab`` numbers the tokens, with ``<pad>``,
    ``<bos>``, ``<eos>`` and ``<unk>`` as ids 0 to 3.
 4. **Batches.** ``make_batches`` pads sentences into tensors and builds the
@@ -33,9 +36,11 @@ from typing import Iterable, Sequence
 
 import torch
 
-from .checks import whole_number
-from .nn import causal_attention_mask, padding_attention_mask
-from .phrasebook import SPLIT_SIZES, held_out, phrasebook  # the grammar lives in phrasebook.py
+from ..checks import whole_number
+# The masks are chapter 6's layers: built once in tutorlib.nn, used here downwards (the translation
+# stack sits on the course's layers; the layers never import the translation stack).
+from ..nn import causal_attention_mask, padding_attention_mask
+from .phrasebook import SPLIT_SIZES, held_out, phrasebook  # the grammar: tutorlib.translation.phrasebook
 
 __all__ = [
     "PAD",

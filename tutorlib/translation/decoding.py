@@ -1,10 +1,10 @@
-"""An English -> Portuguese translator: the encoder-decoder Transformer of chapters 9 and 10.
+"""Decoding a trained translator (chapter 10): greedy and beam search, the KV cache, translating.
 
-One file, read top to bottom: the model (built from the layers of
-``tutorlib.nn``; its config is ``tutorlib.config``), the KV cache, greedy
-and beam search, translating (unknown words copied through attention) and
-evaluating sentences, then reading and writing checkpoints. Training lives
-in ``tutorlib.training``; the data, tokens and vocabularies in ``tutorlib.data``.
+Read top to bottom: the KV cache; the length budget (``output_budget``) and
+the repetition guard that keep a looping decoder finite; ``greedy_decode``
+and ``beam_search``; then translating sentences, where an unknown word the
+model writes as ``<unk>`` is copied from the source word its cross-attention
+points at. ``tutorlib.translator`` re-exports every name (its old home).
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -20,29 +20,24 @@ True = may attend, as everywhere in tutorlib.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 import warnings
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import torch
-from torch import nn
 
-from .checks import finite_number, whole_number
-from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig
-from .data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab, detokenize, fits, is_punctuation, tokenize
-from .nn import Decoder, Encoder, PositionalEncoding, causal_attention_mask, padding_attention_mask
+from ..checks import finite_number, whole_number
+from ..nn import causal_attention_mask, padding_attention_mask
+from .checkpoints import load_pretrained
+from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
+from .model import Translator
 
 __all__ = [
-    "TranslatorConfig",
-    "PRESETS",
-    "Translator",
     "KVCache",
+    "output_budget",
     "greedy_decode",
     "beam_search",
     "length_penalty_factor",
+    "model_vocabs",
     "translate",
     "translate_sentences",
     "translate_with_alignment",
@@ -52,121 +47,7 @@ __all__ = [
     "ALIGN_LAYER",
     "MAX_RUN",
     "NO_REPEAT_NGRAM",
-    "evaluate",
-    "load_pretrained",
-    "PRETRAINED_PATH",
-    "CheckpointError",
-    "pick_device",
-    "save_model",
-    "read_checkpoint",
-    "load_checkpoint",
-    "CHECKPOINT_NAME",
-    "MODEL_NAME",
 ]
-
-CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (tutorlib.training.train writes it)
-MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
-FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
-
-
-# --- the model ----------------------------------------------------------------------
-
-
-class Translator(nn.Module):
-    """The encoder-decoder Transformer of "Attention Is All You Need", built from ``tutorlib.nn``.
-
-    ::
-
-        src (B, S) -> embed * sqrt(D) + positions -> Encoder -> memory (B, S, D)
-        tgt_in (B, T) -> embed * sqrt(D) + positions -> Decoder(memory) -> Linear -> logits (B, T, V)
-
-    ``tgt_in`` is the target shifted right behind BOS (teacher forcing); the
-    logits at position ``t`` predict ``tgt_out[t]``, the target's word ``t``
-    (or EOS). ``src_vocab`` and ``tgt_vocab`` ride along (not parameters) so
-    that ``translate(sentence, model)`` needs nothing else.
-
-    Derived in chapter 9 (Training a translator).
-    """
-
-    def __init__(self, config: TranslatorConfig, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None):
-        super().__init__()
-        if config.src_vocab_size < len(SPECIALS) or config.tgt_vocab_size < len(SPECIALS):
-            raise ValueError(
-                f"the config has src_vocab_size={config.src_vocab_size}, tgt_vocab_size={config.tgt_vocab_size}: "
-                f"set both to the vocabularies' sizes (len(vocab), at least the {len(SPECIALS)} special tokens); "
-                "train() does it for you"
-            )
-        if config.share_embeddings and config.src_vocab_size != config.tgt_vocab_size:
-            raise ValueError(
-                f"share_embeddings needs one vocabulary for both languages, but src_vocab_size="
-                f"{config.src_vocab_size} and tgt_vocab_size={config.tgt_vocab_size}"
-            )
-        for name, vocab, size in (("src", src_vocab, config.src_vocab_size), ("tgt", tgt_vocab, config.tgt_vocab_size)):
-            if vocab is not None and len(vocab) != size:
-                raise ValueError(f"{name}_vocab has {len(vocab)} tokens but the config says {name}_vocab_size={size}")
-        self.config = config
-        self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
-        c = config
-        self.src_embed = nn.Embedding(c.src_vocab_size, c.d_model)
-        self.tgt_embed = self.src_embed if c.share_embeddings else nn.Embedding(c.tgt_vocab_size, c.d_model)
-        self.pos = PositionalEncoding(c.d_model, c.max_len, dropout=c.dropout)  # sinusoidal, no parameters
-        self.encoder = Encoder(c.num_encoder_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
-        self.decoder = Decoder(c.num_decoder_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
-        self.generator = nn.Linear(c.d_model, c.tgt_vocab_size)  # D -> V scores, the logits
-        # Xavier-uniform matrices, as torch.nn.Transformer and the Annotated Transformer start them
-        for p in self.parameters():
-            if p.dim() > 1:
-                nn.init.xavier_uniform_(p)
-        if c.tie_output:
-            self.generator.weight = self.tgt_embed.weight  # (V, D): one matrix to read words in and out
-
-    def encode(self, src: torch.Tensor, src_key_mask: torch.Tensor) -> torch.Tensor:
-        """``src (B, S)`` token ids, ``src_key_mask (B, 1, 1, S)`` -> ``memory (B, S, D)``."""
-        self._check_length(src.shape[1], "source")
-        # (B, S) -> (B, S, D)
-        x = self.pos(self.src_embed(src) * math.sqrt(self.config.d_model))
-        return self.encoder(x, src_key_mask)
-
-    def decode(self, tgt_in: torch.Tensor, memory: torch.Tensor, src_key_mask: torch.Tensor, tgt_mask=None,
-               cache: "KVCache | None" = None) -> torch.Tensor:
-        """``tgt_in (B, T)`` -> ``logits (B, T, V)``, reading ``memory (B, S, D)``.
-
-        Without ``cache``, ``tgt_in`` is the whole prefix and ``tgt_mask`` its
-        causal (and padding) mask, ``(T, T)`` or ``(B, 1, T, T)``. With a
-        ``KVCache``, ``tgt_in`` holds only the newest token(s), at positions
-        ``cache.length`` onwards, and the earlier ones are read from the cache
-        (``tgt_mask`` None for one new token).
-        """
-        if cache is None:
-            self._check_length(tgt_in.shape[1], "target")
-            # (B, T) -> (B, T, D)
-            x = self.pos(self.tgt_embed(tgt_in) * math.sqrt(self.config.d_model))
-            x = self.decoder(x, memory, tgt_mask, src_key_mask)
-        else:
-            t, T_new = cache.length, tgt_in.shape[1]
-            self._check_length(t + T_new, "target")
-            # (B, T_new, D) + (T_new, D): the position vectors of positions t .. t + T_new - 1
-            x = self.tgt_embed(tgt_in) * math.sqrt(self.config.d_model) + self.pos.pe[t : t + T_new]
-            x = self.decoder.forward_step(self.pos.dropout(x), memory, src_key_mask, cache.layers, tgt_mask)
-            cache.length = t + T_new
-        # (B, T, D) -> (B, T, V)
-        return self.generator(x)
-
-    def forward(self, batch) -> torch.Tensor:
-        """Teacher forcing on a ``tutorlib.data.Batch``: ``logits (B, T, V)`` for ``batch.tgt_out``."""
-        memory = self.encode(batch.src, batch.src_key_mask)
-        return self.decode(batch.tgt_in, memory, batch.src_key_mask, batch.tgt_mask)
-
-    def _check_length(self, n: int, what: str) -> None:
-        if n > self.config.max_len:
-            raise ValueError(
-                f"the {what} has {n} positions but the model was built with max_len={self.config.max_len} "
-                "(TranslatorConfig.max_len, BOS or EOS included): shorten the sentence or split it"
-            )
-
-    def num_parameters(self) -> int:
-        """Parameters counted once (tied matrices are one matrix)."""
-        return sum(p.numel() for p in self.parameters())
 
 
 # --- decoding (chapter 10) -------------------------------------------------------------
@@ -215,19 +96,33 @@ def _next_log_probs(model: Translator, tokens, memory, src_key_mask, cache: KVCa
     return torch.log_softmax(logits.float(), dim=-1)
 
 
-def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None) -> torch.Tensor:
-    """How many words each sentence may write, ``(B,)``: ``2 S + 5`` for a source of ``S`` words.
+def output_budget(source_length, model_max_len: int, max_len: int | None = None):
+    """The most words a translation of ``source_length`` source words may have: ``2 S + 5``, capped.
 
     A translation twice as long as its source plus five is never right in
     the phrasebook (Portuguese is at most a few words longer than English),
-    so a decoder that gets there is looping. ``max_len`` (the caller's) and
-    the model's positions (``config.max_len - 1`` after BOS) cap it further.
+    so a decoder that gets there is looping. The model's positions
+    (``model_max_len - 1`` after BOS, ``model_max_len`` being
+    ``TranslatorConfig.max_len``) and ``max_len`` (the caller's, a whole
+    number >= 1) cap it further. ``source_length`` is an int (returns an
+    int) or a tensor of them, ``(B,)`` (returns a tensor of the same shape).
+    ``greedy_decode`` and ``beam_search`` stop a sentence when it has written
+    this many words (it counts as ended, as if by EOS).
+
+    Derived in chapter 10 (Translating and evaluating).
     """
-    limit = model.config.max_len - 1
+    limit = model_max_len - 1
     if max_len is not None:
         limit = min(limit, whole_number("max_len", max_len, 1, hint="the most words a translation may have"))
+    if torch.is_tensor(source_length):
+        return (2 * source_length + 5).clamp(max=limit)
+    return min(2 * source_length + 5, limit)
+
+
+def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None) -> torch.Tensor:
+    """How many words each sentence may write, ``(B,)``: ``output_budget`` of its real source tokens."""
     S = src_key_mask.reshape(src_key_mask.shape[0], -1).sum(dim=1)  # (B, 1, 1, S) -> (B,): real source tokens
-    return (2 * S + 5).clamp(max=limit)
+    return output_budget(S, model.config.max_len, max_len)
 
 
 def _repetition_mask(tokens: torch.Tensor, V: int, max_run: int | None, no_repeat_ngram: int | None) -> torch.Tensor:
@@ -412,9 +307,17 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
 ALIGN_LAYER = -1
 
 
-def _vocabs(model: Translator, src_vocab, tgt_vocab) -> tuple[Vocab, Vocab]:
-    src_vocab = src_vocab if src_vocab is not None else model.src_vocab
-    tgt_vocab = tgt_vocab if tgt_vocab is not None else model.tgt_vocab
+def model_vocabs(model, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None) -> tuple[Vocab, Vocab]:
+    """``(src_vocab, tgt_vocab)``: each one given, else the model's own (``model.src_vocab``, ``model.tgt_vocab``).
+
+    A model from ``train``, ``load_checkpoint`` or ``load_pretrained`` carries
+    both; one that carries neither (an attribute missing or None) and no
+    vocabulary given is a ``ValueError`` saying what to pass.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    src_vocab = src_vocab if src_vocab is not None else getattr(model, "src_vocab", None)
+    tgt_vocab = tgt_vocab if tgt_vocab is not None else getattr(model, "tgt_vocab", None)
     if src_vocab is None or tgt_vocab is None:
         raise ValueError(
             "the model carries no vocabularies (model.src_vocab / model.tgt_vocab): pass src_vocab= and tgt_vocab=, "
@@ -586,7 +489,7 @@ def translate_sentences(sentences, model: Translator | None = None, beam_size: i
         whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
         model, src_vocab, tgt_vocab = load_pretrained()
-    src_vocab, tgt_vocab = _vocabs(model, src_vocab, tgt_vocab)
+    src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     results, sources = [], []  # sources: (index, token ids) to decode, the words alone (no BOS or EOS)
     for i, sentence in enumerate(sentences):
         result, ids = _prepare(i, sentence, model, src_vocab)
@@ -669,239 +572,3 @@ def translate_with_alignment(sentence: str, model: Translator | None = None, bea
     if result.error:
         raise ValueError(f"{sentence[:60]!r} cannot be translated: {result.error}")
     return result
-
-
-def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab | None = None,
-             tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 128) -> dict:
-    """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english, portuguese)`` pairs.
-
-    Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses", "pairs", "skipped"}``.
-    BLEU counts the n-grams (n = 1..4) the translation shares with the
-    reference, with a brevity penalty; chrF compares character n-grams, so it
-    gives partial credit for a right stem with a wrong ending (cansado /
-    cansada). Exact match compares the token lists (``tokenize``), so case
-    and spacing before punctuation do not count. Pairs longer than the
-    model's ``max_len`` are skipped, as training skips them (``skipped``
-    counts them; ``pairs`` are the ones scored, in the order of
-    ``hypotheses``); a sentence that cannot be translated scores as an
-    empty translation.
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-    import sacrebleu
-
-    pairs = list(pairs)
-    if not pairs:
-        raise ValueError("evaluate got no sentence pairs")
-    n = model.config.max_len
-    kept = [(e, p) for e, p in pairs if fits(tokenize(e), tokenize(p), n)]
-    if not kept:
-        raise ValueError(f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score")
-    english = [e for e, _ in kept]
-    references = [detokenize(tokenize(p)) for _, p in kept]
-    results = translate_sentences(english, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                                  length_penalty=length_penalty, batch_size=batch_size)
-    hypotheses = [r.text for r in results]
-    exact = sum(tokenize(h) == tokenize(r) for h, r in zip(hypotheses, references))
-    return {
-        "bleu": sacrebleu.corpus_bleu(hypotheses, [references]).score,
-        "chrf": sacrebleu.corpus_chrf(hypotheses, [references]).score,
-        "exact_match": 100.0 * exact / len(kept),
-        "sentences": len(kept),
-        "hypotheses": hypotheses,
-        "pairs": kept,
-        "skipped": len(pairs) - len(kept),
-    }
-
-
-# --- checkpoints ----------------------------------------------------------------------------
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be used: unreadable, not ours, or not matching its config."""
-
-
-def pick_device(device=None) -> torch.device:
-    """``device`` if given, else the best one here: CUDA, then Apple's MPS, then the CPU.
-
-    A device this machine does not have (``"cuda"`` on a CPU-only build,
-    ``"bogus"``) is a ``ValueError`` saying which devices there are.
-    """
-    if device is not None:
-        try:
-            device = torch.device(device)
-        except (RuntimeError, TypeError):
-            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from None
-        if device.type == "cuda" and not torch.cuda.is_available():
-            raise ValueError(f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
-                             "or no driver): use --device cpu, or leave it out to take the best one available")
-        if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
-            raise ValueError(f"device {str(device)!r} asked for, but there are {torch.cuda.device_count()} CUDA "
-                             f"GPUs (cuda:0 to cuda:{torch.cuda.device_count() - 1})")
-        if device.type == "mps" and not (getattr(torch.backends, "mps", None) is not None
-                                         and torch.backends.mps.is_available()):
-            raise ValueError("device 'mps' asked for, but Apple's MPS is not available here: use cpu")
-        return device
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
-
-
-def _atomic_save(obj, path: Path) -> None:
-    """``torch.save`` to a temporary file in the same folder, then rename it over ``path``.
-
-    A rename within one file system is atomic: whoever opens ``path`` sees
-    the old file or the new one, never half of one, even if this process is
-    killed while writing. A temporary file left by a run killed while
-    writing (``.checkpoint.pt.*.tmp``) is removed first.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        stale.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _model_state(model: Translator) -> dict:
-    return {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "config": model.config.to_dict(),
-        "model": model.state_dict(),
-        "src_vocab": model.src_vocab.to_dict(),
-        "tgt_vocab": model.tgt_vocab.to_dict(),
-    }
-
-
-def save_model(model: Translator, path, **meta) -> Path:
-    """Write ``model``'s weights, config and vocabularies (no optimizer) to ``path``, atomically.
-
-    Extra keyword arguments are stored under ``"meta"`` (scores, the command that trained it...).
-    """
-    path = Path(path)
-    _atomic_save({**_model_state(model), "meta": meta}, path)
-    return path
-
-
-def read_checkpoint(path) -> dict:
-    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
-
-    ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
-    """
-    path = Path(path)
-    if path.is_dir():
-        candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
-        found = [p for p in candidates if p.is_file()]
-        if not found:
-            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
-                                    "with `python -m tutorlib train --out` this folder?")
-        path = found[0]
-    if not path.is_file():
-        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
-                                "`python -m tutorlib train --out FOLDER`)")
-    try:
-        _check_zip_crc(path)
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise CheckpointError(
-            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
-            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
-        ) from e
-    if not isinstance(state, dict) or state.get("format") != FORMAT:
-        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
-        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
-                              f"without format={FORMAT!r}")
-    if state.get("version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
-                              f"tutorlib reads version {FORMAT_VERSION}")
-    missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
-    if missing:
-        raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
-    try:
-        state["config"] = TranslatorConfig.from_dict(state["config"])
-        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
-        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
-    except Exception as e:
-        raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
-    state["path"] = path
-    return state
-
-
-def _check_zip_crc(path: Path) -> None:
-    """A ``torch.save`` file is a zip archive, each member with a CRC-32: recompute them all.
-
-    ``torch.load`` does not, so a few overwritten bytes inside the weights
-    would load as different numbers and translate to nonsense (or nothing).
-    """
-    if not zipfile.is_zipfile(path):
-        return  # the legacy (non-zip) format, or not a PyTorch file: torch.load says which
-    with zipfile.ZipFile(path) as archive:
-        bad = archive.testzip()
-    if bad is not None:
-        raise ValueError(f"the stored checksum (CRC-32) of {bad!r} inside it does not match its bytes")
-
-
-def _check_finite(state: dict, path: Path) -> None:
-    """Refuse weights holding NaN or infinity: a run that diverged, or a damaged file."""
-    for name, tensor in state["model"].items():
-        if torch.is_tensor(tensor) and tensor.is_floating_point() and not torch.isfinite(tensor).all():
-            bad = int((~torch.isfinite(tensor)).sum())
-            raise CheckpointError(f"{path}: the weights {name!r} hold {bad} NaN or infinite value"
-                                  f"{'s' if bad > 1 else ''} of {tensor.numel()}. Did the training diverge "
-                                  "(a learning rate too high)? Use an earlier checkpoint")
-
-
-def _model_from_state(state: dict, device) -> Translator:
-    path, config = state["path"], state["config"]
-    _check_finite(state, path)
-    try:
-        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
-    except ValueError as e:
-        raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
-    try:
-        model.load_state_dict(state["model"])
-    except RuntimeError as e:
-        problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
-        more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
-        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
-                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
-                              "from another model?") from e
-    return model.to(pick_device(device))
-
-
-def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
-    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
-
-    The model is in eval mode, on ``device`` (default: ``pick_device()``).
-    A missing, corrupted or mismatched file raises an error naming the file
-    and what is wrong.
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-    state = read_checkpoint(path)
-    model = _model_from_state(state, device).eval()
-    return model, model.src_vocab, model.tgt_vocab
-
-
-def load_pretrained(device=None) -> tuple[Translator, Vocab, Vocab]:
-    """The translator shipped with tutorlib: ``(model, src_vocab, tgt_vocab)``, in eval mode.
-
-    Read from ``tutorlib/pretrained/translator.pt``; how it was trained, and
-    its scores, are in ``tutorlib/pretrained/README.md``.
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-    return load_checkpoint(PRETRAINED_PATH, device=device)

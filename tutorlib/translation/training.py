@@ -12,6 +12,14 @@ gradient clipping, validates after every epoch, and writes to ``out_dir``:
 - ``translator.pt``: weights, config and vocabularies only, what
   ``load_checkpoint`` and ``translate`` need (about a third of the size).
 
+The loop is a few named steps around ``TrainState`` (the model, optimizer,
+scheduler, step, epoch, position in the data and history: what a checkpoint
+holds, with ``to_checkpoint`` and ``from_checkpoint``): ``train_step``,
+``run_epoch``, ``validate``, ``end_epoch``, ``save_state``. The one part that
+knows the model is ``batch_loss(model, batch, config)`` (``translator_loss``
+by default), so that another model trained on the same data can reuse them.
+The files are written by ``tutorlib.translation.checkpoints``.
+
 Under ``torchrun --nproc_per_node=N`` it trains with DistributedDataParallel
 (gloo on CPU, NCCL on CUDA): each process takes every N-th batch, their
 gradients are averaged, and only process 0 writes files.
@@ -19,6 +27,8 @@ gradients are averaged, and only process 0 writes files.
 Ctrl-C (or a notebook's interrupt) finishes the current step, saves a
 checkpoint and raises ``KeyboardInterrupt``; a second Ctrl-C stops at once,
 and the last checkpoint on disk is still the last good one.
+
+``tutorlib.training`` re-exports every name here (its old home).
 """
 
 from __future__ import annotations
@@ -30,40 +40,46 @@ import signal
 import threading
 import time
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from .checks import whole_number
-from .data import PAD_ID, Vocab, fits, make_batches, tokenize
-from .translator import (  # checkpoints are read where the model lives; these names stay importable from here
+from ..checks import whole_number
+from .checkpoints import (
     CHECKPOINT_NAME,
     MODEL_NAME,
     CheckpointError,
-    Translator,
-    TranslatorConfig,
-    _atomic_save,
-    _model_from_state,  # noqa: F401 (kept importable from here)
-    _model_state,
     load_checkpoint,
     pick_device,
     read_checkpoint,
+    save_checkpoint,
     save_model,
 )
+from .config import TranslatorConfig
+from .data import PAD_ID, Batch, Vocab, fits, make_batches, tokenize
+from .model import Translator
 
 __all__ = [
     "CheckpointError",
     "TrainResult",
+    "TrainState",
     "pick_device",
     "translation_loss",
+    "translator_loss",
     "learning_rate",
     "build_vocabs",
     "make_optimizer",
     "train",
+    "train_step",
+    "run_epoch",
+    "validate",
+    "end_epoch",
+    "save_state",
     "save_model",
     "load_checkpoint",
     "read_checkpoint",
@@ -71,6 +87,7 @@ __all__ = [
     "CHECKPOINT_NAME",
     "MODEL_NAME",
 ]
+
 
 def translation_loss(logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
     """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
@@ -252,12 +269,280 @@ class _StopRequest:
             signal.signal(s, old)
 
 
+# --- the training state ------------------------------------------------------------------
+
+# What a checkpoint holds besides the model when it can resume a run (TrainState.to_checkpoint writes them).
+RESUME_KEYS = ("optimizer", "scheduler", "step", "epoch", "next_batch", "history", "rng")
+
+
+def _new_history() -> dict:
+    return {"train": {"step": [], "loss": [], "lr": []}, "epochs": []}
+
+
+@dataclass
+class TrainState:
+    """What a run carries from step to step: with the model's files, what ``checkpoint.pt`` holds.
+
+    ``to_checkpoint`` turns it into the dict that ``save_checkpoint`` writes
+    beside the model; ``from_checkpoint`` loads such a dict (as
+    ``read_checkpoint`` returns it) into a freshly built model, optimizer and
+    scheduler, so that the run goes on to the very same weights as a run
+    never interrupted.
+
+    Derived in chapter 9 (Training a translator).
+    """
+
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    step: int = 0  # optimizer steps taken in all
+    epoch: int = 0  # epochs completed
+    next_batch: int = 0  # the batch of the current epoch to take next
+    history: dict = field(default_factory=_new_history)  # TrainResult.history
+
+    def to_checkpoint(self, rng: list | None = None) -> dict:
+        """The state as plain data and tensors (``RESUME_KEYS``), without the model.
+
+        ``rng`` holds every process's random states, one dict each (default: this process's alone).
+        """
+        return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                "step": self.step, "epoch": self.epoch, "next_batch": self.next_batch,
+                "history": self.history, "rng": rng if rng is not None else [_rng_state()]}
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: dict, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                        scheduler: torch.optim.lr_scheduler.LRScheduler) -> "TrainState":
+        """Load ``checkpoint`` into ``model``, ``optimizer`` and ``scheduler``; the state it describes.
+
+        The random states are left to the caller (``checkpoint["rng"]``): which
+        one is this process's depends on the run (``_restore_rng``).
+        """
+        missing = [k for k in ("model", *RESUME_KEYS) if k not in checkpoint]
+        if missing:
+            raise CheckpointError(f"{checkpoint.get('path', 'the checkpoint')} holds a model but not the training "
+                                  f"state to resume ({missing} missing): it was written by save_model, not by train")
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        for group in optimizer.param_groups:  # a checkpoint's groups carry its run's choice; keep this run's
+            group["fused"], group["foreach"] = optimizer.defaults["fused"], optimizer.defaults["foreach"]
+        scheduler.load_state_dict(checkpoint["scheduler"])
+        return cls(model, optimizer, scheduler, checkpoint["step"], checkpoint["epoch"], checkpoint["next_batch"],
+                   checkpoint["history"])
+
+
+def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tensor:
+    """The loss of one batch for the translator: teacher forcing, then ``translation_loss``.
+
+    ``train``'s default ``batch_loss``: the one step of the loop that knows
+    the model. Another model trained by the same loop passes its own.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    return translation_loss(model(batch), batch.tgt_out, config.label_smoothing)
+
+
+@dataclass
+class Run:
+    """What stays fixed while ``train`` runs: the config, the processes, where and when to save."""
+
+    config: TranslatorConfig
+    device: torch.device
+    rank: int = 0  # this process, of world
+    world: int = 1  # processes (torchrun)
+    ckpt_path: Path | None = None  # where checkpoint.pt goes; None writes nothing
+    max_steps: int | None = None  # stop after this many steps in all
+    checkpoint_every: int | None = None  # steps between checkpoints (besides every epoch)
+    on_step: Callable | None = None  # on_step(step, loss) after every step
+    say: Callable = print  # the per-epoch lines
+    batch_loss: Callable = translator_loss  # batch_loss(model, batch, config) -> the loss to minimise
+
+
+class _EpochBatches:
+    """This process's batches of an epoch: the same shuffle in every process, every ``world``-th batch.
+
+    The last epoch's batches are kept (an epoch is asked for again when a run resumes).
+    """
+
+    def __init__(self, pairs, src_vocab: Vocab, tgt_vocab: Vocab, config: TranslatorConfig, rank: int, world: int):
+        self.pairs, self.src_vocab, self.tgt_vocab, self.config = pairs, src_vocab, tgt_vocab, config
+        self.rank, self.world = rank, world
+        self.built = {}
+
+    def __call__(self, epoch: int) -> list:
+        if epoch not in self.built:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # unknown words are reported by translate(), not per batch
+                batches = make_batches(self.pairs, self.src_vocab, self.tgt_vocab, self.config.batch_size,
+                                       shuffle=True, seed=self.config.seed + epoch, max_len=self.config.max_len)
+            self.built.clear()
+            self.built[epoch] = batches[self.rank :: self.world][: len(batches) // self.world]
+        return self.built[epoch]
+
+
+class _Progress:
+    """The tqdm bar: steps, the epoch, the loss (an exponential mean) and target tokens per second."""
+
+    def __init__(self, total: int, initial: int, disable: bool):
+        self.bar = tqdm(total=total, initial=initial, disable=disable, unit="step", dynamic_ncols=True)
+        self.smoothed = None
+
+    def update(self, epoch: int, loss_value: float, rate: float) -> None:
+        self.smoothed = loss_value if self.smoothed is None else 0.95 * self.smoothed + 0.05 * loss_value
+        self.bar.update()
+        self.bar.set_postfix(epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}", refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+@dataclass
+class _Tally:
+    """One epoch's running totals, for its log line and history entry."""
+
+    start: float = field(default_factory=time.perf_counter)
+    tokens: int = 0  # target tokens, all processes
+    loss: float = 0.0  # summed step losses
+    steps: int = 0
+
+
+# --- the steps of the loop ------------------------------------------------------------------
+
+
+def save_state(state: TrainState, run: Run) -> None:
+    """Write ``checkpoint.pt`` (process 0), with every process's random states."""
+    rng = [None] * run.world
+    if run.world > 1:
+        dist.all_gather_object(rng, _rng_state())
+    else:
+        rng = [_rng_state()]
+    if run.rank == 0 and run.ckpt_path is not None:
+        save_checkpoint(run.ckpt_path, state.model, state.to_checkpoint(rng))
+
+
+def _restore_rng(rng: list, run: Run) -> None:
+    if len(rng) == run.world:
+        _set_rng_state(rng[run.rank])
+    else:
+        warnings.warn(f"{run.ckpt_path} was written by {len(rng)} processes, this run has {run.world}: the dropout "
+                      "masks will differ from an uninterrupted run")
+
+
+def train_step(state: TrainState, net: torch.nn.Module, batch: Batch, run: Run) -> float:
+    """One step: the loss of ``batch``, gradients clipped to ``config.grad_clip``, AdamW, the schedule.
+
+    ``net`` is the model, or its DistributedDataParallel wrapper. Returns the
+    loss; the step is counted in ``state`` and its loss and learning rate in
+    ``state.history``.
+    """
+    net.train()
+    batch = batch.to(run.device)
+    loss = run.batch_loss(net, batch, run.config)
+    state.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    # foreach: one norm over all gradients at once instead of one small kernel per parameter
+    torch.nn.utils.clip_grad_norm_(state.model.parameters(), run.config.grad_clip, foreach=True)
+    state.optimizer.step()
+    state.scheduler.step()
+    state.step, state.next_batch = state.step + 1, state.next_batch + 1
+    loss_value = loss.item()
+    state.history["train"]["step"].append(state.step)
+    state.history["train"]["loss"].append(loss_value)
+    state.history["train"]["lr"].append(state.scheduler.get_last_lr()[0])
+    return loss_value
+
+
+def run_epoch(state: TrainState, net: torch.nn.Module, batches: list, run: Run, stop=None,
+              progress: _Progress | None = None) -> tuple[str | None, _Tally]:
+    """Train on ``batches`` from ``state.next_batch`` to the end of the epoch, or until told to stop.
+
+    Returns ``(halt, tally)``: ``halt`` is ``"interrupted"`` (Ctrl-C: ``stop.requested``),
+    ``"stopped"`` (``max_steps`` reached) or None; ``tally`` the epoch's totals.
+    A checkpoint is saved every ``checkpoint_every`` steps.
+    """
+    tally = _Tally()
+    while state.next_batch < len(batches):
+        batch = batches[state.next_batch]
+        loss_value = train_step(state, net, batch, run)
+        tally.tokens += batch.num_tgt_tokens * run.world
+        tally.loss, tally.steps = tally.loss + loss_value, tally.steps + 1
+        if progress is not None:
+            progress.update(state.epoch, loss_value, tally.tokens / max(time.perf_counter() - tally.start, 1e-9))
+        if run.on_step is not None:
+            run.on_step(state.step, loss_value)
+        interrupted = stop is not None and stop.requested
+        if run.world > 1:  # every process stops at the same step, or the others would wait forever
+            flag = torch.tensor([float(interrupted)], device=run.device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            interrupted = bool(flag.item())
+        if interrupted:
+            return "interrupted", tally
+        if run.max_steps is not None and state.step >= run.max_steps:
+            return "stopped", tally
+        if run.checkpoint_every and state.step % run.checkpoint_every == 0:
+            save_state(state, run)
+    return None, tally
+
+
+def validate(model: torch.nn.Module, valid_batches: list, run: Run) -> float:
+    """The mean loss per target token over ``valid_batches`` (all processes'), in eval mode."""
+    model.eval()
+    total = torch.zeros(2, dtype=torch.float64, device=run.device)  # summed loss, tokens
+    with torch.no_grad():
+        for batch in valid_batches:
+            batch = batch.to(run.device)
+            loss = run.batch_loss(model, batch, run.config)
+            total += torch.tensor([loss.item() * batch.num_tgt_tokens, batch.num_tgt_tokens],
+                                  dtype=torch.float64, device=run.device)
+    if run.world > 1:
+        dist.all_reduce(total)
+    return (total[0] / total[1]).item() if total[1] > 0 else float("nan")
+
+
+def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -> None:
+    """After an epoch: validate, log the epoch in ``state.history`` and in words, move on, save."""
+    valid_loss = validate(state.model, valid_batches, run)
+    seconds = time.perf_counter() - tally.start
+    state.history["epochs"].append({
+        "epoch": state.epoch + 1, "step": state.step, "valid_loss": valid_loss,
+        "train_loss": tally.loss / max(tally.steps, 1), "seconds": seconds,
+        "tokens_per_s": tally.tokens / max(seconds, 1e-9),
+    })
+    run.say(f"epoch {state.epoch + 1}/{run.config.epochs}: train loss {tally.loss / max(tally.steps, 1):.4f}, "
+            f"valid loss {valid_loss:.4f}, {tally.tokens / max(seconds, 1e-9):,.0f} target tokens/s")
+    state.epoch, state.next_batch = state.epoch + 1, 0
+    save_state(state, run)
+
+
 # --- the training loop ----------------------------------------------------------------
+
+
+def _resume_checkpoint(ckpt_path: Path | None, config: TranslatorConfig | None, max_steps: int | None) -> dict:
+    """The checkpoint to resume from, checked against the run's arguments."""
+    if ckpt_path is None:
+        raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
+    checkpoint = read_checkpoint(ckpt_path)
+    missing = [k for k in RESUME_KEYS if k not in checkpoint]
+    if missing:
+        raise CheckpointError(f"{ckpt_path} holds a model but not the training state to resume ({missing} "
+                              "missing): it was written by save_model, not by train")
+    if config is not None:
+        wanted = replace(config, src_vocab_size=checkpoint["config"].src_vocab_size,
+                         tgt_vocab_size=checkpoint["config"].tgt_vocab_size)
+        given = wanted.to_dict()
+        diff = {k: (v, given[k]) for k, v in checkpoint["config"].to_dict().items() if given[k] != v}
+        if diff:
+            raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): {diff}. "
+                                  "Resume with config=None to use the saved one, or train into a new folder")
+    if max_steps is not None and max_steps <= checkpoint["step"]:
+        raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {checkpoint['step']}: resuming "
+                         f"would train past it; give a max_steps above {checkpoint['step']} (or none)")
+    return checkpoint
 
 
 def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=None, *, resume: bool = False,
           max_steps: int | None = None, device=None, progress: bool = True, checkpoint_every: int | None = None,
-          on_step=None, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, log=None) -> TrainResult:
+          on_step=None, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, log=None,
+          batch_loss: Callable = translator_loss) -> TrainResult:
     """Train a ``Translator`` on ``(english, portuguese)`` pairs and return a ``TrainResult``.
 
     Every step: a batch (target shifted right behind BOS: teacher forcing),
@@ -275,6 +560,7 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     - ``on_step(step, loss)``: called after every step (live plots, tests).
     - ``src_vocab``, ``tgt_vocab``: use these instead of building them from ``train_pairs``.
     - ``log``: prints the per-epoch lines (default: ``tqdm.write``, which keeps the bar intact).
+    - ``batch_loss(model, batch, config)``: the loss of one batch (default ``translator_loss``).
 
     Derived in chapter 9 (Training a translator).
     """
@@ -288,33 +574,16 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     say = (log or tqdm.write) if rank == 0 else (lambda *a, **k: None)
     out_dir = Path(out_dir) if out_dir is not None else None
     ckpt_path = out_dir / CHECKPOINT_NAME if out_dir is not None else None
-    state = None
+    checkpoint = None
     if resume:
-        if ckpt_path is None:
-            raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
-        state = read_checkpoint(ckpt_path)
-        needed = ("optimizer", "scheduler", "step", "epoch", "next_batch", "history", "rng")
-        missing = [k for k in needed if k not in state]
-        if missing:
-            raise CheckpointError(f"{ckpt_path} holds a model but not the training state to resume ({missing} "
-                                  "missing): it was written by save_model, not by train")
-        if config is not None:
-            wanted = replace(config, src_vocab_size=state["config"].src_vocab_size,
-                             tgt_vocab_size=state["config"].tgt_vocab_size)
-            given = wanted.to_dict()
-            diff = {k: (v, given[k]) for k, v in state["config"].to_dict().items() if given[k] != v}
-            if diff:
-                raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): {diff}. "
-                                      "Resume with config=None to use the saved one, or train into a new folder")
-        if max_steps is not None and max_steps <= state["step"]:
-            raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {state['step']}: resuming "
-                             f"would train past it; give a max_steps above {state['step']} (or none)")
-        config, src_vocab, tgt_vocab = state["config"], state["src_vocab"], state["tgt_vocab"]
+        checkpoint = _resume_checkpoint(ckpt_path, config, max_steps)
+        config, src_vocab, tgt_vocab = checkpoint["config"], checkpoint["src_vocab"], checkpoint["tgt_vocab"]
     elif config is None:
         raise ValueError("config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)")
+
+    # the data and the model
     train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
     _check_lengths(train_pairs, config.max_len)
-
     torch.manual_seed(config.seed)
     random.seed(config.seed)
     if src_vocab is None or tgt_vocab is None:
@@ -322,153 +591,71 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
     model = Translator(config, src_vocab, tgt_vocab).to(device)
     optimizer = make_optimizer(model, config, say)
-
-    built = {}  # the last epoch's batches
-
-    def epoch_batches(epoch: int) -> list:
-        """This process's batches of ``epoch``: the same shuffle in every process, every ``world``-th batch."""
-        if epoch not in built:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # unknown words are reported by translate(), not per batch
-                batches = make_batches(train_pairs, src_vocab, tgt_vocab, config.batch_size, shuffle=True,
-                                       seed=config.seed + epoch, max_len=config.max_len)
-            built.clear()
-            built[epoch] = batches[rank::world][: len(batches) // world]
-        return built[epoch]
-
+    run = Run(config, device, rank, world, ckpt_path, max_steps, checkpoint_every, on_step, say, batch_loss)
+    epoch_batches = _EpochBatches(train_pairs, src_vocab, tgt_vocab, config, rank, world)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         valid_batches = make_batches(valid_pairs, src_vocab, tgt_vocab, config.batch_size, shuffle=False,
                                      max_len=config.max_len)[rank::world]
     # the same every epoch: ceil(pairs / batch_size) batches, shared out among the processes
-    steps_per_epoch = len(epoch_batches(state["epoch"] if state is not None else 0))
+    steps_per_epoch = len(epoch_batches(checkpoint["epoch"] if checkpoint is not None else 0))
     if steps_per_epoch == 0:
         raise ValueError(f"{len(train_pairs)} training pairs make no batch for each of {world} processes")
+
+    # the schedule and the state, fresh or resumed
     total_steps = config.epochs * steps_per_epoch
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: learning_rate(s, config, total_steps) / config.lr)  # LambdaLR multiplies config.lr
-    step, epoch, next_batch = 0, 0, 0
-    history = {"train": {"step": [], "loss": [], "lr": []}, "epochs": []}
     torch.manual_seed(config.seed + rank)  # each process its own dropout masks
-    if state is not None:
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        for group in optimizer.param_groups:  # a checkpoint's groups carry its run's choice; keep this run's
-            group["fused"], group["foreach"] = optimizer.defaults["fused"], optimizer.defaults["foreach"]
-        scheduler.load_state_dict(state["scheduler"])
-        step, epoch, next_batch, history = state["step"], state["epoch"], state["next_batch"], state["history"]
-        rng = state["rng"]
-        if len(rng) == world:
-            _set_rng_state(rng[rank])
-        else:
-            warnings.warn(f"{ckpt_path} was written by {len(rng)} processes, this run has {world}: the dropout "
-                          "masks will differ from an uninterrupted run")
-        say(f"resuming from {ckpt_path} at step {step} (epoch {epoch + 1}, batch {next_batch})")
+    if checkpoint is None:
+        state = TrainState(model, optimizer, scheduler)
+    else:
+        state = TrainState.from_checkpoint(checkpoint, model, optimizer, scheduler)
+        _restore_rng(checkpoint["rng"], run)
+        say(f"resuming from {ckpt_path} at step {state.step} (epoch {state.epoch + 1}, batch {state.next_batch})")
     net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
     say(f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
         f"training pairs, {steps_per_epoch} steps per epoch x {config.epochs} epochs"
         + (f", {world} processes" if world > 1 else "") + f", on {device}")
 
-    def save_checkpoint() -> None:
-        rng = [None] * world
-        if world > 1:
-            dist.all_gather_object(rng, _rng_state())
-        else:
-            rng = [_rng_state()]
-        if rank == 0 and ckpt_path is not None:
-            _atomic_save({**_model_state(model), "optimizer": optimizer.state_dict(),
-                          "scheduler": scheduler.state_dict(), "step": step, "epoch": epoch,
-                          "next_batch": next_batch, "history": history, "rng": rng}, ckpt_path)
-
-    def validate() -> float:
-        model.eval()
-        total = torch.zeros(2, dtype=torch.float64, device=device)  # summed loss, tokens
-        with torch.no_grad():
-            for batch in valid_batches:
-                batch = batch.to(device)
-                loss = translation_loss(model(batch), batch.tgt_out, config.label_smoothing)
-                total += torch.tensor([loss.item() * batch.num_tgt_tokens, batch.num_tgt_tokens],
-                                      dtype=torch.float64, device=device)
-        if world > 1:
-            dist.all_reduce(total)
-        return (total[0] / total[1]).item() if total[1] > 0 else float("nan")
-
-    bar = tqdm(total=total_steps, initial=step, disable=not progress or rank != 0, unit="step", dynamic_ncols=True)
-    interrupted = stopped = False
-    smoothed = None
+    # the epochs
+    bar = _Progress(total_steps, state.step, disable=not progress or rank != 0)
+    halt = None
     try:
         with _StopRequest() as stop:
-            while epoch < config.epochs and not (interrupted or stopped):
-                batches = epoch_batches(epoch)
-                epoch_start, epoch_tokens, epoch_loss, epoch_steps = time.perf_counter(), 0, 0.0, 0
-                while next_batch < len(batches):
-                    net.train()
-                    batch = batches[next_batch].to(device)
-                    logits = net(batch)  # (B, T, V)
-                    loss = translation_loss(logits, batch.tgt_out, config.label_smoothing)
-                    optimizer.zero_grad(set_to_none=True)
-                    loss.backward()
-                    # foreach: one norm over all gradients at once instead of one small kernel per parameter
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip, foreach=True)
-                    optimizer.step()
-                    scheduler.step()
-                    step, next_batch = step + 1, next_batch + 1
-                    loss_value = loss.item()
-                    history["train"]["step"].append(step)
-                    history["train"]["loss"].append(loss_value)
-                    history["train"]["lr"].append(scheduler.get_last_lr()[0])
-                    epoch_tokens += batch.num_tgt_tokens * world
-                    epoch_loss, epoch_steps = epoch_loss + loss_value, epoch_steps + 1
-                    smoothed = loss_value if smoothed is None else 0.95 * smoothed + 0.05 * loss_value
-                    rate = epoch_tokens / max(time.perf_counter() - epoch_start, 1e-9)
-                    bar.update()
-                    bar.set_postfix(epoch=epoch + 1, loss=f"{smoothed:.3f}", tok_s=f"{rate:,.0f}", refresh=False)
-                    if on_step is not None:
-                        on_step(step, loss_value)
-                    interrupted = stop.requested
-                    if world > 1:  # every process stops at the same step, or the others would wait forever
-                        flag = torch.tensor([float(interrupted)], device=device)
-                        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-                        interrupted = bool(flag.item())
-                    stopped = max_steps is not None and step >= max_steps
-                    if interrupted or stopped:
-                        break
-                    if checkpoint_every and step % checkpoint_every == 0:
-                        save_checkpoint()
-                if next_batch < len(batches):  # stopped within the epoch: validate when it is resumed
-                    save_checkpoint()
+            while state.epoch < config.epochs and halt is None:
+                batches = epoch_batches(state.epoch)
+                halt, tally = run_epoch(state, net, batches, run, stop, bar)
+                if state.next_batch < len(batches):  # stopped within the epoch: validate when it is resumed
+                    save_state(state, run)
                     break
-                valid_loss = validate()
-                seconds = time.perf_counter() - epoch_start
-                history["epochs"].append({
-                    "epoch": epoch + 1, "step": step, "valid_loss": valid_loss,
-                    "train_loss": epoch_loss / max(epoch_steps, 1), "seconds": seconds,
-                    "tokens_per_s": epoch_tokens / max(seconds, 1e-9),
-                })
-                say(f"epoch {epoch + 1}/{config.epochs}: train loss {epoch_loss / max(epoch_steps, 1):.4f}, "
-                    f"valid loss {valid_loss:.4f}, {epoch_tokens / max(seconds, 1e-9):,.0f} target tokens/s")
-                epoch, next_batch = epoch + 1, 0
-                save_checkpoint()
+                end_epoch(state, valid_batches, run, tally)
     finally:
         bar.close()
-    if interrupted:
-        say(f"interrupted at step {step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
-            + (": resume with resume=True (CLI: --resume)" if ckpt_path else ""))
+    return _finish(state, run, halt, out_dir, created_group)
+
+
+def _finish(state: TrainState, run: Run, halt: str | None, out_dir: Path | None, created_group: bool) -> TrainResult:
+    """After the loop: Ctrl-C raises; else the processes are checked to agree and ``translator.pt`` written."""
+    model, ckpt_path = state.model, run.ckpt_path
+    if halt == "interrupted":
+        run.say(f"interrupted at step {state.step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
+                + (": resume with resume=True (CLI: --resume)" if ckpt_path else ""))
         if created_group:
             dist.destroy_process_group()
-        raise KeyboardInterrupt(f"training interrupted at step {step}; checkpoint: {ckpt_path}")
-    completed = epoch >= config.epochs
-    if world > 1:
-        _check_ranks_agree(model, device)
-        say(f"the {world} processes agree on the final weights")
-    if completed and rank == 0 and out_dir is not None:
+        raise KeyboardInterrupt(f"training interrupted at step {state.step}; checkpoint: {ckpt_path}")
+    completed = state.epoch >= run.config.epochs
+    if run.world > 1:
+        _check_ranks_agree(model, run.device)
+        run.say(f"the {run.world} processes agree on the final weights")
+    if completed and run.rank == 0 and out_dir is not None:
         save_model(model, out_dir / MODEL_NAME)
-    if world > 1:
+    if run.world > 1:
         dist.barrier()
     if created_group:
         dist.destroy_process_group()
     model.eval()
-    return TrainResult(model, src_vocab, tgt_vocab, history, ckpt_path, completed)
+    return TrainResult(model, model.src_vocab, model.tgt_vocab, state.history, ckpt_path, completed)
 
 
 # --- loss curves ---------------------------------------------------------------------------
@@ -481,7 +668,7 @@ def plot_history(history: dict, ax=None):
     """
     import matplotlib.pyplot as plt
 
-    from .display import OKABE_ITO
+    from ..display import OKABE_ITO
 
     if ax is None:
         fig, ax = plt.subplots(figsize=(7, 3.5))
