@@ -10,7 +10,7 @@ import importlib
 
 import pytest
 
-# old module -> {name: its new home}; every name the chapters, exercises, tests and benchmarks import
+# old module -> {new home: names}: every name chapters, exercises, tests and benchmarks import
 MOVED = {
     "tutorlib.translator": {
         "tutorlib.translation.config": ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"],
@@ -36,18 +36,20 @@ MOVED = {
     },
     "tutorlib.data": {
         "tutorlib.translation.data": [
-            "PAD", "BOS", "EOS", "UNK", "SPECIALS", "PAD_ID", "BOS_ID", "EOS_ID", "UNK_ID", "tokenize",
-            "detokenize", "is_punctuation", "Vocab", "Batch", "make_batches", "fits", "load_tatoeba"],
+            "PAD", "BOS", "EOS", "UNK", "SPECIALS", "PAD_ID", "BOS_ID", "EOS_ID", "UNK_ID",
+            "tokenize", "detokenize", "is_punctuation", "Vocab", "Batch", "make_batches", "fits",
+            "load_tatoeba"],
         "tutorlib.translation.phrasebook": ["phrasebook", "held_out", "SPLIT_SIZES"],
     },
     "tutorlib.phrasebook": {
         "tutorlib.translation.phrasebook": [
-            "phrasebook", "held_out", "SPLIT_SIZES", "english_words", "render", "NP", "Pron", "Name",
-            "Sentence", "Compound", "Phrase"],
+            "phrasebook", "held_out", "SPLIT_SIZES", "english_words", "render", "NP", "Pron",
+            "Name", "Sentence", "Compound", "Phrase"],
         "tutorlib.translation.phrasebook.lexicon": ["PHRASES", "NOUNS", "VERBS", "ADJECTIVE"],
         "tutorlib.translation.phrasebook.splits": ["_EXAMPLES", "_small_templates"],
     },
-    "tutorlib.config": {"tutorlib.translation.config": ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"]},
+    "tutorlib.config": {
+        "tutorlib.translation.config": ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"]},
     "tutorlib.__main__": {"tutorlib.translation.cli": ["main", "split_sentences", "_pairs"]},
 }
 
@@ -64,7 +66,7 @@ def test_old_modules_reexport_the_same_objects(old):
 
 
 def test_the_old_private_checkpoint_helpers_are_the_public_ones():
-    """tutorlib.training imported translator's _atomic_save, _model_state, _model_from_state: now public."""
+    """tutorlib.training imported translator's _atomic_save, _model_state, _model_from_state."""
     from tutorlib import training, translator
     from tutorlib.translation import checkpoints
 
@@ -76,11 +78,12 @@ def test_the_old_private_checkpoint_helpers_are_the_public_ones():
 
 
 def test_the_shipped_model_still_loads_from_its_old_path():
-    """translator.pt stores plain data (weights_only), no class paths: moving the classes cannot break it."""
+    """translator.pt stores plain data (weights_only), no class path: moving classes cannot hurt it."""
     from tutorlib.config import PRETRAINED_PATH
     from tutorlib.translation.model import Translator
     from tutorlib.translator import load_pretrained
 
-    assert PRETRAINED_PATH.parts[-3:] == ("tutorlib", "pretrained", "translator.pt") and PRETRAINED_PATH.is_file()
+    assert PRETRAINED_PATH.parts[-3:] == ("tutorlib", "pretrained", "translator.pt")
+    assert PRETRAINED_PATH.is_file()
     model, src_vocab, tgt_vocab = load_pretrained(device="cpu")
     assert type(model) is Translator and model.src_vocab is src_vocab and len(tgt_vocab) > 4

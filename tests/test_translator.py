@@ -19,7 +19,7 @@ from torch.testing import assert_close
 from tutorlib.data import Vocab, make_batches, phrasebook, tokenize
 from tutorlib.nn import Decoder, DecoderLayer, Encoder, EncoderLayer, causal_attention_mask, padding_attention_mask
 from tutorlib.training import CheckpointError, build_vocabs, load_checkpoint, read_checkpoint, save_model
-from tutorlib.translation import decoding as decoding_module  # where translate() looks its helpers up
+from tutorlib.translation import decoding as decoding_module  # where translate() finds its helpers
 from tutorlib.translator import (
     MAX_RUN,
     NO_REPEAT_NGRAM,
@@ -515,8 +515,8 @@ def test_each_sentence_gets_its_own_budget_of_2s_plus_5(vocabs):
 
 
 def test_output_budget_is_the_budget_decoding_stops_at(vocabs):
-    """tutorlib.translation.decoding.output_budget, on ints and on tensors, is where greedy and beam search
-    stop a model that never writes EOS: the rule the translator explorer reads instead of re-deriving it."""
+    """tutorlib.translation.decoding.output_budget, on ints and on tensors, is where greedy and beam
+    search stop a model that never writes EOS: the rule the translator explorer reads."""
     from tutorlib.translation.decoding import output_budget
 
     model = stuck_model(vocabs)
@@ -526,10 +526,12 @@ def test_output_budget_is_the_budget_decoding_stops_at(vocabs):
     for max_len in (None, 9):
         expected = [output_budget(S, model.config.max_len, max_len) for S in lengths]
         assert [len(h) for h in greedy_decode(model, src, mask, max_len, **off)] == expected
-        assert [len(h) for h in beam_search(model, src, mask, 3, max_len=max_len, **off)] == expected
+        beams = beam_search(model, src, mask, 3, max_len=max_len, **off)
+        assert [len(h) for h in beams] == expected
         as_tensor = output_budget(torch.tensor(lengths), model.config.max_len, max_len)
         assert torch.is_tensor(as_tensor) and as_tensor.tolist() == expected
-    assert [output_budget(S, 40) for S in (0, 1, 17, 100)] == [5, 7, 39, 39]  # 2 S + 5, at most max_len - 1
+    # 2 S + 5, at most max_len - 1
+    assert [output_budget(S, 40) for S in (0, 1, 17, 100)] == [5, 7, 39, 39]
     assert isinstance(output_budget(3, 40), int)
     with pytest.raises(ValueError, match="max_len must be at least 1, got 0"):
         output_budget(3, 40, max_len=0)
@@ -547,7 +549,7 @@ def test_model_vocabs_takes_the_given_ones_else_the_models(vocabs):
     no_tgt = random_model(vocabs, dtype=torch.float32)
     no_tgt.tgt_vocab = None
     for bare in (torch.nn.Linear(2, 2), no_tgt):  # no vocabulary attributes at all, or one None
-        with pytest.raises(ValueError, match="carries no vocabularies.*pass src_vocab= and tgt_vocab="):
+        with pytest.raises(ValueError, match="carries no vocabularies.*pass src_vocab="):
             model_vocabs(bare)
         assert model_vocabs(bare, src_vocab, tgt_vocab) == (src_vocab, tgt_vocab)
 

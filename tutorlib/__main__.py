@@ -1,4 +1,4 @@
-"""``python -m tutorlib train|evaluate|translate``: the translator from the command line (chapters 9 and 10).
+"""``python -m tutorlib train|evaluate|translate``: the translator's command line (chapters 9, 10).
 
 The commands live in ``tutorlib.translation.cli``; this entry point only
 starts them. The names the tests use stay importable here.

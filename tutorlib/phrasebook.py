@@ -61,7 +61,7 @@ from .translation.phrasebook.lexicon import (  # noqa: F401 (re-exported)
     Pronoun,
     Verb,
 )
-from .translation.phrasebook.splits import (  # noqa: F401 (re-exported; the private two for the tests)
+from .translation.phrasebook.splits import (  # noqa: F401 (re-exported; the private two: tests)
     SPLIT_SIZES,
     _EXAMPLES,
     _small_templates,

@@ -5,9 +5,10 @@ import them. Where each one lives now:
 
 - ``tutorlib.translation.config``       ``TranslatorConfig``, ``PRESETS``, ``PRETRAINED_PATH``
 - ``tutorlib.translation.model``        ``Translator``
-- ``tutorlib.translation.decoding``     ``KVCache``, ``output_budget``, ``greedy_decode``, ``beam_search``,
-  ``length_penalty_factor``, ``model_vocabs``, ``translate``, ``translate_sentences``,
-  ``translate_with_alignment``, ``Translation``, ``cross_attention``, ``cross_attention_maps``
+- ``tutorlib.translation.decoding``     ``KVCache``, ``output_budget``, ``greedy_decode``,
+  ``beam_search``, ``length_penalty_factor``, ``model_vocabs``, ``translate``,
+  ``translate_sentences``, ``translate_with_alignment``, ``Translation``, ``cross_attention``,
+  ``cross_attention_maps``
 - ``tutorlib.translation.evaluation``   ``evaluate``
 - ``tutorlib.translation.checkpoints``  ``load_pretrained``, ``load_checkpoint``, ``save_model``,
   ``read_checkpoint``, ``CheckpointError``, ``pick_device``

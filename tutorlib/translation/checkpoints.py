@@ -46,7 +46,7 @@ __all__ = [
     "load_pretrained",
 ]
 
-CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (tutorlib.translation.training writes it)
+CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (train() writes it)
 MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
 FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
 
@@ -139,7 +139,7 @@ def save_model(model: Translator, path, **meta) -> Path:
 
 
 def save_checkpoint(path, model: Translator, training_state: dict) -> Path:
-    """Write ``model`` and the ``training_state`` that resumes it (optimizer, scheduler, step, ...), atomically.
+    """Write ``model`` and the ``training_state`` that resumes it (optimizer, ...), atomically.
 
     ``training_state`` is a dict of plain data and tensors (``TrainState.to_checkpoint`` makes one);
     its keys sit beside the model's in the file, and ``read_checkpoint`` returns them all.
@@ -220,7 +220,7 @@ def _check_finite(state: dict, path: Path) -> None:
 
 
 def model_from_state(state: dict, device) -> Translator:
-    """The model a ``read_checkpoint`` dict describes, on ``device``: weights checked finite and matching.
+    """The model a ``read_checkpoint`` dict describes, on ``device``; weights finite and matching.
 
     A mismatch (edited config, weights of another model) is a ``CheckpointError`` naming the file.
     """

@@ -40,7 +40,7 @@ from ..checks import whole_number
 # The masks are chapter 6's layers: built once in tutorlib.nn, used here downwards (the translation
 # stack sits on the course's layers; the layers never import the translation stack).
 from ..nn import causal_attention_mask, padding_attention_mask
-from .phrasebook import SPLIT_SIZES, held_out, phrasebook  # the grammar: tutorlib.translation.phrasebook
+from .phrasebook import SPLIT_SIZES, held_out, phrasebook  # the grammar and its splits
 
 __all__ = [
     "PAD",

@@ -120,8 +120,9 @@ def output_budget(source_length, model_max_len: int, max_len: int | None = None)
 
 
 def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None) -> torch.Tensor:
-    """How many words each sentence may write, ``(B,)``: ``output_budget`` of its real source tokens."""
-    S = src_key_mask.reshape(src_key_mask.shape[0], -1).sum(dim=1)  # (B, 1, 1, S) -> (B,): real source tokens
+    """How many words each sentence may write, ``(B,)``: the ``output_budget`` of its source."""
+    # (B, 1, 1, S) -> (B,): real source tokens
+    S = src_key_mask.reshape(src_key_mask.shape[0], -1).sum(dim=1)
     return output_budget(S, model.config.max_len, max_len)
 
 
@@ -307,8 +308,9 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
 ALIGN_LAYER = -1
 
 
-def model_vocabs(model, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None) -> tuple[Vocab, Vocab]:
-    """``(src_vocab, tgt_vocab)``: each one given, else the model's own (``model.src_vocab``, ``model.tgt_vocab``).
+def model_vocabs(model, src_vocab: Vocab | None = None,
+                 tgt_vocab: Vocab | None = None) -> tuple[Vocab, Vocab]:
+    """``(src_vocab, tgt_vocab)``: each one given, else the model's own (``model.src_vocab``...).
 
     A model from ``train``, ``load_checkpoint`` or ``load_pretrained`` carries
     both; one that carries neither (an attribute missing or None) and no
@@ -320,8 +322,8 @@ def model_vocabs(model, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None 
     tgt_vocab = tgt_vocab if tgt_vocab is not None else getattr(model, "tgt_vocab", None)
     if src_vocab is None or tgt_vocab is None:
         raise ValueError(
-            "the model carries no vocabularies (model.src_vocab / model.tgt_vocab): pass src_vocab= and tgt_vocab=, "
-            "or use a model from train(), load_checkpoint() or load_pretrained()"
+            "the model carries no vocabularies (model.src_vocab / model.tgt_vocab): pass "
+            "src_vocab= and tgt_vocab=, or use a model from train(), load_checkpoint() or load_pretrained()"
         )
     return src_vocab, tgt_vocab
 

@@ -271,7 +271,7 @@ class _StopRequest:
 
 # --- the training state ------------------------------------------------------------------
 
-# What a checkpoint holds besides the model when it can resume a run (TrainState.to_checkpoint writes them).
+# What a checkpoint holds besides the model when it can resume a run (TrainState.to_checkpoint).
 RESUME_KEYS = ("optimizer", "scheduler", "step", "epoch", "next_batch", "history", "rng")
 
 
@@ -310,24 +310,27 @@ class TrainState:
                 "history": self.history, "rng": rng if rng is not None else [_rng_state()]}
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: dict, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+    def from_checkpoint(cls, checkpoint: dict, model: torch.nn.Module,
+                        optimizer: torch.optim.Optimizer,
                         scheduler: torch.optim.lr_scheduler.LRScheduler) -> "TrainState":
-        """Load ``checkpoint`` into ``model``, ``optimizer`` and ``scheduler``; the state it describes.
+        """Load ``checkpoint`` into ``model``, ``optimizer`` and ``scheduler``: the state it holds.
 
         The random states are left to the caller (``checkpoint["rng"]``): which
         one is this process's depends on the run (``_restore_rng``).
         """
         missing = [k for k in ("model", *RESUME_KEYS) if k not in checkpoint]
         if missing:
-            raise CheckpointError(f"{checkpoint.get('path', 'the checkpoint')} holds a model but not the training "
-                                  f"state to resume ({missing} missing): it was written by save_model, not by train")
+            where = checkpoint.get("path", "the checkpoint")
+            raise CheckpointError(f"{where} holds a model but not the training state to resume "
+                                  f"({missing} missing): it was written by save_model, not by "
+                                  "train")
         model.load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])
         for group in optimizer.param_groups:  # a checkpoint's groups carry its run's choice; keep this run's
             group["fused"], group["foreach"] = optimizer.defaults["fused"], optimizer.defaults["foreach"]
         scheduler.load_state_dict(checkpoint["scheduler"])
-        return cls(model, optimizer, scheduler, checkpoint["step"], checkpoint["epoch"], checkpoint["next_batch"],
-                   checkpoint["history"])
+        return cls(model, optimizer, scheduler, checkpoint["step"], checkpoint["epoch"],
+                   checkpoint["next_batch"], checkpoint["history"])
 
 
 def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tensor:
@@ -354,42 +357,47 @@ class Run:
     checkpoint_every: int | None = None  # steps between checkpoints (besides every epoch)
     on_step: Callable | None = None  # on_step(step, loss) after every step
     say: Callable = print  # the per-epoch lines
-    batch_loss: Callable = translator_loss  # batch_loss(model, batch, config) -> the loss to minimise
+    batch_loss: Callable = translator_loss  # (model, batch, config) -> the loss to minimise
 
 
 class _EpochBatches:
-    """This process's batches of an epoch: the same shuffle in every process, every ``world``-th batch.
+    """This process's batches of an epoch: the same shuffle in every process, every ``world``-th.
 
     The last epoch's batches are kept (an epoch is asked for again when a run resumes).
     """
 
-    def __init__(self, pairs, src_vocab: Vocab, tgt_vocab: Vocab, config: TranslatorConfig, rank: int, world: int):
-        self.pairs, self.src_vocab, self.tgt_vocab, self.config = pairs, src_vocab, tgt_vocab, config
-        self.rank, self.world = rank, world
+    def __init__(self, pairs, src_vocab: Vocab, tgt_vocab: Vocab, config: TranslatorConfig,
+                 rank: int, world: int):
+        self.pairs, self.src_vocab, self.tgt_vocab = pairs, src_vocab, tgt_vocab
+        self.config, self.rank, self.world = config, rank, world
         self.built = {}
 
     def __call__(self, epoch: int) -> list:
         if epoch not in self.built:
+            c = self.config
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # unknown words are reported by translate(), not per batch
-                batches = make_batches(self.pairs, self.src_vocab, self.tgt_vocab, self.config.batch_size,
-                                       shuffle=True, seed=self.config.seed + epoch, max_len=self.config.max_len)
+                warnings.simplefilter("ignore")  # unknown words: translate() says them
+                batches = make_batches(self.pairs, self.src_vocab, self.tgt_vocab, c.batch_size,
+                                       shuffle=True, seed=c.seed + epoch, max_len=c.max_len)
             self.built.clear()
             self.built[epoch] = batches[self.rank :: self.world][: len(batches) // self.world]
         return self.built[epoch]
 
 
 class _Progress:
-    """The tqdm bar: steps, the epoch, the loss (an exponential mean) and target tokens per second."""
+    """The tqdm bar: steps, the epoch, the loss (an exponential mean), target tokens per second."""
 
     def __init__(self, total: int, initial: int, disable: bool):
-        self.bar = tqdm(total=total, initial=initial, disable=disable, unit="step", dynamic_ncols=True)
+        self.bar = tqdm(total=total, initial=initial, disable=disable, unit="step",
+                        dynamic_ncols=True)
         self.smoothed = None
 
     def update(self, epoch: int, loss_value: float, rate: float) -> None:
-        self.smoothed = loss_value if self.smoothed is None else 0.95 * self.smoothed + 0.05 * loss_value
+        s = self.smoothed
+        self.smoothed = loss_value if s is None else 0.95 * s + 0.05 * loss_value
         self.bar.update()
-        self.bar.set_postfix(epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}", refresh=False)
+        self.bar.set_postfix(epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}",
+                             refresh=False)
 
     def close(self) -> None:
         self.bar.close()
@@ -423,12 +431,12 @@ def _restore_rng(rng: list, run: Run) -> None:
     if len(rng) == run.world:
         _set_rng_state(rng[run.rank])
     else:
-        warnings.warn(f"{run.ckpt_path} was written by {len(rng)} processes, this run has {run.world}: the dropout "
-                      "masks will differ from an uninterrupted run")
+        warnings.warn(f"{run.ckpt_path} was written by {len(rng)} processes, this run has "
+                      f"{run.world}: the dropout masks will differ from an uninterrupted run")
 
 
 def train_step(state: TrainState, net: torch.nn.Module, batch: Batch, run: Run) -> float:
-    """One step: the loss of ``batch``, gradients clipped to ``config.grad_clip``, AdamW, the schedule.
+    """One step: the loss of ``batch``, gradients clipped to ``grad_clip``, AdamW, the schedule.
 
     ``net`` is the model, or its DistributedDataParallel wrapper. Returns the
     loss; the step is counted in ``state`` and its loss and learning rate in
@@ -453,7 +461,7 @@ def train_step(state: TrainState, net: torch.nn.Module, batch: Batch, run: Run) 
 
 def run_epoch(state: TrainState, net: torch.nn.Module, batches: list, run: Run, stop=None,
               progress: _Progress | None = None) -> tuple[str | None, _Tally]:
-    """Train on ``batches`` from ``state.next_batch`` to the end of the epoch, or until told to stop.
+    """Train on ``batches`` from ``state.next_batch`` to the epoch's end, or until told to stop.
 
     Returns ``(halt, tally)``: ``halt`` is ``"interrupted"`` (Ctrl-C: ``stop.requested``),
     ``"stopped"`` (``max_steps`` reached) or None; ``tally`` the epoch's totals.
@@ -466,7 +474,8 @@ def run_epoch(state: TrainState, net: torch.nn.Module, batches: list, run: Run, 
         tally.tokens += batch.num_tgt_tokens * run.world
         tally.loss, tally.steps = tally.loss + loss_value, tally.steps + 1
         if progress is not None:
-            progress.update(state.epoch, loss_value, tally.tokens / max(time.perf_counter() - tally.start, 1e-9))
+            rate = tally.tokens / max(time.perf_counter() - tally.start, 1e-9)
+            progress.update(state.epoch, loss_value, rate)
         if run.on_step is not None:
             run.on_step(state.step, loss_value)
         interrupted = stop is not None and stop.requested
@@ -507,8 +516,9 @@ def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -
         "train_loss": tally.loss / max(tally.steps, 1), "seconds": seconds,
         "tokens_per_s": tally.tokens / max(seconds, 1e-9),
     })
-    run.say(f"epoch {state.epoch + 1}/{run.config.epochs}: train loss {tally.loss / max(tally.steps, 1):.4f}, "
-            f"valid loss {valid_loss:.4f}, {tally.tokens / max(seconds, 1e-9):,.0f} target tokens/s")
+    run.say(f"epoch {state.epoch + 1}/{run.config.epochs}: "
+            f"train loss {tally.loss / max(tally.steps, 1):.4f}, valid loss {valid_loss:.4f}, "
+            f"{tally.tokens / max(seconds, 1e-9):,.0f} target tokens/s")
     state.epoch, state.next_batch = state.epoch + 1, 0
     save_state(state, run)
 
@@ -516,26 +526,29 @@ def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -
 # --- the training loop ----------------------------------------------------------------
 
 
-def _resume_checkpoint(ckpt_path: Path | None, config: TranslatorConfig | None, max_steps: int | None) -> dict:
+def _resume_checkpoint(ckpt_path: Path | None, config: TranslatorConfig | None,
+                       max_steps: int | None) -> dict:
     """The checkpoint to resume from, checked against the run's arguments."""
     if ckpt_path is None:
         raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
     checkpoint = read_checkpoint(ckpt_path)
     missing = [k for k in RESUME_KEYS if k not in checkpoint]
     if missing:
-        raise CheckpointError(f"{ckpt_path} holds a model but not the training state to resume ({missing} "
-                              "missing): it was written by save_model, not by train")
+        raise CheckpointError(f"{ckpt_path} holds a model but not the training state to resume "
+                              f"({missing} missing): it was written by save_model, not by train")
+    saved, step = checkpoint["config"], checkpoint["step"]
     if config is not None:
-        wanted = replace(config, src_vocab_size=checkpoint["config"].src_vocab_size,
-                         tgt_vocab_size=checkpoint["config"].tgt_vocab_size)
+        wanted = replace(config, src_vocab_size=saved.src_vocab_size,
+                         tgt_vocab_size=saved.tgt_vocab_size)
         given = wanted.to_dict()
-        diff = {k: (v, given[k]) for k, v in checkpoint["config"].to_dict().items() if given[k] != v}
+        diff = {k: (v, given[k]) for k, v in saved.to_dict().items() if given[k] != v}
         if diff:
-            raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): {diff}. "
-                                  "Resume with config=None to use the saved one, or train into a new folder")
-    if max_steps is not None and max_steps <= checkpoint["step"]:
-        raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {checkpoint['step']}: resuming "
-                         f"would train past it; give a max_steps above {checkpoint['step']} (or none)")
+            raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): "
+                                  f"{diff}. Resume with config=None to use the saved one, or train "
+                                  "into a new folder")
+    if max_steps is not None and max_steps <= step:
+        raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {step}: "
+                         f"resuming would train past it; give a max_steps above {step} (or none)")
     return checkpoint
 
 
@@ -577,7 +590,8 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     checkpoint = None
     if resume:
         checkpoint = _resume_checkpoint(ckpt_path, config, max_steps)
-        config, src_vocab, tgt_vocab = checkpoint["config"], checkpoint["src_vocab"], checkpoint["tgt_vocab"]
+        config = checkpoint["config"]
+        src_vocab, tgt_vocab = checkpoint["src_vocab"], checkpoint["tgt_vocab"]
     elif config is None:
         raise ValueError("config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)")
 
@@ -591,7 +605,8 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
     model = Translator(config, src_vocab, tgt_vocab).to(device)
     optimizer = make_optimizer(model, config, say)
-    run = Run(config, device, rank, world, ckpt_path, max_steps, checkpoint_every, on_step, say, batch_loss)
+    run = Run(config, device, rank, world, ckpt_path, max_steps, checkpoint_every, on_step, say,
+              batch_loss)
     epoch_batches = _EpochBatches(train_pairs, src_vocab, tgt_vocab, config, rank, world)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -612,7 +627,8 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     else:
         state = TrainState.from_checkpoint(checkpoint, model, optimizer, scheduler)
         _restore_rng(checkpoint["rng"], run)
-        say(f"resuming from {ckpt_path} at step {state.step} (epoch {state.epoch + 1}, batch {state.next_batch})")
+        say(f"resuming from {ckpt_path} at step {state.step} (epoch {state.epoch + 1}, "
+            f"batch {state.next_batch})")
     net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
     say(f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
         f"training pairs, {steps_per_epoch} steps per epoch x {config.epochs} epochs"
@@ -626,7 +642,7 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
             while state.epoch < config.epochs and halt is None:
                 batches = epoch_batches(state.epoch)
                 halt, tally = run_epoch(state, net, batches, run, stop, bar)
-                if state.next_batch < len(batches):  # stopped within the epoch: validate when it is resumed
+                if state.next_batch < len(batches):  # stopped within it: validate when resumed
                     save_state(state, run)
                     break
                 end_epoch(state, valid_batches, run, tally)
@@ -635,15 +651,16 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     return _finish(state, run, halt, out_dir, created_group)
 
 
-def _finish(state: TrainState, run: Run, halt: str | None, out_dir: Path | None, created_group: bool) -> TrainResult:
-    """After the loop: Ctrl-C raises; else the processes are checked to agree and ``translator.pt`` written."""
-    model, ckpt_path = state.model, run.ckpt_path
+def _finish(state: TrainState, run: Run, halt: str | None, out_dir: Path | None,
+            created_group: bool) -> TrainResult:
+    """After the loop: Ctrl-C raises; else the processes must agree; translator.pt is written."""
+    model, ckpt_path, step = state.model, run.ckpt_path, state.step
     if halt == "interrupted":
-        run.say(f"interrupted at step {state.step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
+        run.say(f"interrupted at step {step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
                 + (": resume with resume=True (CLI: --resume)" if ckpt_path else ""))
         if created_group:
             dist.destroy_process_group()
-        raise KeyboardInterrupt(f"training interrupted at step {state.step}; checkpoint: {ckpt_path}")
+        raise KeyboardInterrupt(f"training interrupted at step {step}; checkpoint: {ckpt_path}")
     completed = state.epoch >= run.config.epochs
     if run.world > 1:
         _check_ranks_agree(model, run.device)

@@ -1,4 +1,4 @@
-"""The phrasebook's grammar: a sentence as a *spec*, and ``render(spec)`` writing it in both languages.
+"""The phrasebook's grammar: a sentence as a *spec*; ``render(spec)`` writes it in both languages.
 
 A spec is a named tuple (``Sentence``, ``Compound``, ``Phrase`` and the noun
 phrases ``NP``, ``Pron``, ``Name``). Rendering does the agreement (gender and

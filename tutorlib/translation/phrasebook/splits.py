@@ -15,7 +15,18 @@ from collections import Counter
 from functools import lru_cache
 from typing import Optional
 
-from .grammar import NP, Compound, Name, Phrase, Pron, Sentence, Subject, _all_shapes, combinations, render
+from .grammar import (
+    NP,
+    Compound,
+    Name,
+    Phrase,
+    Pron,
+    Sentence,
+    Subject,
+    _all_shapes,
+    combinations,
+    render,
+)
 from .lexicon import (
     ADJECTIVE,
     ADJECTIVES,
