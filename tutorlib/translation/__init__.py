@@ -7,7 +7,7 @@ never the other way round. Read it bottom up:
 - ``phrasebook``   the sentence pairs, without torch: ``lexicon`` (word tables), ``grammar``
   (specs, agreement, conjugation, ``render``), ``splits`` (seeded train/valid/test, held-out
   combinations)
-- ``data``         tokens, ``Vocab``, padded ``Batch`` es with their masks, a Tatoeba loader
+- ``data``         tokens, ``Vocab``, padded batches (``Batch``) with their masks, a Tatoeba loader
 - ``model``        ``Translator``, the encoder-decoder built from ``tutorlib.nn``
 - ``checkpoints``  ``save_model``, ``save_checkpoint``, ``read_checkpoint``, ``load_checkpoint``,
   ``load_pretrained``, ``atomic_save``, ``model_state`` / ``model_from_state``
