@@ -255,7 +255,7 @@ def test_a_seeded_run_gives_the_same_weights_twice(data):
 
 
 def test_presets_are_what_the_docs_say():
-    """PRESETS["pretrained"] as its comment in tutorlib/config.py (and the report of issue 14) describes it:
+    """PRESETS["pretrained"] as its comment in tutorlib/translation/config.py (and issue 14) describe it:
     the architecture of the shipped model (tutorlib/pretrained/README.md) with the training retuned for
     throughput; and the wide preset of benchmarks/translator_bench.py."""
     p = PRESETS["pretrained"]
@@ -383,9 +383,9 @@ def test_cli_evaluate_and_translate_refuse_bad_options(command, options, message
 
 def test_cli_checks_data_and_out_before_training(tmp_path, capsys, monkeypatch):
     """A bad --out found after training would lose the run; train() must not even be called."""
-    import tutorlib.training
+    import tutorlib.translation.training as training  # where the CLI looks train up
 
-    monkeypatch.setattr(tutorlib.training, "train", lambda *a, **k: pytest.fail("training started"))
+    monkeypatch.setattr(training, "train", lambda *a, **k: pytest.fail("training started"))
     a_file = tmp_path / "file.txt"
     a_file.write_text("I run.\tEu corro.\n")
     cases = [(["--out", str(a_file)], "is a file, not a folder"),
@@ -444,3 +444,71 @@ def test_split_sentences():
     assert split_sentences("I am happy. She is tired!  Are you?") == ["I am happy.", "She is tired!", "Are you?"]
     assert split_sentences("Wait... what?! ok") == ["Wait...", "what?!", "ok"]
     assert split_sentences("   ") == []
+
+
+# --- the loop's parts: TrainState and batch_loss ---------------------------------------------
+
+
+def test_train_state_goes_to_a_checkpoint_and_back_exactly(data, tmp_path):
+    """TrainState.to_checkpoint -> save_checkpoint -> read_checkpoint -> TrainState.from_checkpoint,
+    into a model, optimizer and scheduler built afresh from another seed: the next step gives the
+    same weights and loss, bit for bit, as the next step of the original. Forgetting the weights, AdamW's
+    moments, the scheduler or the counters would each change them."""
+    from tutorlib.translation.checkpoints import save_checkpoint, save_model
+    from tutorlib.translation.data import make_batches
+    from tutorlib.translation.training import Run, TrainState, build_vocabs, train_step
+
+    train_pairs, _ = data
+    src_vocab, tgt_vocab = build_vocabs(train_pairs)
+    config = replace(TINY, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    batches = make_batches(train_pairs, src_vocab, tgt_vocab, config.batch_size, seed=0,
+                           max_len=config.max_len)
+
+    def fresh(seed):
+        torch.manual_seed(seed)
+        model = Translator(config, src_vocab, tgt_vocab)
+        optimizer = make_optimizer(model, config)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda s: learning_rate(s, config, 50) / config.lr)
+        return model, optimizer, scheduler
+
+    run = Run(config, torch.device("cpu"))
+    state = TrainState(*fresh(0))
+    for batch in batches[:3]:
+        train_step(state, state.model, batch, run)
+    path = save_checkpoint(tmp_path / CHECKPOINT_NAME, state.model, state.to_checkpoint())
+    checkpoint = read_checkpoint(path)
+    restored = TrainState.from_checkpoint(checkpoint, *fresh(1))
+    assert (restored.step, restored.epoch, restored.next_batch) == (3, 0, 3)
+    assert restored.history == state.history
+    losses = []
+    for s in (state, restored):
+        torch.set_rng_state(checkpoint["rng"][0]["torch"])  # the next step's dropout masks
+        losses.append(train_step(s, s.model, batches[3], run))
+    assert losses[0] == losses[1]
+    assert_close(weights(restored.model), weights(state.model), **EXACT)
+    assert restored.scheduler.get_last_lr() == state.scheduler.get_last_lr()
+    model_only = save_model(state.model, tmp_path / MODEL_NAME)
+    with pytest.raises(CheckpointError, match="not the training state to resume"):
+        TrainState.from_checkpoint(read_checkpoint(model_only), *fresh(2))
+
+
+def test_the_loop_takes_its_loss_from_batch_loss(data, straight):
+    """The one model-specific step is batch_loss(model, batch, config): train calls it for every
+    step and every validation batch, and the translator's default gives the very run it always did."""
+    from tutorlib.translation.training import translator_loss
+
+    calls = {"train": 0, "valid": 0}
+
+    def counting(model, batch, config):
+        calls["train" if torch.is_grad_enabled() else "valid"] += 1
+        return translator_loss(model, batch, config)
+
+    result = train(TINY, *data, progress=False, batch_loss=counting)
+    valid_batches = math.ceil(len(data[1]) / TINY.batch_size)
+    assert calls == {"train": 20, "valid": TINY.epochs * valid_batches}
+    assert_close(weights(result.model), weights(straight[0].model), **EXACT)
+    halved = train(TINY, *data, progress=False, max_steps=3,
+                   batch_loss=lambda m, b, c: 0.5 * translator_loss(m, b, c))
+    first_three = straight[0].history["train"]["loss"][:3]
+    assert halved.history["train"]["loss"] != first_three, "batch_loss is used"

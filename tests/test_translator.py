@@ -19,7 +19,7 @@ from torch.testing import assert_close
 from tutorlib.data import Vocab, make_batches, phrasebook, tokenize
 from tutorlib.nn import Decoder, DecoderLayer, Encoder, EncoderLayer, causal_attention_mask, padding_attention_mask
 from tutorlib.training import CheckpointError, build_vocabs, load_checkpoint, read_checkpoint, save_model
-from tutorlib import translator as translator_module
+from tutorlib.translation import decoding as decoding_module  # where translate() finds its helpers
 from tutorlib.translator import (
     MAX_RUN,
     NO_REPEAT_NGRAM,
@@ -515,6 +515,46 @@ def test_each_sentence_gets_its_own_budget_of_2s_plus_5(vocabs):
         translate("the cat", model, max_len=0)
 
 
+def test_output_budget_is_the_budget_decoding_stops_at(vocabs):
+    """tutorlib.translation.decoding.output_budget, on ints and on tensors, is where greedy and beam
+    search stop a model that never writes EOS: the rule the translator explorer reads."""
+    from tutorlib.translation.decoding import output_budget
+
+    model = stuck_model(vocabs)
+    lengths = [1, 3, 6, 20]
+    src, mask = sources(vocabs, lengths)
+    off = dict(max_run=None, no_repeat_ngram=None)
+    for max_len in (None, 9):
+        expected = [output_budget(S, model.config.max_len, max_len) for S in lengths]
+        assert [len(h) for h in greedy_decode(model, src, mask, max_len, **off)] == expected
+        beams = beam_search(model, src, mask, 3, max_len=max_len, **off)
+        assert [len(h) for h in beams] == expected
+        as_tensor = output_budget(torch.tensor(lengths), model.config.max_len, max_len)
+        assert torch.is_tensor(as_tensor) and as_tensor.tolist() == expected
+    # 2 S + 5, at most max_len - 1
+    assert [output_budget(S, 40) for S in (0, 1, 17, 100)] == [5, 7, 39, 39]
+    assert isinstance(output_budget(3, 40), int)
+    with pytest.raises(ValueError, match="max_len must be at least 1, got 0"):
+        output_budget(3, 40, max_len=0)
+
+
+def test_model_vocabs_takes_the_given_ones_else_the_models(vocabs):
+    from tutorlib.translation.decoding import model_vocabs
+
+    model = random_model(vocabs, dtype=torch.float32)
+    src_vocab, tgt_vocab = vocabs
+    other = Vocab.build([["gato"]], min_freq=1)
+    assert model_vocabs(model) == (model.src_vocab, model.tgt_vocab)
+    assert model_vocabs(model, tgt_vocab=other) == (model.src_vocab, other)
+    assert model_vocabs(model, other, other) == (other, other)
+    no_tgt = random_model(vocabs, dtype=torch.float32)
+    no_tgt.tgt_vocab = None
+    for bare in (torch.nn.Linear(2, 2), no_tgt):  # no vocabulary attributes at all, or one None
+        with pytest.raises(ValueError, match="carries no vocabularies.*pass src_vocab="):
+            model_vocabs(bare)
+        assert model_vocabs(bare, src_vocab, tgt_vocab) == (src_vocab, tgt_vocab)
+
+
 def repeats(ids):
     runs = any(ids[i] == ids[i + 1] == ids[i + 2] for i in range(len(ids) - 2))
     grams = [tuple(ids[i : i + 4]) for i in range(len(ids) - 3)]
@@ -579,8 +619,8 @@ def fake_decoding(monkeypatch, hyp_words, weights):
     def decode(model, src, mask, *args, **kwargs):
         return [[model.tgt_vocab.token_to_id(w) for w in hyp_words] for _ in range(src.shape[0])]
 
-    monkeypatch.setattr(translator_module, "greedy_decode", decode)
-    monkeypatch.setattr(translator_module, "cross_attention", lambda *a, **k: torch.tensor(weights))
+    monkeypatch.setattr(decoding_module, "greedy_decode", decode)
+    monkeypatch.setattr(decoding_module, "cross_attention", lambda *a, **k: torch.tensor(weights))
 
 
 def test_an_unknown_word_is_copied_from_the_unknown_source_word_it_attends_to(vocabs, monkeypatch):

@@ -1,24 +1,57 @@
 """tutorlib: the helper package of the course *Attention, step by step*.
 
-Each module holds the code that one part of the book derives:
+Each module holds the code that one part of the book derives. The course's layers:
 
 - ``tutorlib.attention``  softmax, scaled dot-product attention, masks (chapters 3, 4 and 6)
+- ``tutorlib.nn``         multi-head attention, masks, positional encodings, encoder and decoder
+  layers in PyTorch (chapters 5 to 8)
+- ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory
+  measurement (chapter 11)
+
+The translation stack, built on those layers (chapters 9 and 10), a subpackage whose data,
+training loop and checkpoints other models can share:
+
+- ``tutorlib.translation``              the subpackage; its docstring reads it bottom up
+- ``tutorlib.translation.config``       the translator's config and presets, without torch
+- ``tutorlib.translation.phrasebook``   the English→Portuguese sentence pairs, without torch:
+  ``.lexicon`` (word tables), ``.grammar`` (agreement, conjugation, rendering), ``.splits``
+  (seeded splits, held-out combinations)
+- ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
+- ``tutorlib.translation.model``        the encoder-decoder ``Translator``
+- ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
+  the shipped model (``load_pretrained``)
+- ``tutorlib.translation.decoding``     KV cache, length budget, repetition guard, greedy and
+  beam search, ``translate`` with unknown words copied through attention
+- ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
+- ``tutorlib.translation.training``     the training loop around ``TrainState``, resuming, torchrun
+- ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
+  (``tutorlib.__main__`` starts it)
+
+The old homes of those names, kept so that every import keeps working (they re-export):
+
+- ``tutorlib.translator`` (model, decoding, evaluation, checkpoints), ``tutorlib.training``,
+  ``tutorlib.data``, ``tutorlib.phrasebook``, ``tutorlib.config``
+
+Explorers and what they show:
+
+- ``tutorlib.explorers``  the interactive explorers (temperature, √d_k saturation, attention, heads,
+  masks, the translator) and their static twins, together (chapters 3 to 6, 10):
+  ``.controls`` (each explorer's controls declared once), ``.static`` (every state computed
+  when a chapter runs, for the book); ``REGISTRY`` files each explorer under its chapter
+- ``tutorlib.static``     the old home of the static twins (re-exports ``tutorlib.explorers.static``)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
+- ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
+
+And the rest:
+
 - ``tutorlib.examples``   the worked numbers of the course's source material (chapters 1 to 4)
 - ``tutorlib.experiments`` the measurements behind the 1/sqrt(d_k) scaling (chapter 4)
-- ``tutorlib.static``     the explorers' static twins: every state computed when a chapter runs, for the book (chapters 3 to 6, 10)
-- ``tutorlib.explorers``  the interactive explorers (temperature, √d_k saturation, attention, heads, masks), their logic kept as pure functions (chapters 3 to 6)
-- ``tutorlib.nn``         multi-head attention, masks, positional encodings, encoder and decoder layers in PyTorch (chapters 5 to 8)
-- ``tutorlib.phrasebook`` the English→Portuguese phrasebook: word tables, grammar, seeded splits, without torch (chapter 9)
-- ``tutorlib.data``       tokens, vocabularies, batches, a Tatoeba loader; re-exports the phrasebook (chapter 9)
-- ``tutorlib.config``    the translator's config and presets, without torch (chapter 9)
-- ``tutorlib.translator`` the encoder-decoder translator, KV cache, greedy and beam search, unknown-word copy, BLEU, checkpoints (chapters 9 and 10)
-- ``tutorlib.training``  the training loop, resuming, torchrun; ``python -m tutorlib train|evaluate|translate`` (chapters 9 and 10)
-- ``tutorlib.checks``    the argument checks every module shares (whole numbers, finite numbers)
-- ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory measurement (chapter 11)
-- ``tutorlib.debug``      checks that find why a Transformer does not learn: masks, causality, padding, shift, ... (chapter 12)
-- ``tutorlib.bughunt``    exercise 12's graded bug hunt: an attention with one bug planted per learner id
-- ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
+- ``tutorlib.debug``      checks that find why a Transformer does not learn: masks, causality,
+  padding, shift, ... (chapter 12)
+- ``tutorlib.bughunt``    exercise 12's graded bug hunt: an attention with one bug planted per
+  learner id
+- ``tutorlib.checks``     the one home of the argument and shape rules every module shares (whole
+  numbers, finite numbers, the q/k/v shapes of attention)
 """
 
 __version__ = "0.1.0"

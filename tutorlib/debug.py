@@ -38,7 +38,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .data import BOS_ID, EOS_ID, PAD_ID
+from .translation.data import BOS_ID, EOS_ID, PAD_ID
 
 __all__ = [
     "Report",

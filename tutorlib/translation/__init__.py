@@ -1,0 +1,27 @@
+"""The translation stack: the English -> Portuguese translator of chapters 9 and 10, in layers.
+
+It sits on the course's layers (``tutorlib.attention``, ``tutorlib.nn``) and
+never the other way round. Read it bottom up:
+
+- ``config``       ``TranslatorConfig`` and ``PRESETS``, without torch
+- ``phrasebook``   the sentence pairs, without torch: ``lexicon`` (word tables), ``grammar``
+  (specs, agreement, conjugation, ``render``), ``splits`` (seeded train/valid/test, held-out
+  combinations)
+- ``data``         tokens, ``Vocab``, padded batches (``Batch``) with their masks, a Tatoeba loader
+- ``model``        ``Translator``, the encoder-decoder built from ``tutorlib.nn``
+- ``checkpoints``  ``save_model``, ``save_checkpoint``, ``read_checkpoint``, ``load_checkpoint``,
+  ``load_pretrained``, ``atomic_save``, ``model_state`` / ``model_from_state``
+- ``decoding``     ``KVCache``, the length budget ``output_budget``, the repetition guard,
+  ``greedy_decode``, ``beam_search``, ``translate`` (unknown words copied through attention)
+- ``evaluation``   ``evaluate``: BLEU, chrF, exact match
+- ``training``     the loop: ``TrainState`` (to and from a checkpoint), ``train_step``,
+  ``run_epoch``, ``validate``, ``train``; resuming, Ctrl-C, torchrun
+- ``cli``          ``python -m tutorlib train|evaluate|translate``
+
+The data, the loop and the checkpoints do not depend on the model's
+architecture beyond ``Translator`` itself and ``training.translator_loss``.
+``tutorlib.translator``, ``tutorlib.training``, ``tutorlib.data``,
+``tutorlib.phrasebook`` and ``tutorlib.config`` are the old homes of these
+names and re-export them. This package imports nothing at import time, so
+``tutorlib.translation.config`` and ``.phrasebook`` stay free of torch.
+"""

@@ -1,0 +1,266 @@
+"""Saving and loading the translator: checkpoints, atomically written and checked when read.
+
+Two files, one format (a dict of tensors, numbers and strings: ``torch.load``
+reads it with ``weights_only=True``, and no class path is stored):
+
+- ``translator.pt`` (``MODEL_NAME``): weights, config and vocabularies, what
+  translating needs (``save_model``, ``load_checkpoint``, ``load_pretrained``);
+- ``checkpoint.pt`` (``CHECKPOINT_NAME``): the same and the training state
+  (optimizer, scheduler, position in the data, random states, history), what
+  resuming needs (``save_checkpoint``; ``tutorlib.translation.training``
+  writes and reads it through ``TrainState``).
+
+``atomic_save`` writes any of them so that a run killed while writing leaves
+the previous file intact; ``model_state`` and ``model_from_state`` turn a
+model into the dict and back. ``tutorlib.translator`` and
+``tutorlib.training`` re-export these names (their old homes).
+
+Derived in chapters 9 and 10.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+import torch
+
+from .config import PRETRAINED_PATH, TranslatorConfig
+from .data import Vocab
+from .model import Translator
+
+__all__ = [
+    "CheckpointError",
+    "CHECKPOINT_NAME",
+    "MODEL_NAME",
+    "pick_device",
+    "atomic_save",
+    "model_state",
+    "model_from_state",
+    "save_model",
+    "save_checkpoint",
+    "read_checkpoint",
+    "load_checkpoint",
+    "load_pretrained",
+]
+
+CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (train() writes it)
+MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
+FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
+
+
+# --- checkpoints ----------------------------------------------------------------------------
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: unreadable, not ours, or not matching its config."""
+
+
+def pick_device(device=None) -> torch.device:
+    """``device`` if given, else the best one here: CUDA, then Apple's MPS, then the CPU.
+
+    A device this machine does not have (``"cuda"`` on a CPU-only build,
+    ``"bogus"``) is a ``ValueError`` saying which devices there are.
+    """
+    if device is not None:
+        try:
+            device = torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from None
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
+                             "or no driver): use --device cpu, or leave it out to take the best one available")
+        if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"device {str(device)!r} asked for, but there are {torch.cuda.device_count()} CUDA "
+                             f"GPUs (cuda:0 to cuda:{torch.cuda.device_count() - 1})")
+        if device.type == "mps" and not (getattr(torch.backends, "mps", None) is not None
+                                         and torch.backends.mps.is_available()):
+            raise ValueError("device 'mps' asked for, but Apple's MPS is not available here: use cpu")
+        return device
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def atomic_save(obj, path: Path) -> None:
+    """``torch.save`` to a temporary file in the same folder, then rename it over ``path``.
+
+    A rename within one file system is atomic: whoever opens ``path`` sees
+    the old file or the new one, never half of one, even if this process is
+    killed while writing. A temporary file left by a run killed while
+    writing (``.checkpoint.pt.*.tmp``) is removed first.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        stale.unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def model_state(model: Translator) -> dict:
+    """``model`` as the dict a checkpoint stores: format, config, weights and both vocabularies.
+
+    Plain data only (no class paths), so ``torch.load(..., weights_only=True)``
+    reads it back; ``model_from_state`` (after ``read_checkpoint``) rebuilds the model.
+    """
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "config": model.config.to_dict(),
+        "model": model.state_dict(),
+        "src_vocab": model.src_vocab.to_dict(),
+        "tgt_vocab": model.tgt_vocab.to_dict(),
+    }
+
+
+def save_model(model: Translator, path, **meta) -> Path:
+    """Write ``model``'s weights, config and vocabularies (no optimizer) to ``path``, atomically.
+
+    Extra keyword arguments are stored under ``"meta"`` (scores, the command that trained it...).
+    """
+    path = Path(path)
+    atomic_save({**model_state(model), "meta": meta}, path)
+    return path
+
+
+def save_checkpoint(path, model: Translator, training_state: dict) -> Path:
+    """Write ``model`` and the ``training_state`` that resumes it (optimizer, ...), atomically.
+
+    ``training_state`` is a dict of plain data and tensors (``TrainState.to_checkpoint`` makes one);
+    its keys sit beside the model's in the file, and ``read_checkpoint`` returns them all.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    path = Path(path)
+    atomic_save({**model_state(model), **training_state}, path)
+    return path
+
+
+def read_checkpoint(path) -> dict:
+    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
+
+    ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
+        found = [p for p in candidates if p.is_file()]
+        if not found:
+            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
+                                    "with `python -m tutorlib train --out` this folder?")
+        path = found[0]
+    if not path.is_file():
+        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
+                                "`python -m tutorlib train --out FOLDER`)")
+    try:
+        _check_zip_crc(path)
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise CheckpointError(
+            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
+            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
+        ) from e
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
+        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
+                              f"without format={FORMAT!r}")
+    if state.get("version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
+                              f"tutorlib reads version {FORMAT_VERSION}")
+    missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
+    if missing:
+        raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
+    try:
+        state["config"] = TranslatorConfig.from_dict(state["config"])
+        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
+        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
+    except Exception as e:
+        raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
+    state["path"] = path
+    return state
+
+
+def _check_zip_crc(path: Path) -> None:
+    """A ``torch.save`` file is a zip archive, each member with a CRC-32: recompute them all.
+
+    ``torch.load`` does not, so a few overwritten bytes inside the weights
+    would load as different numbers and translate to nonsense (or nothing).
+    """
+    if not zipfile.is_zipfile(path):
+        return  # the legacy (non-zip) format, or not a PyTorch file: torch.load says which
+    with zipfile.ZipFile(path) as archive:
+        bad = archive.testzip()
+    if bad is not None:
+        raise ValueError(f"the stored checksum (CRC-32) of {bad!r} inside it does not match its bytes")
+
+
+def _check_finite(state: dict, path: Path) -> None:
+    """Refuse weights holding NaN or infinity: a run that diverged, or a damaged file."""
+    for name, tensor in state["model"].items():
+        if torch.is_tensor(tensor) and tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            bad = int((~torch.isfinite(tensor)).sum())
+            raise CheckpointError(f"{path}: the weights {name!r} hold {bad} NaN or infinite value"
+                                  f"{'s' if bad > 1 else ''} of {tensor.numel()}. Did the training diverge "
+                                  "(a learning rate too high)? Use an earlier checkpoint")
+
+
+def model_from_state(state: dict, device) -> Translator:
+    """The model a ``read_checkpoint`` dict describes, on ``device``; weights finite and matching.
+
+    A mismatch (edited config, weights of another model) is a ``CheckpointError`` naming the file.
+    """
+    path, config = state["path"], state["config"]
+    _check_finite(state, path)
+    try:
+        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
+    except ValueError as e:
+        raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as e:
+        problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
+        more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
+        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
+                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
+                              "from another model?") from e
+    return model.to(pick_device(device))
+
+
+def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
+    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
+
+    The model is in eval mode, on ``device`` (default: ``pick_device()``).
+    A missing, corrupted or mismatched file raises an error naming the file
+    and what is wrong.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    state = read_checkpoint(path)
+    model = model_from_state(state, device).eval()
+    return model, model.src_vocab, model.tgt_vocab
+
+
+def load_pretrained(device=None) -> tuple[Translator, Vocab, Vocab]:
+    """The translator shipped with tutorlib: ``(model, src_vocab, tgt_vocab)``, in eval mode.
+
+    Read from ``tutorlib/pretrained/translator.pt``; how it was trained, and
+    its scores, are in ``tutorlib/pretrained/README.md``.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    return load_checkpoint(PRETRAINED_PATH, device=device)

@@ -1,0 +1,576 @@
+"""Decoding a trained translator (chapter 10): greedy and beam search, the KV cache, translating.
+
+Read top to bottom: the KV cache; the length budget (``output_budget``) and
+the repetition guard that keep a looping decoder finite; ``greedy_decode``
+and ``beam_search``; then translating sentences, where an unknown word the
+model writes as ``<unk>`` is copied from the source word its cross-attention
+points at. ``tutorlib.translator`` re-exports every name (its old home).
+
+Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
+``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
+``V`` the target vocabulary size, ``K`` the beam size. Masks are boolean,
+True = may attend, as everywhere in tutorlib.
+
+    >>> from tutorlib.translator import load_pretrained, translate
+    >>> model, src_vocab, tgt_vocab = load_pretrained()
+    >>> translate("the red car", model)
+    'o carro vermelho'
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import torch
+
+from ..checks import finite_number, whole_number
+from ..nn import causal_attention_mask, padding_attention_mask
+from .checkpoints import load_pretrained
+from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
+from .model import Translator
+
+__all__ = [
+    "KVCache",
+    "output_budget",
+    "greedy_decode",
+    "beam_search",
+    "length_penalty_factor",
+    "model_vocabs",
+    "translate",
+    "translate_sentences",
+    "translate_with_alignment",
+    "Translation",
+    "cross_attention",
+    "cross_attention_maps",
+    "ALIGN_LAYER",
+    "MAX_RUN",
+    "NO_REPEAT_NGRAM",
+]
+
+
+# --- decoding (chapter 10) -------------------------------------------------------------
+
+# The repetition guard of greedy_decode and beam_search: no token chosen a third time in a row, and no 4-gram
+# twice in one translation. The phrasebook never repeats a 4-gram within a sentence, so a repeat is a loop.
+MAX_RUN = 2
+NO_REPEAT_NGRAM = 4
+
+
+@dataclass
+class KVCache:
+    """The decoder's keys and values of the positions decoded so far, so that each step costs one position.
+
+    ``layers`` gets one dict per decoder layer (``tutorlib.nn.Decoder.forward_step``)
+    holding ``self_attn`` keys and values ``(B, H, t, Dh)``, which grow by one
+    position per step, and ``cross_attn`` keys and values ``(B, H, S, Dh)`` of
+    the encoder output, computed at the first step.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+
+    length: int = 0  # positions decoded so far, t
+    layers: list = field(default_factory=list)
+
+    def reorder(self, rows: torch.Tensor) -> None:
+        """Keep row ``rows[i]`` of the self-attention cache as row ``i``: beam search's surviving beams.
+
+        The cross-attention cache is left alone: beams only ever move within
+        their own sentence, whose encoder output is the same for all of them.
+        """
+        for layer in self.layers:
+            self_attn = layer["self_attn"]
+            # (B*K, H, t, Dh) -> (B*K, H, t, Dh), rows picked from the old beams
+            self_attn["k"] = self_attn["k"].index_select(0, rows)
+            self_attn["v"] = self_attn["v"].index_select(0, rows)
+
+
+def _next_log_probs(model: Translator, tokens, memory, src_key_mask, cache: KVCache | None) -> torch.Tensor:
+    """``tokens (B, t)`` decoded so far -> log-probabilities of the next token, ``(B, V)``."""
+    if cache is None:  # recompute every position, as the slide deck does by hand
+        mask = causal_attention_mask(tokens.shape[1], device=tokens.device)  # (t, t)
+        logits = model.decode(tokens, memory, src_key_mask, mask)[:, -1]  # (B, t, V) -> (B, V)
+    else:  # only the newest position; the others are in the cache
+        logits = model.decode(tokens[:, -1:], memory, src_key_mask, cache=cache)[:, -1]  # (B, 1, V) -> (B, V)
+    return torch.log_softmax(logits.float(), dim=-1)
+
+
+def output_budget(source_length, model_max_len: int, max_len: int | None = None):
+    """The most words a translation of ``source_length`` source words may have: ``2 S + 5``, capped.
+
+    A translation twice as long as its source plus five is never right in
+    the phrasebook (Portuguese is at most a few words longer than English),
+    so a decoder that gets there is looping. The model's positions
+    (``model_max_len - 1`` after BOS, ``model_max_len`` being
+    ``TranslatorConfig.max_len``) and ``max_len`` (the caller's, a whole
+    number >= 1) cap it further. ``source_length`` is an int (returns an
+    int) or a tensor of them, ``(B,)`` (returns a tensor of the same shape).
+    ``greedy_decode`` and ``beam_search`` stop a sentence when it has written
+    this many words (it counts as ended, as if by EOS).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    limit = model_max_len - 1
+    if max_len is not None:
+        limit = min(limit, whole_number("max_len", max_len, 1, hint="the most words a translation may have"))
+    if torch.is_tensor(source_length):
+        return (2 * source_length + 5).clamp(max=limit)
+    return min(2 * source_length + 5, limit)
+
+
+def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None) -> torch.Tensor:
+    """How many words each sentence may write, ``(B,)``: the ``output_budget`` of its source."""
+    # (B, 1, 1, S) -> (B,): real source tokens
+    S = src_key_mask.reshape(src_key_mask.shape[0], -1).sum(dim=1)
+    return output_budget(S, model.config.max_len, max_len)
+
+
+def _repetition_mask(tokens: torch.Tensor, V: int, max_run: int | None, no_repeat_ngram: int | None) -> torch.Tensor:
+    """``tokens (R, t)`` (BOS first) -> ``(R, V)`` booleans, True where the next token would repeat too much.
+
+    Banned: the token that would make ``max_run + 1`` of the same in a row,
+    and every token that would complete an ``no_repeat_ngram``-gram already
+    in the hypothesis. EOS is never banned, so every row keeps a way to end.
+    """
+    words = tokens[:, 1:]  # (R, n): without BOS
+    R, n = words.shape
+    banned = torch.zeros(R, V + 1, dtype=torch.bool, device=tokens.device)  # column V: "nothing banned"
+    if max_run and n >= max_run:
+        tail = words[:, -max_run:]  # (R, max_run)
+        same = (tail == tail[:, :1]).all(dim=1)  # (R,): the last max_run tokens are one token
+        banned[torch.arange(R, device=tokens.device), torch.where(same, tail[:, 0], V)] = True
+    if no_repeat_ngram and n >= no_repeat_ngram:
+        k = no_repeat_ngram - 1
+        # (R, n) -> (R, n - k, k): every k tokens that some token followed
+        windows = words.unfold(1, k, 1)[:, : n - k]
+        hit = (windows == words[:, None, -k:]).all(dim=-1)  # (R, n - k): the same k tokens as the newest ones
+        banned.scatter_(1, torch.where(hit, words[:, k:], V), True)  # ban what followed them then
+    banned = banned[:, :V]
+    banned[:, EOS_ID] = False
+    return banned
+
+
+def _guard(log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngram) -> torch.Tensor:
+    """``log_probs (R, V)`` with the continuations ``_repetition_mask`` bans set to ``-inf``."""
+    if not max_run and not no_repeat_ngram:
+        return log_probs
+    return log_probs.masked_fill(_repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram),
+                                 float("-inf"))
+
+
+def _check_guard(max_run, no_repeat_ngram) -> None:
+    if max_run is not None:
+        whole_number("max_run", max_run, 1, hint="None lets a token repeat without limit")
+    if no_repeat_ngram is not None:
+        whole_number("no_repeat_ngram", no_repeat_ngram, 2, hint="None lets n-grams repeat")
+
+
+def _strip(row: list[int]) -> list[int]:
+    """Token ids after BOS up to (without) the first EOS, padding dropped."""
+    out = []
+    for i in row:
+        if i == EOS_ID:
+            break
+        if i != PAD_ID:
+            out.append(i)
+    return out
+
+
+@torch.no_grad()
+def greedy_decode(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, max_len: int | None = None,
+                  use_cache: bool = True, *, max_run: int | None = MAX_RUN,
+                  no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
+    """Translate a batch by taking the most likely token at every step: ``src (B, S)`` -> B lists of token ids.
+
+    Starts from BOS and feeds each chosen token back in, one position per
+    step, until every sentence has written EOS or its budget of words: ``2 S
+    + 5`` for a source of ``S`` words, at most ``max_len`` and the model's
+    ``max_len - 1`` positions (a sentence that reaches it is ended as if by
+    EOS). The lists hold neither BOS nor EOS. With ``use_cache`` the decoder
+    keeps its keys and values (``KVCache``); the result is the same as
+    recomputing the whole prefix at every step.
+
+    The repetition guard: no token a ``max_run + 1``-th time in a row, and no
+    ``no_repeat_ngram``-gram twice in a sentence (the phrasebook never
+    repeats a 4-gram within a sentence, so a repeat is a decoder stuck in a
+    loop); ``None`` switches either off. On a sentence that never triggers it
+    the result is the same as without it.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    _check_guard(max_run, no_repeat_ngram)
+    model.eval()
+    budget = _budgets(model, src_key_mask, max_len)  # (B,)
+    memory = model.encode(src, src_key_mask)  # (B, S, D), once
+    B = src.shape[0]
+    tokens = torch.full((B, 1), BOS_ID, dtype=torch.long, device=src.device)  # (B, 1)
+    finished = torch.zeros(B, dtype=torch.bool, device=src.device)
+    cache = KVCache() if use_cache else None
+    for step in range(int(budget.max())):
+        log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B, V)
+        next_token = _guard(log_probs, tokens, max_run, no_repeat_ngram).argmax(dim=-1)  # (B,)
+        next_token = next_token.masked_fill(finished, PAD_ID)  # a finished sentence only pads
+        tokens = torch.cat([tokens, next_token[:, None]], dim=1)  # (B, t) -> (B, t + 1)
+        finished |= (next_token == EOS_ID) | (step + 1 >= budget)  # EOS, or the budget is spent
+        if finished.all():
+            break
+    return [_strip(row) for row in tokens[:, 1:].tolist()]
+
+
+def length_penalty_factor(length: torch.Tensor, alpha: float) -> torch.Tensor:
+    r"""GNMT's length penalty :math:`((5 + |Y|) / 6)^\alpha`; beam scores are divided by it.
+
+    A sum of log-probabilities only falls as a sentence grows, so without it
+    (``alpha = 0``) beam search prefers short translations; ``alpha = 1``
+    is close to ranking by the mean log-probability per token.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+@torch.no_grad()
+def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, beam_size: int = 4,
+                length_penalty: float = 0.6, max_len: int | None = None, use_cache: bool = True, *,
+                max_run: int | None = MAX_RUN, no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
+    """Translate a batch keeping the ``beam_size`` best partial translations of each sentence.
+
+    At every step each of the K beams of a sentence is extended by every
+    word, and the K best of the ``K x V`` candidates survive, ranked by their
+    summed log-probability divided by ``length_penalty_factor(length,
+    length_penalty)``. A beam that has written EOS is finished: it stays
+    among the candidates with its score frozen, extended only by padding.
+    A beam that has written its sentence's budget of words (``greedy_decode``:
+    ``2 S + 5``, at most ``max_len``) is finished too. The search ends when
+    all beams of all sentences are finished; each sentence's best beam is
+    returned, as token ids without BOS or EOS. ``beam_size=1`` is greedy
+    decoding. The B sentences' K beams run as one batch of ``B * K`` rows;
+    ``use_cache``, ``max_run`` and ``no_repeat_ngram`` as in
+    ``greedy_decode``, with the cache reordered as beams are chosen.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    K = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
+    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    _check_guard(max_run, no_repeat_ngram)
+    model.eval()
+    budget = _budgets(model, src_key_mask, max_len)  # (B,)
+    B, device = src.shape[0], src.device
+    V = model.config.tgt_vocab_size
+    if K > V:
+        raise ValueError(f"beam_size={K} is larger than the target vocabulary ({V} tokens)")
+    # every sentence's encoder output, once, then K copies: (B, S, D) -> (B*K, S, D)
+    memory = model.encode(src, src_key_mask).repeat_interleave(K, dim=0)
+    src_key_mask = src_key_mask.repeat_interleave(K, dim=0)  # (B*K, 1, 1, S)
+    tokens = torch.full((B * K, 1), BOS_ID, dtype=torch.long, device=device)  # (B*K, t)
+    score = torch.full((B, K), float("-inf"), device=device)  # summed log-probabilities
+    score[:, 0] = 0.0  # one live beam to start with, else the K beams would be K copies of it
+    length = torch.zeros(B, K, device=device)  # tokens written, EOS included
+    finished = torch.zeros(B, K, dtype=torch.bool, device=device)
+    only_pad = torch.full((V,), float("-inf"), device=device)
+    only_pad[PAD_ID] = 0.0  # a finished beam's only continuation, at no cost
+    first_row = torch.arange(B, device=device)[:, None] * K  # (B, 1): row of each sentence's beam 0
+    cache = KVCache() if use_cache else None
+    for _ in range(int(budget.max())):
+        log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B*K, V)
+        log_probs = _guard(log_probs, tokens, max_run, no_repeat_ngram)
+        # (B*K, 1) chooses between (V,) and (B*K, V): a finished beam may only pad
+        log_probs = torch.where(finished.view(B * K, 1), only_pad, log_probs)
+        # (B, K, 1) + (B, K, V) -> (B, K, V): the score of every beam extended by every word
+        candidate = score[:, :, None] + log_probs.view(B, K, V)
+        candidate_length = (length + ~finished)[:, :, None]  # (B, K, 1)
+        ranked = candidate / length_penalty_factor(candidate_length, length_penalty)  # (B, K, V)
+        # (B, K*V) -> the K best candidates of each sentence: (B, K)
+        best = ranked.view(B, K * V).topk(K, dim=1).indices
+        beam, word = best // V, best % V  # which beam each survivor extends, by which word: (B, K)
+        # the survivors' scores, lengths and states, all (B, K)
+        score = candidate.view(B, K * V).gather(1, best)  # (B, K*V) -> (B, K)
+        length = candidate_length.view(B, K).gather(1, beam)  # (B, K) -> (B, K), picked by beam
+        # (B, K) | (B, K) | (B, K) >= (B, 1): EOS written, or the sentence's budget of words spent
+        finished = finished.gather(1, beam) | (word == EOS_ID) | (length >= budget[:, None])
+        rows = (first_row + beam).view(B * K)  # (B*K,): the surviving beams' rows
+        tokens = torch.cat([tokens[rows], word.view(B * K, 1)], dim=1)  # (B*K, t) -> (B*K, t + 1)
+        if cache is not None:
+            cache.reorder(rows)
+        if finished.all():
+            break
+    final = score / length_penalty_factor(length.clamp(min=1), length_penalty)  # (B, K)
+    chosen = (first_row[:, 0] + final.argmax(dim=1)).tolist()  # (B,) rows
+    rows = tokens[:, 1:].tolist()
+    return [_strip(rows[r]) for r in chosen]
+
+
+# --- translating and evaluating -----------------------------------------------------------
+
+# The decoder layer whose cross-attention aligns an output <unk> with a source word (an index into
+# model.decoder.layers): the last one, whose queries are closest to the word being written.
+ALIGN_LAYER = -1
+
+
+def model_vocabs(model, src_vocab: Vocab | None = None,
+                 tgt_vocab: Vocab | None = None) -> tuple[Vocab, Vocab]:
+    """``(src_vocab, tgt_vocab)``: each one given, else the model's own (``model.src_vocab``...).
+
+    A model from ``train``, ``load_checkpoint`` or ``load_pretrained`` carries
+    both; one that carries neither (an attribute missing or None) and no
+    vocabulary given is a ``ValueError`` saying what to pass.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    src_vocab = src_vocab if src_vocab is not None else getattr(model, "src_vocab", None)
+    tgt_vocab = tgt_vocab if tgt_vocab is not None else getattr(model, "tgt_vocab", None)
+    if src_vocab is None or tgt_vocab is None:
+        raise ValueError(
+            "the model carries no vocabularies (model.src_vocab / model.tgt_vocab): pass "
+            "src_vocab= and tgt_vocab=, or use a model from train(), load_checkpoint() or load_pretrained()"
+        )
+    return src_vocab, tgt_vocab
+
+
+@torch.no_grad()
+def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids,
+                    layer: int = ALIGN_LAYER) -> torch.Tensor:
+    """Where the decoder looked while writing ``hyp_ids``: cross-attention weights ``(T, S)``, averaged over heads.
+
+    ``src (1, S)`` (or ``(S,)``) is one source sentence, ``hyp_ids`` its
+    translation's T token ids (no BOS, no EOS). The decoder reads BOS +
+    ``hyp_ids[:-1]`` once, teacher-forced, and row ``t`` is the attention of
+    the query that wrote token ``t`` over the S source positions, from
+    decoder layer ``layer`` (default ``ALIGN_LAYER``, the last), its H heads
+    averaged. Each row sums to 1 over the real (unpadded) source tokens.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    if src.dim() == 1:
+        src = src[None]  # (S,) -> (1, S)
+    if src.dim() != 2 or src.shape[0] != 1:
+        raise ValueError(f"cross_attention takes one sentence, src of shape (1, S) or (S,), got {tuple(src.shape)}")
+    n_layers = len(model.decoder.layers)
+    layer = whole_number("layer", layer, -n_layers, n_layers - 1, hint=f"the decoder has {n_layers} layers")
+    hyp_ids = [int(i) for i in (hyp_ids.tolist() if hasattr(hyp_ids, "tolist") else hyp_ids)]
+    S = src.shape[1]
+    if not hyp_ids:
+        return torch.zeros(0, S)
+    # (L, H, T, S) -> (H, T, S) -> (T, S): the heads' mean
+    return cross_attention_maps(model, src, src_key_mask, hyp_ids)[layer].mean(dim=0)
+
+
+@torch.no_grad()
+def cross_attention_maps(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids) -> torch.Tensor:
+    """Every decoder layer's and head's cross-attention while writing ``hyp_ids``: ``(L, H, T, S)``, on the CPU.
+
+    The one teacher-forced pass behind ``cross_attention`` (which averages
+    one layer's heads) and the translator explorer (which shows them all):
+    the decoder reads BOS + ``hyp_ids[:-1]``, so row ``t`` is the step that
+    wrote ``hyp_ids[t]``; end ``hyp_ids`` with EOS to see the step that ended.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    hyp_ids = [int(i) for i in (hyp_ids.tolist() if hasattr(hyp_ids, "tolist") else hyp_ids)]
+    model.eval()
+    device = src.device
+    tgt_in = torch.tensor([[BOS_ID] + hyp_ids[:-1]], device=device)  # (1, T): what the decoder read
+    T = tgt_in.shape[1]
+    memory = model.encode(src, src_key_mask)  # (1, S, D)
+    model._check_length(T, "target")
+    x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(model.config.d_model))  # (1, T) -> (1, T, D)
+    _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
+                                need_weights=True)  # one (1, H, T, S) per layer
+    return torch.cat(cross).float().cpu()  # L x (1, H, T, S) -> (L, H, T, S)
+
+
+@dataclass
+class Translation:
+    """One sentence's translation, with what ``translate`` did on the way (``translate_sentences`` returns them).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+
+    source: str  # the sentence as given
+    text: str = ""  # the translation ("" for an empty sentence, or when error is set)
+    source_tokens: list = field(default_factory=list)  # the source's tokens, as typed (capital letters kept)
+    output_tokens: list = field(default_factory=list)  # the translation's tokens, copied words in place of <unk>
+    copied: dict = field(default_factory=dict)  # output position -> the source position its word was copied from
+    weights: torch.Tensor | None = None  # (T, S) cross_attention of output_tokens over source_tokens, when computed
+    notice: str | None = None  # plain words: what happened to unknown words, or why the translation is empty
+    error: str | None = None  # why there is no translation (too long, no known word)
+
+
+def _prepare(i: int, sentence, model: Translator, src_vocab: Vocab) -> tuple[Translation, list[int] | None]:
+    """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing to decode."""
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string of "
+                         "English words")
+    result = Translation(sentence, source_tokens=tokenize(sentence, lower=False))
+    words = [t.lower() for t in result.source_tokens]
+    if not words:
+        return result, None
+    if all(is_punctuation(w) for w in words):
+        result.notice = "it holds only punctuation, no words: nothing to translate"
+        return result, None
+    if len(words) > model.config.max_len:
+        result.error = (f"it has {len(words)} tokens, more than the {model.config.max_len} positions the model was "
+                        f"built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}")
+        return result, None
+    real = [w for w in words if not is_punctuation(w)]
+    if not any(w in src_vocab for w in real):
+        result.error = (f"none of its words are in the translator's English vocabulary ({', '.join(real[:5])}"
+                        f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words")
+        return result, None
+    return result, src_vocab.encode(words, warn_unknown=False)
+
+
+def _copy_unknown(result: Translation, model: Translator, src_ids: list[int], hyp: list[int], tgt_vocab: Vocab,
+                  device, with_weights: bool) -> None:
+    """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes the unknown source word it attends to most.
+
+    Luong et al. (2015)'s unknown-word replacement, with attention as the
+    alignment: the model writes ``<unk>`` where a word it has not learned
+    belongs, and the cross-attention row of that ``<unk>``, restricted to
+    the source positions that hold unknown words, points at which one.
+    """
+    unknown_at = [j for j, i in enumerate(src_ids) if i == UNK_ID]  # source positions of unknown words
+    weights = None
+    if with_weights or (UNK_ID in hyp and unknown_at):
+        src = torch.tensor([src_ids], device=device)  # (1, S)
+        weights = cross_attention(model, src, padding_attention_mask(src != PAD_ID), hyp)  # (T, S)
+    tokens, dropped = [], 0
+    for t, i in enumerate(hyp):
+        if i == UNK_ID and unknown_at:
+            # (T, S) -> the row's weights on the unknown words only -> the strongest of them
+            j = unknown_at[int(weights[t, unknown_at].argmax())]
+            result.copied[t] = j
+            tokens.append(result.source_tokens[j])
+        else:
+            dropped += i == UNK_ID
+            tokens.append(tgt_vocab.id_to_token(i))
+    result.output_tokens, result.weights = tokens, weights
+    # the text leaves out what is not a word, as Vocab.decode does: <pad> and <bos> (a broken model writes them),
+    # and an <unk> with nothing to copy
+    result.text = detokenize([tok for t, tok in enumerate(tokens)
+                              if hyp[t] not in (PAD_ID, BOS_ID) and (hyp[t] != UNK_ID or t in result.copied)])
+    said = []
+    copied_from = set(result.copied.values())
+    for j in unknown_at:
+        word = result.source_tokens[j]
+        said.append(f'"{word}" copied as is' if j in copied_from else f'"{word}" dropped')
+    if said:
+        result.notice = (f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
+                         f"vocabulary: {'; '.join(dict.fromkeys(said))}")
+    if dropped:
+        extra = (f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the sentence has "
+                 "no unknown word to copy: dropped")
+        result.notice = f"{result.notice}; {extra}" if result.notice else extra
+
+
+def translate_sentences(sentences, model: Translator | None = None, beam_size: int = 1, *,
+                        src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, length_penalty: float = 0.6,
+                        batch_size: int = 64, use_cache: bool = True, max_len: int | None = None,
+                        with_weights: bool = False) -> list[Translation]:
+    """Translate English sentences, one ``Translation`` per sentence; a sentence that cannot be translated gets
+    ``error`` set instead of stopping the others.
+
+    Arguments as in ``translate``; ``with_weights`` also keeps every
+    translation's ``cross_attention`` (else it is computed only to copy
+    unknown words).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    if sentences is None:
+        raise ValueError("sentences is None: give a string, or a list (any iterable) of strings")
+    if isinstance(sentences, str):
+        sentences = [sentences]
+    if isinstance(sentences, bytes) or not hasattr(sentences, "__iter__"):
+        raise ValueError(f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}")
+    sentences = list(sentences)
+    beam_size = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
+    batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")
+    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    if max_len is not None:
+        whole_number("max_len", max_len, 1, hint="the most words a translation may have")
+    if model is None:
+        model, src_vocab, tgt_vocab = load_pretrained()
+    src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
+    results, sources = [], []  # sources: (index, token ids) to decode, the words alone (no BOS or EOS)
+    for i, sentence in enumerate(sentences):
+        result, ids = _prepare(i, sentence, model, src_vocab)
+        results.append(result)
+        if ids is not None:
+            sources.append((i, ids))
+    device = next(model.parameters()).device
+    for start in range(0, len(sources), batch_size):
+        chunk = sources[start : start + batch_size]
+        S = max(len(ids) for _, ids in chunk)
+        # (B, S), padded on the right
+        src = torch.tensor([ids + [PAD_ID] * (S - len(ids)) for _, ids in chunk], device=device)
+        src_key_mask = padding_attention_mask(src != PAD_ID)  # (B, 1, 1, S)
+        if beam_size == 1:
+            hyps = greedy_decode(model, src, src_key_mask, max_len, use_cache=use_cache)
+        else:
+            hyps = beam_search(model, src, src_key_mask, beam_size, length_penalty, max_len, use_cache=use_cache)
+        for (i, ids), hyp in zip(chunk, hyps):
+            _copy_unknown(results[i], model, ids, hyp, tgt_vocab, device, with_weights)
+    return results
+
+
+def translate(sentences, model: Translator | None = None, beam_size: int = 1, *, src_vocab: Vocab | None = None,
+              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 64,
+              use_cache: bool = True, max_len: int | None = None, on_notice=None):
+    """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or one -> one).
+
+    ``model`` defaults to the shipped pretrained one (``load_pretrained``).
+    ``beam_size=1`` is greedy decoding, more is beam search; ``max_len``
+    caps every translation's words (each gets at most ``2 S + 5`` for ``S``
+    source words anyway). Bad input:
+
+    - an unknown word (a name, a number) is read as ``<unk>``; where the model
+      writes ``<unk>``, the source word its cross-attention points at is
+      copied as typed (``translate_with_alignment`` shows how). What
+      happened to each unknown word is said in plain words, one notice per
+      sentence, to ``on_notice(index, message)`` (default: ``warnings.warn``);
+    - an empty (or blank) sentence translates to an empty string, and one of
+      punctuation alone to an empty string with a notice;
+    - a sentence longer than the model's ``max_len``, or with no known word
+      (German typed in), is a ``ValueError`` naming it
+      (``translate_sentences`` translates the others anyway).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    single = isinstance(sentences, str)
+    results = translate_sentences(sentences, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                  length_penalty=length_penalty, batch_size=batch_size, use_cache=use_cache,
+                                  max_len=max_len)
+    for i, result in enumerate(results):
+        if result.error:
+            raise ValueError(f"sentence {i} cannot be translated: {result.error}")
+    for i, result in enumerate(results):
+        if result.notice:
+            if on_notice is None:
+                warnings.warn(f"sentence {i} ({result.source[:40]!r}): {result.notice}", stacklevel=2)
+            else:
+                on_notice(i, result.notice)
+    texts = [r.text for r in results]
+    return texts[0] if single else texts
+
+
+def translate_with_alignment(sentence: str, model: Translator | None = None, beam_size: int = 1, *,
+                             src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None,
+                             length_penalty: float = 0.6, max_len: int | None = None) -> Translation:
+    """Translate one sentence and keep its alignment: a ``Translation`` with ``source_tokens``,
+    ``output_tokens``, ``weights`` (the ``(T, S)`` cross-attention of ``ALIGN_LAYER``, heads averaged) and
+    ``copied`` (output position -> source position of each unknown word copied in place of ``<unk>``).
+
+    The heatmap of ``weights`` is the alignment: a copied word is the one
+    with the largest weight in its row among the source's unknown words. A
+    sentence that cannot be translated is a ``ValueError``.
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}")
+    result = translate_sentences([sentence], model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                                 length_penalty=length_penalty, max_len=max_len, with_weights=True)[0]
+    if result.error:
+        raise ValueError(f"{sentence[:60]!r} cannot be translated: {result.error}")
+    return result

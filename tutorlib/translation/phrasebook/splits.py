@@ -1,0 +1,536 @@
+"""The phrasebook's sentences: drawn with a seeded generator, filed into train, valid and test.
+
+``phrasebook(split)`` returns the ``(english, portuguese)`` pairs and
+``held_out(split)`` the adjective-noun and verb-object combinations kept out
+of training, so that the test split measures generalisation, not recall.
+The generator is SplitMix64 in a few lines of integer arithmetic: the same
+pairs on every machine and every Python. No torch.
+
+Used in chapter 9 (Training a translator).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+from typing import Optional
+
+from .grammar import (
+    NP,
+    Compound,
+    Name,
+    Phrase,
+    Pron,
+    Sentence,
+    Subject,
+    _all_shapes,
+    combinations,
+    render,
+)
+from .lexicon import (
+    ADJECTIVE,
+    ADJECTIVES,
+    ANIMATE,
+    CONTAINERS,
+    NOUN,
+    NOUNS,
+    NUMBERS,
+    PERSON,
+    PHRASES,
+    PLACE,
+    PRONOUN,
+    PRONOUNS,
+    TIMES,
+    VERBS,
+    WITH,
+    Noun,
+    Verb,
+)
+
+
+# --- drawing sentences ---------------------------------------------------------------------
+
+
+class _Rng:
+    """SplitMix64: a few lines of integer arithmetic, so the phrasebook is the same on every machine and Python."""
+
+    _MASK = (1 << 64) - 1
+
+    def __init__(self, seed: int):
+        self.state = seed & self._MASK
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & self._MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self._MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self._MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        return self.next() % n  # bias below 1e-15 for the small n used here
+
+    def uniform(self) -> float:
+        return (self.next() >> 11) / float(1 << 53)
+
+    def chance(self, p: float) -> bool:
+        return self.uniform() < p
+
+    def choice(self, seq):
+        return seq[self.below(len(seq))]
+
+    def weighted(self, options):
+        """``options`` is a list of (weight, value)."""
+        r = self.uniform() * sum(w for w, _ in options)
+        for w, value in options:
+            r -= w
+            if r < 0:
+                return value
+        return options[-1][1]
+
+
+_SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"] + ["an", "el", "or", "is", "ul"]
+
+
+class _Copied:
+    """Names and numbers, each handed out once in the whole phrasebook (so no vocabulary keeps one)."""
+
+    def __init__(self, rng: _Rng):
+        self.rng = rng
+        self.used: set[str] = set()
+        self.words = _lexicon_words()
+
+    def _fresh(self, make) -> str:
+        while True:
+            word = make()
+            if word not in self.used and word not in self.words:
+                self.used.add(word)
+                return word
+
+    def name(self) -> Name:
+        return Name(self._fresh(lambda: "".join(self.rng.choice(_SYLLABLES)
+                                                for _ in range(2 + self.rng.below(2)))))
+
+    def number(self) -> str:
+        return self._fresh(lambda: str(2 + self.rng.below(9998)))
+
+
+def _lexicon_words() -> set[str]:
+    """Every word the grammar writes, in both languages: no name may be one of them."""
+    words = set()
+    for shapes in _all_shapes():
+        for spec in shapes:
+            for side in render(spec):
+                words.update(side.replace(",", " ").split())
+    for n in NOUNS:
+        words.update(w for w in (n.en, n.en_pl, n.pt, n.pt_pl) if w)
+    for a in ADJECTIVES:
+        words.update((a.en, *a.pt))
+    for v in VERBS:
+        words.update(w for w in (v.en, v.en_3s, v.en_past, v.inf, *v.present.values(), *v.past.values()) if w)
+    return words
+
+
+_SAID_TO = 20  # each fixed expression is also said to 20 people ("hello, maria"): they are short and few
+SPLIT_SIZES = {"train": 40_000 + _SAID_TO * len(PHRASES), "valid": 1_000, "test": 1_500}
+_SEED = 2024
+_TENSES = [(6, "present"), (2, "past"), (2, "future")]
+
+
+_CACHE: dict = {}
+
+
+def _nouns(key, takes) -> list[Noun]:
+    """The nouns that satisfy ``takes``, listed once per ``key`` (the grammar asks the same questions often)."""
+    if key not in _CACHE:
+        _CACHE[key] = [n for n in NOUNS if takes(n)]
+    return _CACHE[key]
+
+
+def _adjectives_of(noun: Noun) -> list[str]:
+    key = ("adjectives", noun.en)
+    if key not in _CACHE:
+        _CACHE[key] = [a.en for a in ADJECTIVES if a.attributive and a.takes(noun)]
+    return _CACHE[key]
+
+
+def _random_np(rng: _Rng, key, takes, copied: _Copied, numbers: bool = True) -> NP:
+    """A noun phrase whose noun satisfies ``takes(noun)``: determiner, noun, number, perhaps an adjective."""
+    noun = rng.choice(_nouns(key, takes))
+    if noun.en_pl is None:  # mass noun: the water, my tea, or water alone
+        det = rng.weighted([(4, "the"), (2, "my"), (2, "your"), (3, "")])
+        plural = False
+    else:
+        options = [(4, "the"), (2, "a"), (2, "my"), (2, "your")] if noun.possessive else [(3, "the"), (2, "a")]
+        if numbers:
+            options += [(1.2, "number"), (0.4, "digits")]
+        det = rng.weighted(options)
+        if det == "number":
+            det = rng.choice(list(NUMBERS))
+        elif det == "digits":
+            det = copied.number()
+        plural = det not in ("a", "the", "my", "your") or (det != "a" and rng.chance(0.4))
+    adj = None
+    fitting = _adjectives_of(noun)
+    if det and fitting and rng.chance(0.45):
+        adj = rng.choice(fitting)
+    return NP(det, noun.en, plural, adj)
+
+
+def _random_subject(rng: _Rng, key, takes, copied: _Copied, person: bool = True, name: bool = True) -> Subject:
+    r = rng.uniform()
+    if person and r < 0.35:
+        return Pron(rng.choice(PRONOUNS).en)
+    if name and r < 0.45:
+        return copied.name()
+    return _random_np(rng, key, takes, copied)
+
+
+def _tense(rng: _Rng, verb: Optional[Verb] = None) -> str:
+    tense = rng.weighted(_TENSES)
+    if verb is not None and ((tense == "past" and not verb.en_past) or (tense == "future" and not verb.future)):
+        return "present"
+    return tense
+
+
+def _time(rng: _Rng, tense: str) -> Optional[str]:
+    if not rng.chance(0.15):
+        return None
+    return rng.choice([t for t, (_, tenses) in TIMES.items() if tense in tenses])
+
+
+def _random_clause(rng: _Rng, copied: _Copied, kind: str, question: bool = False) -> Sentence:
+    neg = not question and rng.chance(0.3)
+    if kind == "be":
+        subject = _random_subject(rng, "all", lambda n: True, copied)
+        if isinstance(subject, NP):
+            noun = NOUN[subject.noun]
+            adjs = [a.en for a in ADJECTIVES if a.takes(noun) and a.en != subject.adj]
+        else:  # a pronoun or a name: what a person can be; a name, only what does not show gender
+            adjs = [a.en for a in ADJECTIVES if PERSON in a.classes and (isinstance(subject, Pron) or a.invariable)]
+        adj, tense = rng.choice(adjs), _tense(rng)
+        time = _time(rng, tense) if ADJECTIVE[adj].copula == "estar" else None  # "is tired today", not "is tall"
+        return Sentence("be", subject, neg, question, adj, tense, time)
+    if kind == "with":
+        subject = _random_subject(rng, "animate", lambda n: n.cls in ANIMATE, copied)
+        tense = _tense(rng)
+        return Sentence("with", subject, neg, question, rng.choice(list(WITH)), tense, _time(rng, tense))
+    if kind == "loc":
+        subject = _random_subject(rng, "movable", lambda n: n.cls != PLACE, copied)
+        where = _random_np(rng, "where", lambda n: n.cls == PLACE or n.en in CONTAINERS, copied,
+                           numbers=False)._replace(plural=False)  # in one place at a time
+        tense = _tense(rng)
+        return Sentence("loc", subject, neg, question, where, tense, _time(rng, tense))
+    if kind == "where":
+        subject = _random_subject(rng, "movable", lambda n: n.cls != PLACE, copied)
+        return Sentence("where", subject, False, True, None, rng.weighted([(3, "present"), (1, "past"), (1, "future")]))
+    if kind == "what":
+        verb = rng.choice([v for v in VERBS if v.prep is None and (v.objects or v.extra)])
+        subject = _random_subject(rng, ("does", verb.en), lambda n: n.cls in verb.subjects, copied)
+        return Sentence("what", subject, False, True, verb.en, _tense(rng, verb))
+    if kind == "intrans":
+        verb = rng.choice([v for v in VERBS if v.intransitive])
+        subject = _random_subject(rng, ("does", verb.en), lambda n: n.cls in verb.subjects, copied,
+                                  person=PERSON in verb.subjects)
+        tense = _tense(rng, verb)
+        return Sentence("intrans", subject, neg, question, verb.en, tense, _time(rng, tense))
+    # "verb": a pronoun, a name or a noun phrase does something to a noun phrase or a name
+    verb = rng.choice([v for v in VERBS if v.objects or v.extra])
+    subject = _random_subject(rng, ("does", verb.en), lambda n: n.cls in verb.subjects, copied,
+                              person=PERSON in verb.subjects, name=PERSON in verb.subjects)
+    obj = copied.name() if verb.names and rng.chance(0.15) else _random_np(rng, ("object", verb.en), verb.takes, copied)
+    if verb.prep == "em":  # one place at a time: "she lives in the city"
+        obj = obj._replace(plural=False, det="the" if obj.det not in ("the", "a", "my", "your") else obj.det)
+    tense = _tense(rng, verb)
+    return Sentence("verb", subject, neg, question, (verb.en, obj), tense, _time(rng, tense))
+
+
+def _random_spec(rng: _Rng, copied: _Copied):
+    """One sentence of the larger templates."""
+    kind = rng.weighted([
+        (8, "np"), (16, "be"), (4, "with"), (6, "loc"), (34, "verb"), (6, "intrans"), (5, "q_be"), (8, "q_verb"),
+        (3, "where"), (4, "what"), (1, "name"), (8, "compound"),
+    ])
+    if kind == "np":
+        return Sentence("np", _random_np(rng, "all", lambda n: True, copied))
+    if kind == "name":
+        return Sentence("name", Pron(rng.choice(["i", "you"])), x=copied.name())
+    if kind == "compound":
+        clauses = [_random_clause(rng, copied, rng.weighted([(3, "be"), (1, "with"), (1, "loc"), (4, "verb"),
+                                                            (2, "intrans")])) for _ in range(2)]
+        clauses = [c._replace(time=None) if len(render(c)[0].split()) > 7 else c for c in clauses]
+        return Compound(clauses[0], rng.weighted([(3, "and"), (1, "but")]), clauses[1])
+    if kind.startswith("q_"):
+        return _random_clause(rng, copied, kind[2:], question=True)
+    return _random_clause(rng, copied, kind)
+
+
+def _spelling(rng: _Rng, spec) -> tuple[bool, str]:
+    """Contracted or not, and the final mark: mostly ".", often none, sometimes "!" or "?"."""
+    question = isinstance(spec, Sentence) and spec.question
+    contracted = not question and rng.chance(0.2)
+    if question:
+        mark = rng.weighted([(85, "?"), (15, "")])
+    else:
+        mark = rng.weighted([(50, "."), (30, ""), (10, "!"), (10, "?")])
+    return contracted, mark
+
+
+def _hold_out(rng: _Rng, protected: set) -> dict[str, set]:
+    """Choose, for every noun, one adjective and one verb held out for "test" and another for "valid".
+
+    Each is picked among the words that take that noun, preferring the word
+    with the smallest share of its nouns held out so far (ties broken by
+    ``rng``); a word keeps at least three quarters of its nouns in training
+    and a noun at least two of its words, so every word is learnt in many
+    combinations. ``protected`` combinations (those of the examples) are never
+    held out.
+    """
+    held = {"test": set(), "valid": set()}
+    for kind, words in (("adjective_noun", [a for a in ADJECTIVES if a.attributive]),
+                        ("verb_object", [v for v in VERBS if v.objects or v.extra])):
+        count = Counter()
+        takers = {w.en: sum(w.takes(n) for n in NOUNS) for w in words}
+        nouns = list(NOUNS)
+        for i in range(len(nouns) - 1, 0, -1):  # Fisher-Yates shuffle
+            j = rng.below(i + 1)
+            nouns[i], nouns[j] = nouns[j], nouns[i]
+        for noun in nouns:
+            candidates = [w.en for w in words if w.takes(noun) and (kind, w.en, noun.en) not in protected]
+            for split in ("test", "valid"):
+                # A word keeps at least three quarters of its nouns in training (and at least three).
+                candidates = [w for w in candidates if count[w] + 1 <= max(1, (takers[w] - 3) // 4)]
+                candidates.sort(key=lambda w: (count[w] / takers[w], rng.next()))
+                if len(candidates) < 3:  # the noun keeps at least two of its words in training
+                    break
+                word = candidates.pop(0)
+                count[word] += 1
+                held[split].add((kind, word, noun.en))
+    return held
+
+
+def _np(text: str) -> NP:
+    """A noun phrase written in English: ``_np("the red cars")``."""
+    words = text.split()
+    det, noun_word = words[0], words[-1]
+    adj = words[1] if len(words) == 3 else None
+    det = "a" if det == "an" else det
+    for noun in NOUNS:
+        if noun_word in (noun.en, noun.en_pl):
+            return NP(det, noun.en, noun_word == noun.en_pl and noun.en != noun.en_pl, adj)
+    raise KeyError(f"no noun {noun_word!r} in the phrasebook's lexicon")
+
+
+def _subject(text: str) -> Subject:
+    return Pron(text) if text in PRONOUN else _np(text)
+
+
+def _s(kind, subject, x=None, neg=False, question=False, tense="present", time=None) -> Sentence:
+    return Sentence(kind, _subject(subject) if isinstance(subject, str) else subject, neg, question, x, tense, time)
+
+
+# The examples of the course's text, always in the training split: with no final mark and with
+# "." (questions: "?"). Each is a spec plus "contracted".
+_EXAMPLES = [
+    (_s("np", "the red car"), False),
+    (_s("be", "she", "tired"), False),
+    (_s("np", "the black cats"), False),
+    (_s("be", "i", "happy"), False),
+    (_s("intrans", "he", "eat", neg=True), False),
+    (_s("with", "i", "hungry"), False),
+    (_s("verb", "i", ("like", _np("the cat"))), False),
+    (_s("verb", "i", ("eat", _np("the apple"))), False),
+    (_s("verb", "we", ("eat", _np("the apple"))), False),
+    (_s("verb", "he", ("eat", _np("the apple")), neg=True), False),
+    (_s("verb", "i", ("like", _np("the cat")), neg=True), False),
+    (_s("be", "the black cats", "small"), False),
+    (_s("be", "they", "tall"), False),
+    (_s("be", "the house", "small"), False),
+    (_s("be", "the houses", "old"), False),
+    (_s("be", "the tables", "red"), False),
+    (_s("be", "the girls", "tired"), False),
+    (_s("be", "the boys", "sad"), False),
+    (_s("be", "the girl", "happy"), False),
+    (_s("be", "the girl", "sad"), False),
+    (_s("be", "the car", "ready"), False),
+    (_s("with", "the dogs", "hungry"), False),
+    (_s("np", "my black cat"), False),
+    (_s("np", "your red apples"), False),
+    (_s("np", "my house"), False),
+    (_s("np", "my books"), False),
+    (_s("np", "your table"), False),
+    (_s("np", "a big dog"), False),
+    (_s("np", "an apple"), False),
+    (_s("np", "an old car"), False),
+    (_s("np", "a small house"), False),
+    *[(_s("np", f"the {n}"), False)
+      for n in ("cats", "dogs", "houses", "cars", "books", "apples", "girls", "boys", "tables")],
+    (_s("verb", "she", ("like", _np("the girls"))), False),
+    (_s("verb", "they", ("like", _np("my house"))), False),
+    (_s("verb", "we", ("need", _np("a book"))), False),
+    (_s("verb", "you", ("like", _np("an apple"))), False),
+    (_s("verb", "i", ("like", _np("your dogs"))), False),
+    (_s("verb", "they", ("have", _np("a car"))), False),
+    (_s("verb", "you", ("see", _np("the dog"))), False),
+    (_s("verb", "they", ("see", _np("the dogs"))), False),
+    (_s("verb", "she", ("read", _np("the book"))), False),
+    (_s("verb", "the girl", ("read", _np("the book"))), False),
+    (_s("verb", "the dogs", ("eat", _np("the apples")), neg=True), False),
+    (_s("verb", "the boy", ("have", _np("a red car"))), False),
+    (_s("be", "you", "tired", question=True), False),
+    (_s("verb", "she", ("like", _np("the cat")), question=True), False),
+    (_s("be", "the car", "red", question=True), False),
+    (_s("verb", "he", ("eat", _np("the apple")), neg=True), True),
+    # the new shapes
+    (_s("verb", "i", ("have", _np("two dogs"))), False),
+    (_s("np", "two houses"), False),
+    (_s("loc", "the cat", _np("the box")), False),
+    (_s("verb", "she", ("go", _np("the school"))), False),
+    (_s("verb", "she", ("eat", _np("the apple")), tense="future"), False),
+    (_s("verb", "she", ("eat", _np("the apple")), tense="past"), False),
+    (_s("be", "she", "tired", tense="past"), False),
+    (_s("where", "the cat", question=True), False),
+    (_s("what", "she", "want", question=True), False),
+    (_s("verb", "i", ("love", _np("the city"))), False),
+    (_s("verb", "we", ("live", _np("the city"))), False),
+    (Compound(_s("be", "she", "tired"), "and", _s("with", "he", "hungry")), False),
+]
+
+
+def _small_templates() -> list[Sentence]:
+    """Every sentence of the small templates: a pronoun with "be", "be hungry" and the like, or a verb alone."""
+    specs = []
+    for p in PRONOUNS:
+        subject = Pron(p.en)
+        for neg in (False, True):
+            for adj in ADJECTIVES:
+                if PERSON in adj.classes:
+                    specs.append(Sentence("be", subject, neg, False, adj.en))
+            for w in WITH:
+                specs.append(Sentence("with", subject, neg, False, w))
+            for verb in VERBS:
+                if verb.intransitive and PERSON in verb.subjects:
+                    specs.append(Sentence("intrans", subject, neg, False, verb.en))
+    return specs
+
+
+@lru_cache(maxsize=1)
+def _build() -> tuple[dict, dict]:
+    """All three splits, and the held-out combinations of "test" and "valid"."""
+    rng = _Rng(_SEED)
+    protected = set().union(*(combinations(spec) for spec, _ in _EXAMPLES))
+    held = _hold_out(rng, protected)
+    for spec, _ in _EXAMPLES:
+        assert not combinations(spec) & (held["test"] | held["valid"]), spec
+    copied = _Copied(rng)
+
+    splits = {"train": [], "valid": [], "test": []}
+    seen_en: set[str] = set()
+    seen_spec: set = set()
+
+    def add(split, spec, contracted, mark):
+        en, pt = render(spec, contracted, mark)
+        if en not in seen_en:
+            seen_en.add(en)
+            splits[split].append((en, pt))
+        seen_spec.add(spec)
+
+    # The fixed expressions, alone and said to someone. Their names are four syllables long, from a
+    # generator of their own, so that the sentences drawn below are the same as without them.
+    said_to = _Rng(_SEED + 1)
+    for en, pt in PHRASES:
+        marks = ("?", "") if en.startswith(("how", "what")) else ("", ".", "!")
+        for mark in marks:
+            add("train", Phrase(en, pt), False, mark)
+        for _ in range(_SAID_TO):
+            name = Name(copied._fresh(lambda: "".join(said_to.choice(_SYLLABLES) for _ in range(4))))
+            add("train", Phrase(en, pt, name), False, said_to.choice(marks))
+    for spec, contracted in _EXAMPLES:
+        for mark in (("?", "") if getattr(spec, "question", False) else ("", ".")):
+            add("train", spec, contracted, mark)
+    for spec in _small_templates():
+        for mark in ("", ".", "!", "?"):
+            add("train", spec, False, mark)
+            add("train", spec, True, mark)  # the same English when nothing contracts: skipped
+
+    # Draw sentences and file each by its combinations: one held out for "test" makes it a test
+    # sentence, one held out for "valid" a validation sentence, neither a training sentence.
+    for _ in range(50 * sum(SPLIT_SIZES.values())):
+        if all(len(splits[s]) >= n for s, n in SPLIT_SIZES.items()):
+            return splits, held
+        spec = _random_spec(rng, copied)
+        contracted, mark = _spelling(rng, spec)
+        combos = combinations(spec)
+        in_test, in_valid = bool(combos & held["test"]), bool(combos & held["valid"])
+        if spec in seen_spec or (in_test and in_valid):
+            continue
+        split = "test" if in_test else "valid" if in_valid else "train"
+        if len(splits[split]) < SPLIT_SIZES[split]:
+            add(split, spec, contracted, mark)
+    raise RuntimeError(f"the grammar ran out of new sentences for SPLIT_SIZES={SPLIT_SIZES}: "
+                       f"got {({s: len(p) for s, p in splits.items()})}")
+
+
+def phrasebook(split: str = "train") -> list[tuple[str, str]]:
+    """``(english, portuguese)`` sentence pairs of the course's phrasebook, for ``"train"``, ``"valid"`` or ``"test"``.
+
+    The pairs come from a grammar of English and Portuguese (no download) and
+    are the same on every machine and every call: 40,440 for training (40,000
+    drawn, and the fixed expressions alone and said to someone: "hello, maria"),
+    1,000 for validation and 1,500 for testing, all different. Sentences are
+    lower-case; a final ``.``, ``!`` or ``?`` (or none) is the same on both
+    sides::
+
+        ("i am happy.", "sou feliz.")                    eu is dropped
+        ("she is tired.", "ela está cansada.")           estar, feminine
+        ("the red car", "o carro vermelho")              the adjective moves
+        ("he does not eat the apple.", "ele não come a maçã.")
+        ("i like the cat.", "gosto do gato.")            de + o = do
+        ("the cat is in the box.", "o gato está na caixa.")     em + a = na
+        ("she will eat the apple.", "ela vai comer a maçã.")    ir + infinitive
+        ("i have 3 dogs.", "tenho 3 cachorros.")          the number is copied
+
+    The grammar: subject pronouns (i, you, he, she, we, they → eu, você, ele,
+    ela, nós, eles; eu and nós dropped); noun phrases (the/a/my/your, number
+    words and digits, at most one adjective, singular or plural; mass nouns
+    such as water alone); names; present, past and future; "be" with an
+    adjective (ser or estar), with hungry/thirsty/afraid/sleepy (estar com),
+    with a place (estar em); a verb with or without an object; yes/no
+    questions, "where" and "what" questions; two clauses joined by "and" or
+    "but"; "my name is ..."; times (today, yesterday, tomorrow, ...); and a
+    few fixed expressions (hello, thank you, ...). Words only meet where they
+    make sense: people eat food and read paper, colours are for animals and
+    things, never for people.
+
+    The training split comes in order: the fixed expressions first, then the
+    text's examples and the small templates, then the drawn sentences; for a
+    sample, take pairs spread over it, not its first ones.
+
+    The test split holds out combinations: for most nouns, one adjective and
+    one verb (as its object) never occur with that noun in training; the
+    sentences that contain them make the test split. The validation split
+    does the same with other combinations (``held_out`` lists both).
+
+    Used in chapter 9 (Training a translator).
+    """
+    if split not in SPLIT_SIZES:
+        raise ValueError(f"split must be one of {sorted(SPLIT_SIZES)}, got {split!r}")
+    return list(_build()[0][split])
+
+
+def held_out(split: str = "test") -> dict[str, frozenset[tuple[str, str]]]:
+    """The combinations held out of training for ``"test"`` or ``"valid"``, as English words.
+
+    Returns ``{"adjective_noun": {("red", "house"), ...}, "verb_object":
+    {("eat", "cake"), ...}}``: no training sentence pairs that adjective with
+    that noun (as "the red house" or "the house is red") or has that noun as
+    that verb's object; every sentence of ``split`` contains at least one of
+    its own combinations and none of the other split's.
+
+    Used in chapter 9 (Training a translator).
+    """
+    if split not in ("test", "valid"):
+        raise ValueError(f"only 'test' and 'valid' hold combinations out, got {split!r}")
+    held = _build()[1][split]
+    return {
+        kind: frozenset((a, b) for k, a, b in held if k == kind) for kind in ("adjective_noun", "verb_object")
+    }

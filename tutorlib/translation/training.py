@@ -1,0 +1,710 @@
+"""Training the translator: the loss, the loop, checkpoints and several processes (chapter 9).
+
+``train(config, train_pairs, valid_pairs, out_dir)`` builds the vocabularies
+and the ``Translator``, then runs AdamW with a warmup, label smoothing and
+gradient clipping, validates after every epoch, and writes to ``out_dir``:
+
+- ``checkpoint.pt``: everything needed to resume (weights, config,
+  vocabularies, optimizer, scheduler, position in the data, random states,
+  history). Written atomically, so a run killed at any moment leaves the
+  previous checkpoint intact, and ``resume=True`` continues to the very
+  same weights as a run that was never interrupted (CPU, same seed).
+- ``translator.pt``: weights, config and vocabularies only, what
+  ``load_checkpoint`` and ``translate`` need (about a third of the size).
+
+The loop is a few named steps around ``TrainState`` (the model, optimizer,
+scheduler, step, epoch, position in the data and history: what a checkpoint
+holds, with ``to_checkpoint`` and ``from_checkpoint``): ``train_step``,
+``run_epoch``, ``validate``, ``end_epoch``, ``save_state``. The one part that
+knows the model is ``batch_loss(model, batch, config)`` (``translator_loss``
+by default), so that another model trained on the same data can reuse them.
+The files are written by ``tutorlib.translation.checkpoints``.
+
+Under ``torchrun --nproc_per_node=N`` it trains with DistributedDataParallel
+(gloo on CPU, NCCL on CUDA): each process takes every N-th batch, their
+gradients are averaged, and only process 0 writes files.
+
+Ctrl-C (or a notebook's interrupt) finishes the current step, saves a
+checkpoint and raises ``KeyboardInterrupt``; a second Ctrl-C stops at once,
+and the last checkpoint on disk is still the last good one.
+
+``tutorlib.training`` re-exports every name here (its old home).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import signal
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from ..checks import whole_number
+from .checkpoints import (
+    CHECKPOINT_NAME,
+    MODEL_NAME,
+    CheckpointError,
+    load_checkpoint,
+    pick_device,
+    read_checkpoint,
+    save_checkpoint,
+    save_model,
+)
+from .config import TranslatorConfig
+from .data import PAD_ID, Batch, Vocab, fits, make_batches, tokenize
+from .model import Translator
+
+__all__ = [
+    "CheckpointError",
+    "TrainResult",
+    "TrainState",
+    "pick_device",
+    "translation_loss",
+    "translator_loss",
+    "learning_rate",
+    "build_vocabs",
+    "make_optimizer",
+    "train",
+    "train_step",
+    "run_epoch",
+    "validate",
+    "end_epoch",
+    "save_state",
+    "save_model",
+    "load_checkpoint",
+    "read_checkpoint",
+    "plot_history",
+    "CHECKPOINT_NAME",
+    "MODEL_NAME",
+]
+
+
+def translation_loss(logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
+    """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
+
+    With smoothing ``eps`` the target distribution puts ``1 - eps`` on the
+    right token and spreads ``eps`` evenly over the whole vocabulary, so the
+    model is not pushed to infinitely confident logits. ``logits (B, T, V)``,
+    ``tgt_out (B, T)``.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    V = logits.shape[-1]
+    # (B, T, V) -> (B*T, V) against (B*T,); padding positions are left out of the mean
+    return F.cross_entropy(logits.reshape(-1, V), tgt_out.reshape(-1), ignore_index=PAD_ID,
+                           label_smoothing=label_smoothing)
+
+
+def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> float:
+    """The learning rate after ``step`` steps: linear warmup to ``config.lr``, then a half cosine down to ``min_lr``.
+
+    (The paper decays with ``1 / sqrt(step)`` instead; the cosine ends at a
+    known point, which suits a run of fixed length.)
+
+    Derived in chapter 9 (Training a translator).
+    """
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    progress = min(1.0, (step - config.warmup_steps) / max(1, total_steps - config.warmup_steps))
+    return config.min_lr + 0.5 * (config.lr - config.min_lr) * (1.0 + math.cos(math.pi * progress))
+
+
+def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, Vocab]:
+    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both languages.
+
+    A word seen fewer than ``min_freq`` times (2: once) is left out and becomes ``<unk>``: the
+    phrasebook uses each name and each number once, so the model learns to write ``<unk>`` where
+    the source has one, and ``translate`` copies the word there (chapter 10). ``min_freq=1`` keeps
+    every word.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    english = [tokenize(e) for e, _ in pairs]
+    portuguese = [tokenize(p) for _, p in pairs]
+    if share:
+        joint = Vocab.build(english + portuguese, min_freq=min_freq)
+        return joint, joint
+    return Vocab.build(english, min_freq=min_freq), Vocab.build(portuguese, min_freq=min_freq)
+
+
+# More than this share of training pairs too long for max_len is an error, not a warning: the data would be lost.
+TOO_LONG_SHARE = 0.01
+
+
+def _check_lengths(pairs, max_len: int) -> None:
+    """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a ``ValueError``."""
+    too_long = [i for i, (e, p) in enumerate(pairs) if not fits(tokenize(e), tokenize(p), max_len)]
+    if len(too_long) > TOO_LONG_SHARE * len(pairs):
+        first = too_long[0]
+        raise ValueError(f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "
+                         f"and would be left out (first: pairs[{first}] = {pairs[first]!r}); raise max_len "
+                         f"(--max-len) or shorten the data. At most {TOO_LONG_SHARE:.0%} may be left out")
+
+
+@dataclass
+class TrainResult:
+    """What ``train`` returns. ``history`` is JSON-serialisable (``plot_history`` draws it)."""
+
+    model: Translator  # the trained model, in eval mode, on the training device
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    history: dict  # {"train": {"step", "loss", "lr"}: one entry per step, "epochs": [one dict per epoch]}
+    checkpoint: Path | None  # out_dir / checkpoint.pt, or None without out_dir
+    completed: bool  # False when max_steps stopped the run before its last epoch ended
+
+
+# --- checkpoints -------------------------------------------------------------------------
+
+
+def _rng_state() -> dict:
+    return {
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "python": random.getstate(),
+    }
+
+
+def _set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    if state["cuda"] and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+    random.setstate(state["python"])
+
+
+# --- the optimizer -------------------------------------------------------------------------
+
+
+def make_optimizer(model: torch.nn.Module, config: TranslatorConfig, warn=None) -> torch.optim.AdamW:
+    """AdamW as ``train`` uses it: ``betas=(0.9, 0.98)``, ``eps=1e-9``, weight decay on matrices only, fused.
+
+    ``fused=True`` updates all parameters in one kernel instead of a Python
+    loop over them (on a small model the loop cost about a sixth of a
+    training step); the arithmetic is the same, and a seeded run still gives
+    the same weights bit for bit. Where this PyTorch has no fused AdamW for
+    the parameters' device it falls back to ``foreach=True`` (one kernel per
+    operation over all parameters) and says why through ``warn``.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    decay = [p for p in model.parameters() if p.dim() >= 2]  # matrices; biases and LayerNorms are not decayed
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    options = dict(lr=config.lr, betas=(0.9, 0.98), eps=1e-9)
+    try:
+        return torch.optim.AdamW(groups, fused=True, **options)
+    except (RuntimeError, ValueError) as e:  # e.g. "fused=True requires all the params to be ... supported devices"
+        device = next(model.parameters()).device
+        (warn or warnings.warn)(f"AdamW(fused=True) is not available for {device.type} parameters in torch "
+                                f"{torch.__version__} ({e}); using AdamW(foreach=True) instead")
+        return torch.optim.AdamW(groups, foreach=True, **options)
+
+
+# --- several processes ---------------------------------------------------------------
+
+
+def _setup_distributed(device) -> tuple[int, int, torch.device, bool]:
+    """``(rank, world_size, device, created)``: joins torchrun's process group when there is one."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world == 1 and not dist.is_initialized():
+        return 0, 1, pick_device(device), False
+    created = False
+    device = pick_device(device)
+    if device.type == "cuda":
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+    if not dist.is_initialized():
+        dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+        created = True
+    return dist.get_rank(), dist.get_world_size(), device, created
+
+
+def _check_ranks_agree(model: Translator, device) -> None:
+    """After DDP training every process must hold the same weights; a checksum per process proves it."""
+    total = torch.zeros(1, dtype=torch.float64, device=device)
+    for p in model.parameters():
+        total += p.detach().double().sum()
+    sums = [torch.zeros_like(total) for _ in range(dist.get_world_size())]
+    dist.all_gather(sums, total)
+    if any(not torch.equal(s, sums[0]) for s in sums):
+        raise RuntimeError(f"the processes ended with different weights (checksums {[s.item() for s in sums]})")
+
+
+# --- Ctrl-C -------------------------------------------------------------------------------
+
+
+class _StopRequest:
+    """While active, the first Ctrl-C (SIGINT, or a SIGTERM as torchrun and job schedulers send) only asks the
+    loop to stop after its step; a second one stops at once."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.requested = False
+        self._old = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._old = {s: signal.signal(s, self._handle) for s in self.SIGNALS}
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        tqdm.write(f"{signal.Signals(signum).name}: stopping after this step and saving a checkpoint "
+                   "(once more to stop at once)")
+
+    def __exit__(self, *exc):
+        for s, old in self._old.items():
+            signal.signal(s, old)
+
+
+# --- the training state ------------------------------------------------------------------
+
+# What a checkpoint holds besides the model when it can resume a run (TrainState.to_checkpoint).
+RESUME_KEYS = ("optimizer", "scheduler", "step", "epoch", "next_batch", "history", "rng")
+
+
+def _new_history() -> dict:
+    return {"train": {"step": [], "loss": [], "lr": []}, "epochs": []}
+
+
+@dataclass
+class TrainState:
+    """What a run carries from step to step: with the model's files, what ``checkpoint.pt`` holds.
+
+    ``to_checkpoint`` turns it into the dict that ``save_checkpoint`` writes
+    beside the model; ``from_checkpoint`` loads such a dict (as
+    ``read_checkpoint`` returns it) into a freshly built model, optimizer and
+    scheduler, so that the run goes on to the very same weights as a run
+    never interrupted.
+
+    Derived in chapter 9 (Training a translator).
+    """
+
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    step: int = 0  # optimizer steps taken in all
+    epoch: int = 0  # epochs completed
+    next_batch: int = 0  # the batch of the current epoch to take next
+    history: dict = field(default_factory=_new_history)  # TrainResult.history
+
+    def to_checkpoint(self, rng: list | None = None) -> dict:
+        """The state as plain data and tensors (``RESUME_KEYS``), without the model.
+
+        ``rng`` holds every process's random states, one dict each (default: this process's alone).
+        """
+        return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                "step": self.step, "epoch": self.epoch, "next_batch": self.next_batch,
+                "history": self.history, "rng": rng if rng is not None else [_rng_state()]}
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: dict, model: torch.nn.Module,
+                        optimizer: torch.optim.Optimizer,
+                        scheduler: torch.optim.lr_scheduler.LRScheduler) -> "TrainState":
+        """Load ``checkpoint`` into ``model``, ``optimizer`` and ``scheduler``: the state it holds.
+
+        The random states are left to the caller (``checkpoint["rng"]``): which
+        one is this process's depends on the run (``_restore_rng``).
+        """
+        missing = [k for k in ("model", *RESUME_KEYS) if k not in checkpoint]
+        if missing:
+            where = checkpoint.get("path", "the checkpoint")
+            raise CheckpointError(f"{where} holds a model but not the training state to resume "
+                                  f"({missing} missing): it was written by save_model, not by "
+                                  "train")
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        for group in optimizer.param_groups:  # a checkpoint's groups carry its run's choice; keep this run's
+            group["fused"], group["foreach"] = optimizer.defaults["fused"], optimizer.defaults["foreach"]
+        scheduler.load_state_dict(checkpoint["scheduler"])
+        return cls(model, optimizer, scheduler, checkpoint["step"], checkpoint["epoch"],
+                   checkpoint["next_batch"], checkpoint["history"])
+
+
+def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tensor:
+    """The loss of one batch for the translator: teacher forcing, then ``translation_loss``.
+
+    ``train``'s default ``batch_loss``: the one step of the loop that knows
+    the model. Another model trained by the same loop passes its own.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    return translation_loss(model(batch), batch.tgt_out, config.label_smoothing)
+
+
+@dataclass
+class Run:
+    """What stays fixed while ``train`` runs: the config, the processes, where and when to save."""
+
+    config: TranslatorConfig
+    device: torch.device
+    rank: int = 0  # this process, of world
+    world: int = 1  # processes (torchrun)
+    ckpt_path: Path | None = None  # where checkpoint.pt goes; None writes nothing
+    max_steps: int | None = None  # stop after this many steps in all
+    checkpoint_every: int | None = None  # steps between checkpoints (besides every epoch)
+    on_step: Callable | None = None  # on_step(step, loss) after every step
+    say: Callable = print  # the per-epoch lines
+    batch_loss: Callable = translator_loss  # (model, batch, config) -> the loss to minimise
+
+
+class _EpochBatches:
+    """This process's batches of an epoch: the same shuffle in every process, every ``world``-th.
+
+    The last epoch's batches are kept (an epoch is asked for again when a run resumes).
+    """
+
+    def __init__(self, pairs, src_vocab: Vocab, tgt_vocab: Vocab, config: TranslatorConfig,
+                 rank: int, world: int):
+        self.pairs, self.src_vocab, self.tgt_vocab = pairs, src_vocab, tgt_vocab
+        self.config, self.rank, self.world = config, rank, world
+        self.built = {}
+
+    def __call__(self, epoch: int) -> list:
+        if epoch not in self.built:
+            c = self.config
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # unknown words: translate() says them
+                batches = make_batches(self.pairs, self.src_vocab, self.tgt_vocab, c.batch_size,
+                                       shuffle=True, seed=c.seed + epoch, max_len=c.max_len)
+            self.built.clear()
+            self.built[epoch] = batches[self.rank :: self.world][: len(batches) // self.world]
+        return self.built[epoch]
+
+
+class _Progress:
+    """The tqdm bar: steps, the epoch, the loss (an exponential mean), target tokens per second."""
+
+    def __init__(self, total: int, initial: int, disable: bool):
+        self.bar = tqdm(total=total, initial=initial, disable=disable, unit="step",
+                        dynamic_ncols=True)
+        self.smoothed = None
+
+    def update(self, epoch: int, loss_value: float, rate: float) -> None:
+        s = self.smoothed
+        self.smoothed = loss_value if s is None else 0.95 * s + 0.05 * loss_value
+        self.bar.update()
+        self.bar.set_postfix(epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}",
+                             refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+@dataclass
+class _Tally:
+    """One epoch's running totals, for its log line and history entry."""
+
+    start: float = field(default_factory=time.perf_counter)
+    tokens: int = 0  # target tokens, all processes
+    loss: float = 0.0  # summed step losses
+    steps: int = 0
+
+
+# --- the steps of the loop ------------------------------------------------------------------
+
+
+def save_state(state: TrainState, run: Run) -> None:
+    """Write ``checkpoint.pt`` (process 0), with every process's random states."""
+    rng = [None] * run.world
+    if run.world > 1:
+        dist.all_gather_object(rng, _rng_state())
+    else:
+        rng = [_rng_state()]
+    if run.rank == 0 and run.ckpt_path is not None:
+        save_checkpoint(run.ckpt_path, state.model, state.to_checkpoint(rng))
+
+
+def _restore_rng(rng: list, run: Run) -> None:
+    if len(rng) == run.world:
+        _set_rng_state(rng[run.rank])
+    else:
+        warnings.warn(f"{run.ckpt_path} was written by {len(rng)} processes, this run has "
+                      f"{run.world}: the dropout masks will differ from an uninterrupted run")
+
+
+def train_step(state: TrainState, net: torch.nn.Module, batch: Batch, run: Run) -> float:
+    """One step: the loss of ``batch``, gradients clipped to ``grad_clip``, AdamW, the schedule.
+
+    ``net`` is the model, or its DistributedDataParallel wrapper. Returns the
+    loss; the step is counted in ``state`` and its loss and learning rate in
+    ``state.history``.
+    """
+    net.train()
+    batch = batch.to(run.device)
+    loss = run.batch_loss(net, batch, run.config)
+    state.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    # foreach: one norm over all gradients at once instead of one small kernel per parameter
+    torch.nn.utils.clip_grad_norm_(state.model.parameters(), run.config.grad_clip, foreach=True)
+    state.optimizer.step()
+    state.scheduler.step()
+    state.step, state.next_batch = state.step + 1, state.next_batch + 1
+    loss_value = loss.item()
+    state.history["train"]["step"].append(state.step)
+    state.history["train"]["loss"].append(loss_value)
+    state.history["train"]["lr"].append(state.scheduler.get_last_lr()[0])
+    return loss_value
+
+
+def run_epoch(state: TrainState, net: torch.nn.Module, batches: list, run: Run, stop=None,
+              progress: _Progress | None = None) -> tuple[str | None, _Tally]:
+    """Train on ``batches`` from ``state.next_batch`` to the epoch's end, or until told to stop.
+
+    Returns ``(halt, tally)``: ``halt`` is ``"interrupted"`` (Ctrl-C: ``stop.requested``),
+    ``"stopped"`` (``max_steps`` reached) or None; ``tally`` the epoch's totals.
+    A checkpoint is saved every ``checkpoint_every`` steps.
+    """
+    tally = _Tally()
+    while state.next_batch < len(batches):
+        batch = batches[state.next_batch]
+        loss_value = train_step(state, net, batch, run)
+        tally.tokens += batch.num_tgt_tokens * run.world
+        tally.loss, tally.steps = tally.loss + loss_value, tally.steps + 1
+        if progress is not None:
+            rate = tally.tokens / max(time.perf_counter() - tally.start, 1e-9)
+            progress.update(state.epoch, loss_value, rate)
+        if run.on_step is not None:
+            run.on_step(state.step, loss_value)
+        interrupted = stop is not None and stop.requested
+        if run.world > 1:  # every process stops at the same step, or the others would wait forever
+            flag = torch.tensor([float(interrupted)], device=run.device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            interrupted = bool(flag.item())
+        if interrupted:
+            return "interrupted", tally
+        if run.max_steps is not None and state.step >= run.max_steps:
+            return "stopped", tally
+        if run.checkpoint_every and state.step % run.checkpoint_every == 0:
+            save_state(state, run)
+    return None, tally
+
+
+def validate(model: torch.nn.Module, valid_batches: list, run: Run) -> float:
+    """The mean loss per target token over ``valid_batches`` (all processes'), in eval mode."""
+    model.eval()
+    total = torch.zeros(2, dtype=torch.float64, device=run.device)  # summed loss, tokens
+    with torch.no_grad():
+        for batch in valid_batches:
+            batch = batch.to(run.device)
+            loss = run.batch_loss(model, batch, run.config)
+            total += torch.tensor([loss.item() * batch.num_tgt_tokens, batch.num_tgt_tokens],
+                                  dtype=torch.float64, device=run.device)
+    if run.world > 1:
+        dist.all_reduce(total)
+    return (total[0] / total[1]).item() if total[1] > 0 else float("nan")
+
+
+def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -> None:
+    """After an epoch: validate, log the epoch in ``state.history`` and in words, move on, save."""
+    valid_loss = validate(state.model, valid_batches, run)
+    seconds = time.perf_counter() - tally.start
+    state.history["epochs"].append({
+        "epoch": state.epoch + 1, "step": state.step, "valid_loss": valid_loss,
+        "train_loss": tally.loss / max(tally.steps, 1), "seconds": seconds,
+        "tokens_per_s": tally.tokens / max(seconds, 1e-9),
+    })
+    run.say(f"epoch {state.epoch + 1}/{run.config.epochs}: "
+            f"train loss {tally.loss / max(tally.steps, 1):.4f}, valid loss {valid_loss:.4f}, "
+            f"{tally.tokens / max(seconds, 1e-9):,.0f} target tokens/s")
+    state.epoch, state.next_batch = state.epoch + 1, 0
+    save_state(state, run)
+
+
+# --- the training loop ----------------------------------------------------------------
+
+
+def _resume_checkpoint(ckpt_path: Path | None, config: TranslatorConfig | None,
+                       max_steps: int | None) -> dict:
+    """The checkpoint to resume from, checked against the run's arguments."""
+    if ckpt_path is None:
+        raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
+    checkpoint = read_checkpoint(ckpt_path)
+    missing = [k for k in RESUME_KEYS if k not in checkpoint]
+    if missing:
+        raise CheckpointError(f"{ckpt_path} holds a model but not the training state to resume "
+                              f"({missing} missing): it was written by save_model, not by train")
+    saved, step = checkpoint["config"], checkpoint["step"]
+    if config is not None:
+        wanted = replace(config, src_vocab_size=saved.src_vocab_size,
+                         tgt_vocab_size=saved.tgt_vocab_size)
+        given = wanted.to_dict()
+        diff = {k: (v, given[k]) for k, v in saved.to_dict().items() if given[k] != v}
+        if diff:
+            raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): "
+                                  f"{diff}. Resume with config=None to use the saved one, or train "
+                                  "into a new folder")
+    if max_steps is not None and max_steps <= step:
+        raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {step}: "
+                         f"resuming would train past it; give a max_steps above {step} (or none)")
+    return checkpoint
+
+
+def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=None, *, resume: bool = False,
+          max_steps: int | None = None, device=None, progress: bool = True, checkpoint_every: int | None = None,
+          on_step=None, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, log=None,
+          batch_loss: Callable = translator_loss) -> TrainResult:
+    """Train a ``Translator`` on ``(english, portuguese)`` pairs and return a ``TrainResult``.
+
+    Every step: a batch (target shifted right behind BOS: teacher forcing),
+    the loss with label smoothing, gradients clipped to ``config.grad_clip``,
+    one AdamW step at ``learning_rate(step)`` (fused: ``make_optimizer``). A tqdm bar shows the loss and
+    the target tokens per second; after every epoch the validation loss.
+
+    - ``out_dir``: where ``checkpoint.pt`` (after every epoch, every
+      ``checkpoint_every`` steps, at ``max_steps`` and on Ctrl-C) and, at the
+      end, ``translator.pt`` are written. None writes nothing.
+    - ``resume``: continue from ``out_dir/checkpoint.pt``, with its config
+      (``config`` may be None; if given it must be the same).
+    - ``max_steps``: stop (with a checkpoint) after this many steps in all;
+      the learning-rate schedule still spans ``config.epochs``.
+    - ``on_step(step, loss)``: called after every step (live plots, tests).
+    - ``src_vocab``, ``tgt_vocab``: use these instead of building them from ``train_pairs``.
+    - ``log``: prints the per-epoch lines (default: ``tqdm.write``, which keeps the bar intact).
+    - ``batch_loss(model, batch, config)``: the loss of one batch (default ``translator_loss``).
+
+    Derived in chapter 9 (Training a translator).
+    """
+    if max_steps is not None:
+        whole_number("max_steps", max_steps, 1, hint="None trains every epoch")
+    if checkpoint_every is not None:
+        whole_number("checkpoint_every", checkpoint_every, 1, hint="None saves after every epoch only")
+    if config is not None:
+        whole_number("config.epochs", config.epochs, 1, hint="0 epochs would write an untrained model")
+    rank, world, device, created_group = _setup_distributed(device)
+    say = (log or tqdm.write) if rank == 0 else (lambda *a, **k: None)
+    out_dir = Path(out_dir) if out_dir is not None else None
+    ckpt_path = out_dir / CHECKPOINT_NAME if out_dir is not None else None
+    checkpoint = None
+    if resume:
+        checkpoint = _resume_checkpoint(ckpt_path, config, max_steps)
+        config = checkpoint["config"]
+        src_vocab, tgt_vocab = checkpoint["src_vocab"], checkpoint["tgt_vocab"]
+    elif config is None:
+        raise ValueError("config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)")
+
+    # the data and the model
+    train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
+    _check_lengths(train_pairs, config.max_len)
+    torch.manual_seed(config.seed)
+    random.seed(config.seed)
+    if src_vocab is None or tgt_vocab is None:
+        src_vocab, tgt_vocab = build_vocabs(train_pairs, config.share_embeddings)
+    config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    model = Translator(config, src_vocab, tgt_vocab).to(device)
+    optimizer = make_optimizer(model, config, say)
+    run = Run(config, device, rank, world, ckpt_path, max_steps, checkpoint_every, on_step, say,
+              batch_loss)
+    epoch_batches = _EpochBatches(train_pairs, src_vocab, tgt_vocab, config, rank, world)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        valid_batches = make_batches(valid_pairs, src_vocab, tgt_vocab, config.batch_size, shuffle=False,
+                                     max_len=config.max_len)[rank::world]
+    # the same every epoch: ceil(pairs / batch_size) batches, shared out among the processes
+    steps_per_epoch = len(epoch_batches(checkpoint["epoch"] if checkpoint is not None else 0))
+    if steps_per_epoch == 0:
+        raise ValueError(f"{len(train_pairs)} training pairs make no batch for each of {world} processes")
+
+    # the schedule and the state, fresh or resumed
+    total_steps = config.epochs * steps_per_epoch
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: learning_rate(s, config, total_steps) / config.lr)  # LambdaLR multiplies config.lr
+    torch.manual_seed(config.seed + rank)  # each process its own dropout masks
+    if checkpoint is None:
+        state = TrainState(model, optimizer, scheduler)
+    else:
+        state = TrainState.from_checkpoint(checkpoint, model, optimizer, scheduler)
+        _restore_rng(checkpoint["rng"], run)
+        say(f"resuming from {ckpt_path} at step {state.step} (epoch {state.epoch + 1}, "
+            f"batch {state.next_batch})")
+    net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
+    say(f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
+        f"training pairs, {steps_per_epoch} steps per epoch x {config.epochs} epochs"
+        + (f", {world} processes" if world > 1 else "") + f", on {device}")
+
+    # the epochs
+    bar = _Progress(total_steps, state.step, disable=not progress or rank != 0)
+    halt = None
+    try:
+        with _StopRequest() as stop:
+            while state.epoch < config.epochs and halt is None:
+                batches = epoch_batches(state.epoch)
+                halt, tally = run_epoch(state, net, batches, run, stop, bar)
+                if state.next_batch < len(batches):  # stopped within it: validate when resumed
+                    save_state(state, run)
+                    break
+                end_epoch(state, valid_batches, run, tally)
+    finally:
+        bar.close()
+    return _finish(state, run, halt, out_dir, created_group)
+
+
+def _finish(state: TrainState, run: Run, halt: str | None, out_dir: Path | None,
+            created_group: bool) -> TrainResult:
+    """After the loop: Ctrl-C raises; else the processes must agree; translator.pt is written."""
+    model, ckpt_path, step = state.model, run.ckpt_path, state.step
+    if halt == "interrupted":
+        run.say(f"interrupted at step {step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
+                + (": resume with resume=True (CLI: --resume)" if ckpt_path else ""))
+        if created_group:
+            dist.destroy_process_group()
+        raise KeyboardInterrupt(f"training interrupted at step {step}; checkpoint: {ckpt_path}")
+    completed = state.epoch >= run.config.epochs
+    if run.world > 1:
+        _check_ranks_agree(model, run.device)
+        run.say(f"the {run.world} processes agree on the final weights")
+    if completed and run.rank == 0 and out_dir is not None:
+        save_model(model, out_dir / MODEL_NAME)
+    if run.world > 1:
+        dist.barrier()
+    if created_group:
+        dist.destroy_process_group()
+    model.eval()
+    return TrainResult(model, model.src_vocab, model.tgt_vocab, state.history, ckpt_path, completed)
+
+
+# --- loss curves ---------------------------------------------------------------------------
+
+
+def plot_history(history: dict, ax=None):
+    """The loss curves of a ``train`` history: training loss per step, validation loss per epoch. Returns the figure.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    import matplotlib.pyplot as plt
+
+    from ..display import OKABE_ITO
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+    else:
+        fig = ax.figure
+    steps, losses = history["train"]["step"], history["train"]["loss"]
+    ax.plot(steps, losses, color=OKABE_ITO["blue"], alpha=0.3, linewidth=0.8, label="training loss (each step)")
+    if len(losses) >= 20:
+        w = max(5, len(losses) // 50)
+        windows = [losses[max(0, i - w + 1) : i + 1] for i in range(len(losses))]
+        smooth = [sum(window) / len(window) for window in windows]
+        ax.plot(steps, smooth, color=OKABE_ITO["blue"], label=f"training loss (mean of {w} steps)")
+    epochs = history["epochs"]
+    if epochs:
+        ax.plot([e["step"] for e in epochs], [e["valid_loss"] for e in epochs], "o-", color=OKABE_ITO["vermillion"],
+                label="validation loss (each epoch)")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss (label-smoothed cross-entropy)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    return fig
