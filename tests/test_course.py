@@ -287,3 +287,18 @@ def test_exercises_assign_refuses_a_master_course_yml_does_not_name(monkeypatch)
     monkeypatch.setattr(exercises, "generate", lambda path: pytest.fail("otter assign ran"))
     with pytest.raises(SystemExit, match=r"exercises/masters/ holds \[.*'ex13_decoder_only'\]"):
         exercises.assign(check=True)
+
+
+def test_the_manifest_and_the_explorer_registry_agree():
+    """course.yml lists each chapter's explorers; tutorlib.explorers.REGISTRY files each explorer
+    under a chapter (its @explorer decorator). The browser tests count explorers from the first,
+    the library declares them in the second: a chapter given an explorer in one must have it in
+    the other."""
+    from tutorlib import explorers
+
+    listed = {(name, ch.file) for ch in course.load_course().chapters for name in ch.explorers}
+    registered = {(name, entry.chapter) for name, entry in explorers.REGISTRY.items()}
+    assert listed == registered, (
+        f"in course.yml only: {sorted(listed - registered)}; "
+        f"in tutorlib.explorers.REGISTRY only: {sorted(registered - listed)}"
+    )

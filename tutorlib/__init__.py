@@ -14,8 +14,9 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation``              the subpackage; its docstring reads it bottom up
 - ``tutorlib.translation.config``       the translator's config and presets, without torch
 - ``tutorlib.translation.phrasebook``   the English→Portuguese sentence pairs, without torch:
-  ``.lexicon`` (word tables), ``.grammar`` (agreement, conjugation, rendering), ``.splits``
-  (seeded splits, held-out combinations)
+  ``tutorlib.translation.phrasebook.lexicon`` (word tables),
+  ``tutorlib.translation.phrasebook.grammar`` (agreement, conjugation, rendering),
+  ``tutorlib.translation.phrasebook.splits`` (seeded splits, held-out combinations)
 - ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
 - ``tutorlib.translation.model``        the encoder-decoder ``Translator``
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
@@ -36,8 +37,9 @@ Explorers and what they show:
 
 - ``tutorlib.explorers``  the interactive explorers (temperature, √d_k saturation, attention, heads,
   masks, the translator) and their static twins, together (chapters 3 to 6, 10):
-  ``.controls`` (each explorer's controls declared once), ``.static`` (every state computed
-  when a chapter runs, for the book); ``REGISTRY`` files each explorer under its chapter
+  ``tutorlib.explorers.controls`` (each explorer's controls declared once, ``REGISTRY`` of
+  explorers by chapter), ``tutorlib.explorers.static`` (every state computed when a chapter
+  runs, for the book)
 - ``tutorlib.static``     the old home of the static twins (re-exports ``tutorlib.explorers.static``)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)

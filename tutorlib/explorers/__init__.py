@@ -448,17 +448,6 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 # --- chapter 10: the translator explorer ----------------------------------------------------
 
 
-def _translator_vocabs(model, src_vocab, tgt_vocab):
-    src_vocab = src_vocab if src_vocab is not None else getattr(model, "src_vocab", None)
-    tgt_vocab = tgt_vocab if tgt_vocab is not None else getattr(model, "tgt_vocab", None)
-    if src_vocab is None or tgt_vocab is None:
-        raise ValueError(
-            "the model carries no vocabularies (model.src_vocab / model.tgt_vocab): pass src_vocab= and tgt_vocab=, "
-            "or use a model from tutorlib.translator.load_pretrained() or tutorlib.training.load_checkpoint()"
-        )
-    return src_vocab, tgt_vocab
-
-
 def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_vocab, length_penalty: float):
     """Translate ``sentence`` and return what the view shows of it, for every layer and head at once.
 
@@ -469,9 +458,15 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     """
     import torch
 
-    from ..data import UNK_ID, tokenize
+    from ..translation.data import UNK_ID, tokenize
     from ..nn import padding_attention_mask
-    from ..translator import EOS_ID, PAD_ID, cross_attention_maps, translate_sentences
+    from ..translation.decoding import (
+        EOS_ID,
+        PAD_ID,
+        cross_attention_maps,
+        output_budget,
+        translate_sentences,
+    )
 
     if not isinstance(sentence, str):
         raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
@@ -492,7 +487,8 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     # the written ids: a copied word was <unk> when the model wrote it
     ids = [UNK_ID if t in result.copied else tgt_vocab.token_to_id(tok) for t, tok in enumerate(result.output_tokens)]
     translation = result.text
-    budget = min(2 * len(src_ids) + 5, c.max_len - 1)  # the words greedy_decode and beam_search allow it
+    # the words greedy_decode and beam_search allow it: their own rule, not a copy of it
+    budget = output_budget(len(src_ids), c.max_len)
     ended = len(ids) < budget  # False when the decoding used up its budget before writing <eos>
     rows = list(result.output_tokens) + (["<eos>"] if ended else [])
     # (L, H, T, S), one row per written word and the <eos> when there is one
@@ -558,7 +554,9 @@ def translator_view(model, sentence: str, beam_size: int = 1, layer: int = 0, he
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    src_vocab, tgt_vocab = _translator_vocabs(model, src_vocab, tgt_vocab)
+    from ..translation.decoding import model_vocabs  # torch: imported when a translator is shown
+
+    src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     beam_size, layer, head = _translator_checks(model, beam_size, layer, head)
     decoded = _decode_with_attention(model, sentence, beam_size, src_vocab, tgt_vocab, length_penalty)
     weights, page = _translator_html(decoded, sentence, beam_size, layer, head, model.config)
@@ -608,7 +606,9 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
         from ..translator import load_pretrained
 
         model, src_vocab, tgt_vocab = load_pretrained()
-    src_vocab, tgt_vocab = _translator_vocabs(model, src_vocab, tgt_vocab)
+    from ..translation.decoding import model_vocabs  # torch: imported when a translator is shown
+
+    src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     c = model.config
     beam_size = whole_number("beam_size (1 = greedy)", beam_size, 1)
     choices = [("greedy", 1), ("beam 4", 4)]  # the HTML spells out "beam search, 4 beams"
