@@ -53,11 +53,21 @@ def sdpa_forward(B=8, H=4, T=64, d_k=32, reps=50) -> dict:
     tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
     ours_out = scaled_dot_product_attention(q, k, v)[0]
     assert np.allclose(ours_out, F.scaled_dot_product_attention(tq, tk, tv).numpy(), atol=1e-10)
-    ours_s, torch_s = interleaved(lambda: scaled_dot_product_attention(q, k, v),
-                                  lambda: F.scaled_dot_product_attention(tq, tk, tv), reps)
+    ours_s, torch_s = interleaved(
+        lambda: scaled_dot_product_attention(q, k, v),
+        lambda: F.scaled_dot_product_attention(tq, tk, tv),
+        reps,
+    )
     o, t = statistics.median(ours_s), statistics.median(torch_s)
-    return {"shape": [B, H, T, d_k], "reps": reps, "ours_s": ours_s, "torch_s": torch_s,
-            "ours_median_s": o, "torch_median_s": t, "ratio": o / t}
+    return {
+        "shape": [B, H, T, d_k],
+        "reps": reps,
+        "ours_s": ours_s,
+        "torch_s": torch_s,
+        "ours_median_s": o,
+        "torch_median_s": t,
+        "ratio": o / t,
+    }
 
 
 def mha_forward(B=32, T=64, D=256, H=8, reps=40) -> dict:
@@ -69,10 +79,19 @@ def mha_forward(B=32, T=64, D=256, H=8, reps=40) -> dict:
     with torch.no_grad():
         assert torch.allclose(ours(x, x, x)[0], theirs(x, x, x, need_weights=False)[0], atol=1e-5)
 
-        ours_s, torch_s = interleaved(lambda: ours(x, x, x), lambda: theirs(x, x, x, need_weights=False), reps)
+        ours_s, torch_s = interleaved(
+            lambda: ours(x, x, x), lambda: theirs(x, x, x, need_weights=False), reps
+        )
     o, t = statistics.median(ours_s), statistics.median(torch_s)
-    return {"shape": [B, T, D, H], "reps": reps, "ours_s": ours_s, "torch_s": torch_s,
-            "ours_median_s": o, "torch_median_s": t, "ratio": o / t}
+    return {
+        "shape": [B, T, D, H],
+        "reps": reps,
+        "ours_s": ours_s,
+        "torch_s": torch_s,
+        "ours_median_s": o,
+        "torch_median_s": t,
+        "ratio": o / t,
+    }
 
 
 def main() -> int:
@@ -80,13 +99,22 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=50, help="interleaved repetitions (default 50)")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU; forward only; median of interleaved "
-          "repetitions")
-    for label, result in (("attention (NumPy) vs F.scaled_dot_product_attention, float64", sdpa_forward(reps=args.reps)),
-                          ("MultiHeadAttention vs nn.MultiheadAttention, float32", mha_forward(reps=args.reps))):
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU; forward only; median of interleaved "
+        "repetitions"
+    )
+    for label, result in (
+        (
+            "attention (NumPy) vs F.scaled_dot_product_attention, float64",
+            sdpa_forward(reps=args.reps),
+        ),
+        ("MultiHeadAttention vs nn.MultiheadAttention, float32", mha_forward(reps=args.reps)),
+    ):
         verdict = "met" if result["ratio"] <= GOAL else "NOT met"
-        print(f"{label} {tuple(result['shape'])}: ours {result['ours_median_s'] * 1e3:.3f} ms, torch "
-              f"{result['torch_median_s'] * 1e3:.3f} ms, ours/torch {result['ratio']:.3f}; goal <= {GOAL}: {verdict}")
+        print(
+            f"{label} {tuple(result['shape'])}: ours {result['ours_median_s'] * 1e3:.3f} ms, torch "
+            f"{result['torch_median_s'] * 1e3:.3f} ms, ours/torch {result['ratio']:.3f}; goal <= {GOAL}: {verdict}"
+        )
     return 0
 
 

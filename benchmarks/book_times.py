@@ -27,7 +27,9 @@ BUDGET_S = 60.0
 
 
 def _test_browser():
-    spec = importlib.util.spec_from_file_location("test_browser", ROOT / "tests" / "test_browser.py")
+    spec = importlib.util.spec_from_file_location(
+        "test_browser", ROOT / "tests" / "test_browser.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["test_browser"] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -36,16 +38,32 @@ def _test_browser():
 
 def build(out: Path) -> float:
     start = time.perf_counter()
-    run = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", str(out),
-                          "--warningiserror", "--keep-going", "--quiet"], capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "jupyter-book"),
+            "build",
+            str(ROOT),
+            "--path-output",
+            str(out),
+            "--warningiserror",
+            "--keep-going",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if run.returncode != 0:
-        sys.exit(f"the book build failed (exit {run.returncode}):\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
+        sys.exit(
+            f"the book build failed (exit {run.returncode}):\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+        )
     return time.perf_counter() - start
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-build", action="store_true", help="time the pages of _build/html, without building")
+    parser.add_argument(
+        "--no-build", action="store_true", help="time the pages of _build/html, without building"
+    )
     args = parser.parse_args()
     tb = _test_browser()
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,19 +79,27 @@ def main() -> int:
             visits = [browser.visit(target) for target in tb.TARGETS]
         browser_s = time.perf_counter() - start
 
-    width = max(len(v.target) for v in visits + [tb.Visit("book build (jupyter-book -W, all pages)")])
+    width = max(
+        len(v.target) for v in visits + [tb.Visit("book build (jupyter-book -W, all pages)")]
+    )
     print(f"{'what':<{width}}  {'build s':>8}  {'load s':>7}  {'checks s':>8}  {'page s':>7}")
     if build_s is not None:
         print(f"{'book build (jupyter-book -W, all pages)':<{width}}  {build_s:8.2f}")
     print(f"{'browser start (server + Chromium)':<{width}}  {'':>8}  {startup_s:7.2f}")
     for v in visits:
-        print(f"{v.target:<{width}}  {'':>8}  {v.load_s:7.2f}  {v.checks_s:8.2f}  {v.load_s + v.checks_s:7.2f}")
+        print(
+            f"{v.target:<{width}}  {'':>8}  {v.load_s:7.2f}  {v.checks_s:8.2f}  {v.load_s + v.checks_s:7.2f}"
+        )
     slowest = max(visits, key=lambda v: v.load_s + v.checks_s)
-    print(f"{'all pages in the browser':<{width}}  {'':>8}  {sum(v.load_s for v in visits):7.2f}  "
-          f"{sum(v.checks_s for v in visits):8.2f}  {browser_s:7.2f}")
-    print(f"{len(visits)} pages in {browser_s:.1f} s = {browser_s / BUDGET_S:.2f} of the 60 s budget; "
-          f"slowest {slowest.target} ({slowest.load_s + slowest.checks_s:.2f} s)"
-          + (f"; browser / build = {browser_s / build_s:.2f}" if build_s else ""))
+    print(
+        f"{'all pages in the browser':<{width}}  {'':>8}  {sum(v.load_s for v in visits):7.2f}  "
+        f"{sum(v.checks_s for v in visits):8.2f}  {browser_s:7.2f}"
+    )
+    print(
+        f"{len(visits)} pages in {browser_s:.1f} s = {browser_s / BUDGET_S:.2f} of the 60 s budget; "
+        f"slowest {slowest.target} ({slowest.load_s + slowest.checks_s:.2f} s)"
+        + (f"; browser / build = {browser_s / build_s:.2f}" if build_s else "")
+    )
     return 0
 
 

@@ -37,7 +37,9 @@ def budget(name: str) -> float:
 
 def run_notebook(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     start = time.perf_counter()
     client.execute()
     return time.perf_counter() - start
@@ -59,22 +61,42 @@ def book_build() -> float:
 
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", out,
-                        "--warningiserror", "--keep-going", "--quiet"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                str(Path(sys.executable).parent / "jupyter-book"),
+                "build",
+                str(ROOT),
+                "--path-output",
+                out,
+                "--warningiserror",
+                "--keep-going",
+                "--quiet",
+            ],
+            check=True,
+            capture_output=True,
+        )
         return time.perf_counter() - start
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", action="store_true", help="also time a full book build (into a temporary folder)")
+    parser.add_argument(
+        "--build", action="store_true", help="also time a full book build (into a temporary folder)"
+    )
     parser.add_argument("notebooks", nargs="*", help="time only these chapter notebooks")
     args = parser.parse_args()
-    rows = chapter_rows(args.notebooks) + ([("book build (all pages)", book_build())] if args.build else [])
+    rows = chapter_rows(args.notebooks) + (
+        [("book build (all pages)", book_build())] if args.build else []
+    )
     width = max(len(name) for name, _ in rows)
     print(f"{'what':<{width}}  {'seconds':>8}  {'budget s':>8}  {'of budget':>9}")
     for name, seconds in rows:
-        print(f"{name:<{width}}  {seconds:8.1f}  {budget(name):8.0f}  {seconds / budget(name):9.2f}")
-    worst_name, worst = max(((n, s / budget(n)) for n, s in rows if n.endswith(".ipynb")), key=lambda r: r[1])
+        print(
+            f"{name:<{width}}  {seconds:8.1f}  {budget(name):8.0f}  {seconds / budget(name):9.2f}"
+        )
+    worst_name, worst = max(
+        ((n, s / budget(n)) for n, s in rows if n.endswith(".ipynb")), key=lambda r: r[1]
+    )
     print(f"closest to its budget: {worst_name}, {worst:.2f} of it")
     return 0
 

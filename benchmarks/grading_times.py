@@ -23,19 +23,37 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GOAL_S = 10.0    # the course's goal per submission on 2 cores (benchmarks/run_all.py)
-AIM_S = 5.0      # issue 11's aim with the sandbox
-BEFORE_SANDBOX_S = {"ex02_embeddings": 2.1, "ex08_transformer_block": 3.7}   # one submission, old grader
+GOAL_S = 10.0  # the course's goal per submission on 2 cores (benchmarks/run_all.py)
+AIM_S = 5.0  # issue 11's aim with the sandbox
+BEFORE_SANDBOX_S = {
+    "ex02_embeddings": 2.1,
+    "ex08_transformer_block": 3.7,
+}  # one submission, old grader
 
 
 def grade(paths: list[Path], out: Path, jobs: int) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, paths), "--out", str(out),
-                    "--jobs", str(jobs), "--quiet"], check=True, capture_output=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "grade.py"),
+            *map(str, paths),
+            "--out",
+            str(out),
+            "--jobs",
+            str(jobs),
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
     return time.perf_counter() - start
 
 
-def grading_rows(solution: Path, exercise: str, copies: int, jobs: int) -> list[tuple[str, int, float]]:
+def grading_rows(
+    solution: Path, exercise: str, copies: int, jobs: int
+) -> list[tuple[str, int, float]]:
     """(what, submissions, seconds): one copy of ``solution`` graded alone, then a folder of ``copies``."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,14 +74,26 @@ def grading_rows(solution: Path, exercise: str, copies: int, jobs: int) -> list[
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--exercise", nargs="+", default=["ex02_embeddings", "ex08_transformer_block"],
-                        help="whose solutions to grade (default ex02_embeddings ex08_transformer_block)")
-    parser.add_argument("--copies", type=int, default=30, help="submissions in the folder (default 30)")
-    parser.add_argument("--jobs", type=int, default=2, help="parallel graders (default 2, the course's 2 cores)")
+    parser.add_argument(
+        "--exercise",
+        nargs="+",
+        default=["ex02_embeddings", "ex08_transformer_block"],
+        help="whose solutions to grade (default ex02_embeddings ex08_transformer_block)",
+    )
+    parser.add_argument(
+        "--copies", type=int, default=30, help="submissions in the folder (default 30)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="parallel graders (default 2, the course's 2 cores)"
+    )
     args = parser.parse_args()
-    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    print(f"{'exercise':<24}  {'what':<28}  {'seconds':>8}  {'per submission':>14}  {'before sandbox':>14}  "
-          f"{'of 5 s aim':>10}")
+    print(
+        f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores"
+    )
+    print(
+        f"{'exercise':<24}  {'what':<28}  {'seconds':>8}  {'per submission':>14}  {'before sandbox':>14}  "
+        f"{'of 5 s aim':>10}"
+    )
     for exercise in args.exercise:
         solution = ROOT / "exercises" / "solutions" / f"{exercise}.ipynb"
         if not solution.is_file():
@@ -71,8 +101,10 @@ def main() -> int:
             return 2
         for what, n, seconds in grading_rows(solution, exercise, args.copies, args.jobs):
             before = BEFORE_SANDBOX_S.get(exercise) if n == 1 else None
-            print(f"{exercise:<24}  {what:<28}  {seconds:8.1f}  {seconds / n:14.2f}  "
-                  f"{(f'{before:.1f}' if before else '-'):>14}  {seconds / n / AIM_S:10.2f}")
+            print(
+                f"{exercise:<24}  {what:<28}  {seconds:8.1f}  {seconds / n:14.2f}  "
+                f"{(f'{before:.1f}' if before else '-'):>14}  {seconds / n / AIM_S:10.2f}"
+            )
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 

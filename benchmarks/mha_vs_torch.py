@@ -71,11 +71,15 @@ def measure(B, T, D, H, reps, masked):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps-scale", type=float, default=1.0, help="multiply the repetitions (default 1)")
+    parser.add_argument(
+        "--reps-scale", type=float, default=1.0, help="multiply the repetitions (default 1)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(2)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, float32, CPU; forward + backward, "
-          "self-attention; median of interleaved repetitions")
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, float32, CPU; forward + backward, "
+        "self-attention; median of interleaved repetitions"
+    )
     header = f"{'B':>3} {'T':>4} {'D':>4} {'H':>2}  {'mask':<7} {'reps':>5}  {'ours ms':>8}  {'torch ms':>8}  {'ours/torch':>10}"
     print(header)
     print("-" * len(header))
@@ -86,8 +90,10 @@ def main() -> int:
             ours_t, theirs_t = measure(B, T, D, H, reps, masked)
             ratio = ours_t / theirs_t
             worst = max(worst, ratio)
-            print(f"{B:>3} {T:>4} {D:>4} {H:>2}  {'padding' if masked else 'none':<7} {reps:>5}  "
-                  f"{ours_t * 1e3:8.3f}  {theirs_t * 1e3:8.3f}  {ratio:10.3f}")
+            print(
+                f"{B:>3} {T:>4} {D:>4} {H:>2}  {'padding' if masked else 'none':<7} {reps:>5}  "
+                f"{ours_t * 1e3:8.3f}  {theirs_t * 1e3:8.3f}  {ratio:10.3f}"
+            )
     verdict = "met" if worst <= GOAL else "NOT met"
     print(f"goal: ours/torch <= {GOAL:.2f} in every row; worst {worst:.3f}: {verdict}")
     return 0

@@ -33,21 +33,30 @@ BASELINE = "8c585d6"
 
 
 def serve(html: Path) -> tuple[ThreadingHTTPServer, str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html)))
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_port}/"
 
 
 def build_baseline(rev: str, work: Path) -> Path:
     tree = work / "baseline"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
+        check=True,
+        capture_output=True,
+    )
     (tree / "vendor").mkdir()
     shutil.copytree(ROOT / "vendor" / "npm", tree / "vendor" / "npm")
     python = str(Path(sys.executable))
     subprocess.run([python, "tools/vendor_assets.py"], cwd=tree, check=True, capture_output=True)
-    run = subprocess.run([str(Path(python).parent / "jupyter-book"), "build", ".", "--quiet"], cwd=tree,
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [str(Path(python).parent / "jupyter-book"), "build", ".", "--quiet"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
     if run.returncode:
         sys.exit(f"the baseline book did not build:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
     return tree / "_build" / "html"
@@ -64,7 +73,12 @@ def measure(browser, url: str) -> tuple[int, float]:
     sizes = []
     try:
         page = context.new_page()
-        page.on("requestfinished", lambda r: sizes.append(r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"]))
+        page.on(
+            "requestfinished",
+            lambda r: sizes.append(
+                r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"]
+            ),
+        )
         response = page.goto(url, wait_until="load")
         if response is None or response.status >= 400:  # a page the baseline did not have yet
             return 0, float("nan")
@@ -78,7 +92,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default=BASELINE)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--pages", default="", help="comma-separated pages (default: every page of _toc.yml)")
+    parser.add_argument(
+        "--pages", default="", help="comma-separated pages (default: every page of _toc.yml)"
+    )
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
@@ -103,21 +119,37 @@ def main() -> int:
                             rows[p][2 + k].append(paint or float("nan"))
                 browser.close()
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(Path(tmp) / "baseline")],
-                           capture_output=True)
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(ROOT),
+                    "worktree",
+                    "remove",
+                    "--force",
+                    str(Path(tmp) / "baseline"),
+                ],
+                capture_output=True,
+            )
     width = max(len(p) for p in pages)
-    print(f"{'page':<{width}}  {'before KB':>9}  {'now KB':>7}  {'ratio':>5}  {'before FCP ms':>13}  "
-          f"{'now FCP ms':>10}  {'ratio':>5}")
+    print(
+        f"{'page':<{width}}  {'before KB':>9}  {'now KB':>7}  {'ratio':>5}  {'before FCP ms':>13}  "
+        f"{'now FCP ms':>10}  {'ratio':>5}"
+    )
     for p in pages:
         wb, wn, fb, fn = (statistics.median(x) for x in rows[p])
         if wb == 0:  # new since the baseline
             print(f"{p:<{width}}  {'new':>9}  {wn / 1024:7.0f}  {'':>5}  {'':>13}  {fn:10.0f}")
             continue
-        print(f"{p:<{width}}  {wb / 1024:9.0f}  {wn / 1024:7.0f}  {wn / wb:5.2f}  {fb:13.0f}  {fn:10.0f}  "
-              f"{fn / fb:5.2f}")
+        print(
+            f"{p:<{width}}  {wb / 1024:9.0f}  {wn / 1024:7.0f}  {wn / wb:5.2f}  {fb:13.0f}  {fn:10.0f}  "
+            f"{fn / fb:5.2f}"
+        )
     heaviest = max(pages, key=lambda p: statistics.median(rows[p][1]))
-    print(f"heaviest page now: {heaviest} ({statistics.median(rows[heaviest][1]) / 1024:.0f} KB); "
-          f"baseline {args.baseline}, {args.repeat} cold loads each, medians")
+    print(
+        f"heaviest page now: {heaviest} ({statistics.median(rows[heaviest][1]) / 1024:.0f} KB); "
+        f"baseline {args.baseline}, {args.repeat} cold loads each, medians"
+    )
     return 0
 
 

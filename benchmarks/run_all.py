@@ -47,8 +47,15 @@ def entry(name: str, value: float, goal: float, direction: str, unit: str = "rat
         raise ValueError(f"direction must be '<=' or '>=', not {direction!r}")
     value = float(value)
     met = value <= goal if direction == "<=" else value >= goal
-    return {"name": name, "value": value, "unit": unit, "goal": float(goal), "direction": direction,
-            "met": bool(met and math.isfinite(value)), "raw": raw}
+    return {
+        "name": name,
+        "value": value,
+        "unit": unit,
+        "goal": float(goal),
+        "direction": direction,
+        "met": bool(met and math.isfinite(value)),
+        "raw": raw,
+    }
 
 
 # --- the groups: each returns a list of entries ---------------------------------------------------
@@ -61,16 +68,39 @@ def bench_attention(quick: bool) -> list[dict]:
     s = 0.25 if quick else 1.0
     out = []
     r = avt.sdpa_forward(reps=max(5, int(50 * s)))
-    out.append(entry("attention (NumPy) / F.scaled_dot_product_attention, forward", r["ratio"], avt.GOAL, "<=", **r))
+    out.append(
+        entry(
+            "attention (NumPy) / F.scaled_dot_product_attention, forward",
+            r["ratio"],
+            avt.GOAL,
+            "<=",
+            **r,
+        )
+    )
     r = avt.mha_forward(reps=max(5, int(40 * s)))
-    out.append(entry("MultiHeadAttention / nn.MultiheadAttention, forward", r["ratio"], avt.GOAL, "<=", **r))
+    out.append(
+        entry(
+            "MultiHeadAttention / nn.MultiheadAttention, forward", r["ratio"], avt.GOAL, "<=", **r
+        )
+    )
     for B, T, D, H, reps in mvt.SIZES:
         reps = max(5, int(reps * (0.1 if quick else 1.0)))
         for masked in (False, True):
             o, t = mvt.measure(B, T, D, H, reps, masked)
-            out.append(entry(f"MultiHeadAttention / nn.MultiheadAttention, forward + backward "
-                             f"(B={B} T={T} D={D} H={H}, {'padding' if masked else 'no'} mask)", o / t, mvt.GOAL, "<=",
-                             shape=[B, T, D, H], masked=masked, reps=reps, ours_median_s=o, torch_median_s=t))
+            out.append(
+                entry(
+                    f"MultiHeadAttention / nn.MultiheadAttention, forward + backward "
+                    f"(B={B} T={T} D={D} H={H}, {'padding' if masked else 'no'} mask)",
+                    o / t,
+                    mvt.GOAL,
+                    "<=",
+                    shape=[B, T, D, H],
+                    masked=masked,
+                    reps=reps,
+                    ours_median_s=o,
+                    torch_median_s=t,
+                )
+            )
     return out
 
 
@@ -83,22 +113,67 @@ def bench_translator(quick: bool) -> list[dict]:
         r = tb.throughput(3 if quick else 30, preset, peak)
         peak = max(peak, r["peak_flops"])
         if preset == "pretrained":  # the name the earlier reports used for the shipped preset
-            out.append(entry("Translator / torch.nn.Transformer, training tokens/s", r["ratio"], tb.THROUGHPUT_GOAL,
-                             ">=", **r))
-            out.append(entry("Translator training, fraction of fp32 matmul peak", r["of_peak"]["ours"],
-                             tb.PEAK_GOALS[preset], ">=", of_peak=r["of_peak"], peak_flops=r["peak_flops"],
-                             steps=r["steps"]))
+            out.append(
+                entry(
+                    "Translator / torch.nn.Transformer, training tokens/s",
+                    r["ratio"],
+                    tb.THROUGHPUT_GOAL,
+                    ">=",
+                    **r,
+                )
+            )
+            out.append(
+                entry(
+                    "Translator training, fraction of fp32 matmul peak",
+                    r["of_peak"]["ours"],
+                    tb.PEAK_GOALS[preset],
+                    ">=",
+                    of_peak=r["of_peak"],
+                    peak_flops=r["peak_flops"],
+                    steps=r["steps"],
+                )
+            )
         else:
-            out.append(entry(f"Translator / torch.nn.Transformer, training tokens/s, {preset} preset", r["ratio"],
-                             tb.THROUGHPUT_GOAL, ">=", **r))
-            out.append(entry(f"Translator training, fraction of fp32 matmul peak, {preset} preset",
-                             r["of_peak"]["ours"], tb.PEAK_GOALS[preset], ">=", of_peak=r["of_peak"],
-                             peak_flops=r["peak_flops"], steps=r["steps"]))
+            out.append(
+                entry(
+                    f"Translator / torch.nn.Transformer, training tokens/s, {preset} preset",
+                    r["ratio"],
+                    tb.THROUGHPUT_GOAL,
+                    ">=",
+                    **r,
+                )
+            )
+            out.append(
+                entry(
+                    f"Translator training, fraction of fp32 matmul peak, {preset} preset",
+                    r["of_peak"]["ours"],
+                    tb.PEAK_GOALS[preset],
+                    ">=",
+                    of_peak=r["of_peak"],
+                    peak_flops=r["peak_flops"],
+                    steps=r["steps"],
+                )
+            )
     r = tb.before_after(2 if quick else 10)
-    out.append(entry("shipped preset's training tokens/s, after / before issue 14", r["speedup"], 2.0, ">=", **r))
+    out.append(
+        entry(
+            "shipped preset's training tokens/s, after / before issue 14",
+            r["speedup"],
+            2.0,
+            ">=",
+            **r,
+        )
+    )
     r = tb.kv_cache(1 if quick else 5)
-    out.append(entry("beam search without / with the KV cache", r["speedup"] if r["identical"] else 0.0,
-                     tb.CACHE_GOAL, ">=", **r))
+    out.append(
+        entry(
+            "beam search without / with the KV cache",
+            r["speedup"] if r["identical"] else 0.0,
+            tb.CACHE_GOAL,
+            ">=",
+            **r,
+        )
+    )
     return out
 
 
@@ -112,8 +187,16 @@ def bench_memory(quick: bool) -> list[dict]:
 def bench_chapters(quick: bool) -> list[dict]:
     import chapter_times as ct
 
-    out = [entry(f"chapter {name}, seconds / {ct.budget(name):.0f} s budget", s / ct.budget(name), 1.0, "<=", seconds=s)
-           for name, s in ct.chapter_rows()]
+    out = [
+        entry(
+            f"chapter {name}, seconds / {ct.budget(name):.0f} s budget",
+            s / ct.budget(name),
+            1.0,
+            "<=",
+            seconds=s,
+        )
+        for name, s in ct.chapter_rows()
+    ]
     if not quick:
         s = ct.book_build()
         out.append(entry("book build, seconds / 600 s budget", s / 600.0, 1.0, "<=", seconds=s))
@@ -126,12 +209,27 @@ def bench_grading(quick: bool) -> list[dict]:
     exercise = "ex02_embeddings"
     solution = ROOT / "exercises" / "solutions" / f"{exercise}.ipynb"
     rows = gt.grading_rows(solution, exercise, 2 if quick else 30, 2)
-    return [entry(f"grading ({what}), seconds per submission / 10 s goal", s / n / gt.GOAL_S, 1.0, "<=",
-                  exercise=exercise, submissions=n, seconds=s) for what, n, s in rows]
+    return [
+        entry(
+            f"grading ({what}), seconds per submission / 10 s goal",
+            s / n / gt.GOAL_S,
+            1.0,
+            "<=",
+            exercise=exercise,
+            submissions=n,
+            seconds=s,
+        )
+        for what, n, s in rows
+    ]
 
 
-BENCHES = {"attention": bench_attention, "translator": bench_translator, "memory": bench_memory,
-           "chapters": bench_chapters, "grading": bench_grading}
+BENCHES = {
+    "attention": bench_attention,
+    "translator": bench_translator,
+    "memory": bench_memory,
+    "chapters": bench_chapters,
+    "grading": bench_grading,
+}
 
 
 def run(groups=GROUPS, quick: bool = False) -> dict:
@@ -139,9 +237,17 @@ def run(groups=GROUPS, quick: bool = False) -> dict:
     import torch
 
     torch.set_num_threads(2)
-    report = {"date": datetime.date.today().isoformat(), "quick": quick, "machine": platform.platform(),
-              "python": platform.python_version(), "torch": torch.__version__, "threads": torch.get_num_threads(),
-              "groups": list(groups), "entries": [], "seconds": {}}
+    report = {
+        "date": datetime.date.today().isoformat(),
+        "quick": quick,
+        "machine": platform.platform(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "groups": list(groups),
+        "entries": [],
+        "seconds": {},
+    }
     for group in groups:
         start = time.perf_counter()
         print(f"== {group}", flush=True)
@@ -149,8 +255,18 @@ def run(groups=GROUPS, quick: bool = False) -> dict:
             report["entries"].extend(dict(e, group=group) for e in BENCHES[group](quick))
         except Exception as exc:  # record it and go on with the next group
             traceback.print_exc()
-            report["entries"].append({"name": group, "group": group, "error": f"{type(exc).__name__}: {exc}",
-                                      "value": None, "unit": "ratio", "goal": None, "met": False, "raw": {}})
+            report["entries"].append(
+                {
+                    "name": group,
+                    "group": group,
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "value": None,
+                    "unit": "ratio",
+                    "goal": None,
+                    "met": False,
+                    "raw": {},
+                }
+            )
         report["seconds"][group] = time.perf_counter() - start
     return report
 
@@ -180,17 +296,38 @@ def plot(report: dict, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(13, 0.42 * len(entries) + 1.2))
     for i, e in enumerate(entries):
         if e.get("error"):
-            ax.text(0.01, i, f"error: {e['error'][:60]}", va="center", color=OKABE_ITO["error"],
-                    transform=ax.get_yaxis_transform())
+            ax.text(
+                0.01,
+                i,
+                f"error: {e['error'][:60]}",
+                va="center",
+                color=OKABE_ITO["error"],
+                transform=ax.get_yaxis_transform(),
+            )
             continue
-        ax.barh(i, e["value"], color=OKABE_ITO["met" if e["met"] else "not met"],
-                hatch="" if e["met"] else "//", edgecolor="black", linewidth=0.5)
+        ax.barh(
+            i,
+            e["value"],
+            color=OKABE_ITO["met" if e["met"] else "not met"],
+            hatch="" if e["met"] else "//",
+            edgecolor="black",
+            linewidth=0.5,
+        )
         ax.plot([e["goal"]] * 2, [i - 0.45, i + 0.45], color=OKABE_ITO["goal"], linewidth=2)
     ax.set_yticks(range(len(entries)))
-    ax.set_yticklabels([f"{e['name'][:100]} ({e.get('direction', '')} {e['goal']:g})" if e.get("goal") is not None
-                        else e["name"] for e in entries], fontsize=7)
+    ax.set_yticklabels(
+        [
+            f"{e['name'][:100]} ({e.get('direction', '')} {e['goal']:g})"
+            if e.get("goal") is not None
+            else e["name"]
+            for e in entries
+        ],
+        fontsize=7,
+    )
     ax.invert_yaxis()
-    values = [e["value"] for e in entries if e.get("value")] + [e["goal"] for e in entries if e.get("goal")]
+    values = [e["value"] for e in entries if e.get("value")] + [
+        e["goal"] for e in entries if e.get("goal")
+    ]
     if values and max(values) / min(values) > 50:
         ax.set_xscale("log")
     ax.set_xlabel("ratio (bar); black line: goal; green: met; orange, hatched: not met")
@@ -202,9 +339,15 @@ def plot(report: dict, path: Path) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions, 2 graded copies, no book build")
-    parser.add_argument("--out", type=Path, default=HERE / "results", help="folder for results.json and results.png")
-    parser.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer repetitions, 2 graded copies, no book build"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=HERE / "results", help="folder for results.json and results.png"
+    )
+    parser.add_argument(
+        "--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}"
+    )
     parser.add_argument("--no-plot", action="store_true", help="write the JSON only")
     args = parser.parse_args(argv)
     groups = [g.strip() for g in args.only.split(",") if g.strip()]
@@ -223,9 +366,13 @@ def main(argv=None) -> int:
         if e.get("error"):
             print(f"{e['name']:<95} error: {e['error']}")
         else:
-            print(f"{e['name']:<95} {e['value']:9.3f} {e['direction']}{e['goal']:7.2f}  {'yes' if e['met'] else 'no'}")
-    print(f"{report['total_seconds']:.0f} s; wrote {args.out / 'results.json'}"
-          + ("" if args.no_plot else f" and {args.out / 'results.png'}"))
+            print(
+                f"{e['name']:<95} {e['value']:9.3f} {e['direction']}{e['goal']:7.2f}  {'yes' if e['met'] else 'no'}"
+            )
+    print(
+        f"{report['total_seconds']:.0f} s; wrote {args.out / 'results.json'}"
+        + ("" if args.no_plot else f" and {args.out / 'results.png'}")
+    )
     return 0
 
 

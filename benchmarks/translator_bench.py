@@ -61,8 +61,18 @@ from tutorlib.translator import (
 THROUGHPUT_GOAL, CACHE_GOAL = 1.0, 2.0
 PEAK_GOALS = {"pretrained": 0.30, "wide": 0.50}  # share of the fp32 matmul peak, per preset
 # PRESETS["pretrained"] before issue 14, and how train() stepped then: the "before" of the comparison
-OLD_PRETRAINED = TranslatorConfig(d_model=128, num_heads=4, d_ff=256, num_encoder_layers=3, num_decoder_layers=3,
-                                  dropout=0.1, lr=1e-3, warmup_steps=200, epochs=3, batch_size=64)
+OLD_PRETRAINED = TranslatorConfig(
+    d_model=128,
+    num_heads=4,
+    d_ff=256,
+    num_encoder_layers=3,
+    num_decoder_layers=3,
+    dropout=0.1,
+    lr=1e-3,
+    warmup_steps=200,
+    epochs=3,
+    batch_size=64,
+)
 PAD_ID = SPECIALS.index(PAD)
 
 
@@ -72,27 +82,35 @@ PAD_ID = SPECIALS.index(PAD)
 def shipped_model() -> None:
     print("1. the shipped checkpoint")
     if not PRETRAINED_PATH.exists():
-        print(f"   {PRETRAINED_PATH} is missing: train it with python -m tutorlib train --preset pretrained "
-              "--out tutorlib/pretrained")
+        print(
+            f"   {PRETRAINED_PATH} is missing: train it with python -m tutorlib train --preset pretrained "
+            "--out tutorlib/pretrained"
+        )
         return
     state = read_checkpoint(PRETRAINED_PATH)
     meta = state.get("meta", {})
     model, _, _ = load_pretrained(device="cpu")
     size = PRETRAINED_PATH.stat().st_size
-    print(f"   {PRETRAINED_PATH.name}: {size / 2**20:.2f} MiB ({size / 1e6:.2f} MB), {model.num_parameters():,} "
-          f"parameters (goal <= 5 MB)")
+    print(
+        f"   {PRETRAINED_PATH.name}: {size / 2**20:.2f} MiB ({size / 1e6:.2f} MB), {model.num_parameters():,} "
+        f"parameters (goal <= 5 MB)"
+    )
     if meta:
-        print(f"   trained by `{meta.get('command')}`: train() took {meta.get('train_seconds')} s when it was made "
-              f"(goal: the command <= 300 s on 2 CPU cores)")
+        print(
+            f"   trained by `{meta.get('command')}`: train() took {meta.get('train_seconds')} s when it was made "
+            f"(goal: the command <= 300 s on 2 CPU cores)"
+        )
     test = phrasebook("test")
     for beam in (1, 4):
         start = time.perf_counter()
         s = evaluate(model, test, beam_size=beam)
         seconds = time.perf_counter() - start
         ok = "met" if s["bleu"] >= 95 and s["exact_match"] >= 90 else "NOT met"
-        print(f"   test split ({s['sentences']} held-out sentences), {'greedy' if beam == 1 else f'beam {beam}'}: "
-              f"BLEU {s['bleu']:.2f}, chrF {s['chrf']:.2f}, exact match {s['exact_match']:.1f}% "
-              f"({seconds:.1f} s); goal BLEU >= 95 and exact match >= 90%: {ok}")
+        print(
+            f"   test split ({s['sentences']} held-out sentences), {'greedy' if beam == 1 else f'beam {beam}'}: "
+            f"BLEU {s['bleu']:.2f}, chrF {s['chrf']:.2f}, exact match {s['exact_match']:.1f}% "
+            f"({seconds:.1f} s); goal BLEU >= 95 and exact match >= 90%: {ok}"
+        )
 
 
 # --- 2. training throughput ---------------------------------------------------------------
@@ -108,21 +126,35 @@ class TorchTranslator(nn.Module):
         self.src_embed = nn.Embedding(c.src_vocab_size, c.d_model)
         self.tgt_embed = nn.Embedding(c.tgt_vocab_size, c.d_model)
         self.register_buffer("pe", Translator(c).pos.pe.clone(), persistent=False)
-        self.transformer = nn.Transformer(c.d_model, c.num_heads, c.num_encoder_layers, c.num_decoder_layers,
-                                          c.d_ff, c.dropout, batch_first=True, norm_first=c.norm_first)
+        self.transformer = nn.Transformer(
+            c.d_model,
+            c.num_heads,
+            c.num_encoder_layers,
+            c.num_decoder_layers,
+            c.d_ff,
+            c.dropout,
+            batch_first=True,
+            norm_first=c.norm_first,
+        )
         self.generator = nn.Linear(c.d_model, c.tgt_vocab_size)
         self.generator.weight = self.tgt_embed.weight
         self.drop_src, self.drop_tgt = nn.Dropout(c.dropout), nn.Dropout(c.dropout)
 
     def forward(self, batch):
-        scale = self.config.d_model ** 0.5
+        scale = self.config.d_model**0.5
         S, T = batch.src.shape[1], batch.tgt_in.shape[1]
         src = self.drop_src(self.src_embed(batch.src) * scale + self.pe[:S])
         tgt = self.drop_tgt(self.tgt_embed(batch.tgt_in) * scale + self.pe[:T])
         src_pad = ~batch.src_key_mask[:, 0, 0, :]  # PyTorch: True = ignore
         causal = torch.ones(T, T, dtype=torch.bool).triu(1)  # PyTorch: True = may not attend
-        out = self.transformer(src, tgt, tgt_mask=causal, src_key_padding_mask=src_pad,
-                               tgt_key_padding_mask=batch.tgt_in == PAD_ID, memory_key_padding_mask=src_pad)
+        out = self.transformer(
+            src,
+            tgt,
+            tgt_mask=causal,
+            src_key_padding_mask=src_pad,
+            tgt_key_padding_mask=batch.tgt_in == PAD_ID,
+            memory_key_padding_mask=src_pad,
+        )
         return self.generator(out)
 
 
@@ -138,7 +170,10 @@ def ours_from_torch(theirs: TorchTranslator) -> Translator:
             ours.encoder.layers[i] = EncoderLayer.from_torch(layer)
         for i, layer in enumerate(t.decoder.layers):
             ours.decoder.layers[i] = DecoderLayer.from_torch(layer)
-        for mine, theirs_norm in ((ours.encoder.norm, t.encoder.norm), (ours.decoder.norm, t.decoder.norm)):
+        for mine, theirs_norm in (
+            (ours.encoder.norm, t.encoder.norm),
+            (ours.decoder.norm, t.decoder.norm),
+        ):
             mine.weight.copy_(theirs_norm.weight)
             mine.bias.copy_(theirs_norm.bias)
     return ours
@@ -188,7 +223,11 @@ def step_flops(c, B: int, S: int, T: int) -> float:
     D, F = c.d_model, c.d_ff
     enc = c.num_encoder_layers * B * S * (2 * 4 * D * D + 2 * 2 * D * F + 2 * 2 * S * D)
     dec = c.num_decoder_layers * (
-        B * T * (2 * 4 * D * D + 2 * 2 * D * D + 2 * 2 * D * F + 2 * 2 * T * D + 2 * 2 * S * D)  # self, q/o, ffn
+        B
+        * T
+        * (
+            2 * 4 * D * D + 2 * 2 * D * D + 2 * 2 * D * F + 2 * 2 * T * D + 2 * 2 * S * D
+        )  # self, q/o, ffn
         + B * S * 2 * 2 * D * D  # cross-attention keys and values of the memory
     )
     out = B * T * 2 * D * c.tgt_vocab_size
@@ -214,13 +253,19 @@ def throughput(steps: int, preset: str = "pretrained", peak: float | None = None
     """Training tokens/s of ``Translator`` and ``torch.nn.Transformer`` on ``PRESETS[preset]``, interleaved steps."""
     pairs = phrasebook("train")
     src_vocab, tgt_vocab = build_vocabs(pairs)
-    c = dataclasses.replace(PRESETS[preset], src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
-    print(f"2. training throughput, {preset} preset (d_model {c.d_model}, d_ff {c.d_ff}, {c.num_heads} heads, "
-          f"{c.num_encoder_layers}+{c.num_decoder_layers} layers, batch {c.batch_size}, dropout {c.dropout}; fused "
-          "AdamW, label smoothing, foreach clipping)")
+    c = dataclasses.replace(
+        PRESETS[preset], src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab)
+    )
+    print(
+        f"2. training throughput, {preset} preset (d_model {c.d_model}, d_ff {c.d_ff}, {c.num_heads} heads, "
+        f"{c.num_encoder_layers}+{c.num_decoder_layers} layers, batch {c.batch_size}, dropout {c.dropout}; fused "
+        "AdamW, label smoothing, foreach clipping)"
+    )
     torch.manual_seed(0)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "enable_nested_tensor is True, but ... norm_first was True"
+        warnings.simplefilter(
+            "ignore"
+        )  # "enable_nested_tensor is True, but ... norm_first was True"
         theirs = TorchTranslator(c)
     ours = ours_from_torch(theirs)
     with warnings.catch_warnings():
@@ -235,11 +280,15 @@ def throughput(steps: int, preset: str = "pretrained", peak: float | None = None
     models = {"ours": ours, "torch": theirs}
     counted = counted_flops(ours, probe, c.label_smoothing)
     analytic = step_flops(c, *probe.src.shape, probe.tgt_in.shape[1])
-    print(f"   FLOPs of one step (batch {tuple(probe.src.shape)} -> {tuple(probe.tgt_in.shape)}): analytic "
-          f"{analytic / 1e9:.2f} G, FlopCounterMode {counted / 1e9:.2f} G (analytic / counted "
-          f"{analytic / counted:.3f}); "
-          "the shares of the peak below use the analytic count")
-    optimizers = {k: make_optimizer(m, c) for k, m in models.items()}  # train()'s fused AdamW, for both
+    print(
+        f"   FLOPs of one step (batch {tuple(probe.src.shape)} -> {tuple(probe.tgt_in.shape)}): analytic "
+        f"{analytic / 1e9:.2f} G, FlopCounterMode {counted / 1e9:.2f} G (analytic / counted "
+        f"{analytic / counted:.3f}); "
+        "the shares of the peak below use the analytic count"
+    )
+    optimizers = {
+        k: make_optimizer(m, c) for k, m in models.items()
+    }  # train()'s fused AdamW, for both
     seconds = {k: [] for k in models}
     tokens, flops = [], []
 
@@ -271,22 +320,40 @@ def throughput(steps: int, preset: str = "pretrained", peak: float | None = None
     rate = {k: statistics.median(n / t for n, t in zip(tokens, v)) for k, v in seconds.items()}
     achieved = {k: statistics.median(f / t for f, t in zip(flops, v)) for k, v in seconds.items()}
     ratio = statistics.median(t / o for o, t in zip(seconds["ours"], seconds["torch"]))
-    print(f"   {steps} steps each, interleaved; {sum(tokens) / steps:.0f} target tokens per step; medians of the steps")
+    print(
+        f"   {steps} steps each, interleaved; {sum(tokens) / steps:.0f} target tokens per step; medians of the steps"
+    )
     print(f"   {'model':<28}{'tokens/s':>10}{'ms/step':>9}{'GFLOP/s':>9}{'of peak':>9}")
     for name, label in (("ours", "tutorlib Translator"), ("torch", "torch.nn.Transformer")):
-        print(f"   {label:<28}{rate[name]:>10,.0f}{1e3 * statistics.median(seconds[name]):>9.1f}"
-              f"{achieved[name] / 1e9:>9.1f}{achieved[name] / peak:>9.1%}")
+        print(
+            f"   {label:<28}{rate[name]:>10,.0f}{1e3 * statistics.median(seconds[name]):>9.1f}"
+            f"{achieved[name] / 1e9:>9.1f}{achieved[name] / peak:>9.1%}"
+        )
     of_peak = {k: a / peak for k, a in achieved.items()}
     verdict = "met" if ratio >= THROUGHPUT_GOAL else "NOT met"
     print(f"   ours/torch = {ratio:.3f}; goal >= {THROUGHPUT_GOAL}: {verdict}")
     goal = PEAK_GOALS.get(preset)
     if goal is not None:
-        print(f"   ours at {of_peak['ours']:.1%} of the fp32 matmul peak ({peak / 1e9:.1f} GFLOP/s, the best product "
-              f"before, between and after these steps); goal >= {goal:.0%}: "
-              + ("met" if of_peak["ours"] >= goal else "NOT met"))
-    return {"preset": preset, "config": c.to_dict(), "steps": steps, "seconds": seconds, "tokens": tokens,
-            "flops": flops, "flops_counted_one_step": counted, "flops_analytic_one_step": analytic,
-            "peak_flops": peak, "tokens_per_s": rate, "ratio": ratio, "of_peak": of_peak, "peak_goal": goal}
+        print(
+            f"   ours at {of_peak['ours']:.1%} of the fp32 matmul peak ({peak / 1e9:.1f} GFLOP/s, the best product "
+            f"before, between and after these steps); goal >= {goal:.0%}: "
+            + ("met" if of_peak["ours"] >= goal else "NOT met")
+        )
+    return {
+        "preset": preset,
+        "config": c.to_dict(),
+        "steps": steps,
+        "seconds": seconds,
+        "tokens": tokens,
+        "flops": flops,
+        "flops_counted_one_step": counted,
+        "flops_analytic_one_step": analytic,
+        "peak_flops": peak,
+        "tokens_per_s": rate,
+        "ratio": ratio,
+        "of_peak": of_peak,
+        "peak_goal": goal,
+    }
 
 
 def before_after(steps: int) -> dict:
@@ -297,20 +364,42 @@ def before_after(steps: int) -> dict:
     pairs = phrasebook("train")
     src_vocab, tgt_vocab = build_vocabs(pairs)
     sides = {}
-    for name, config, fused in (("before", OLD_PRETRAINED, False), ("after", PRESETS["pretrained"], True)):
-        c = dataclasses.replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    for name, config, fused in (
+        ("before", OLD_PRETRAINED, False),
+        ("after", PRESETS["pretrained"], True),
+    ):
+        c = dataclasses.replace(
+            config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab)
+        )
         torch.manual_seed(0)
         model = Translator(c)
         if fused:
             opt = make_optimizer(model, c)
         else:
-            opt = torch.optim.AdamW(model.parameters(), lr=c.lr, betas=(0.9, 0.98), eps=1e-9,
-                                    weight_decay=c.weight_decay, foreach=False)
+            opt = torch.optim.AdamW(
+                model.parameters(),
+                lr=c.lr,
+                betas=(0.9, 0.98),
+                eps=1e-9,
+                weight_decay=c.weight_decay,
+                foreach=False,
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            batches = make_batches(pairs, src_vocab, tgt_vocab, c.batch_size, seed=0, max_len=c.max_len)
-        sides[name] = {"config": c, "model": model, "opt": opt, "fused": fused, "batches": batches, "next": 0,
-                       "seconds": 0.0, "tokens": 0, "rates": []}
+            batches = make_batches(
+                pairs, src_vocab, tgt_vocab, c.batch_size, seed=0, max_len=c.max_len
+            )
+        sides[name] = {
+            "config": c,
+            "model": model,
+            "opt": opt,
+            "fused": fused,
+            "batches": batches,
+            "next": 0,
+            "seconds": 0.0,
+            "tokens": 0,
+            "rates": [],
+        }
     largest = max(s["config"].batch_size for s in sides.values())
 
     def round_of(side, timed: bool):
@@ -339,26 +428,42 @@ def before_after(steps: int) -> dict:
     for side in sides.values():
         round_of(side, timed=False)
     for i in range(steps):
-        for name in (("before", "after") if i % 2 == 0 else ("after", "before")):
+        for name in ("before", "after") if i % 2 == 0 else ("after", "before"):
             round_of(sides[name], timed=True)
-    rate = {k: statistics.median(s["rates"]) for k, s in sides.items()}  # robust to a round slowed by other jobs
-    print(f"   the shipped preset before and after issue 14, {steps} interleaved rounds of {largest} pairs each "
-          "(median tokens/s of the rounds):")
+    rate = {
+        k: statistics.median(s["rates"]) for k, s in sides.items()
+    }  # robust to a round slowed by other jobs
+    print(
+        f"   the shipped preset before and after issue 14, {steps} interleaved rounds of {largest} pairs each "
+        "(median tokens/s of the rounds):"
+    )
     for name, s in sides.items():
         c = s["config"]
-        how = "fused AdamW, foreach clipping" if s["fused"] else "AdamW loop, per-parameter clipping"
-        print(f"   {name:<7} batch {c.batch_size:>3}, dropout {c.dropout}, {how:<36}{rate[name]:>9,.0f} tokens/s")
+        how = (
+            "fused AdamW, foreach clipping" if s["fused"] else "AdamW loop, per-parameter clipping"
+        )
+        print(
+            f"   {name:<7} batch {c.batch_size:>3}, dropout {c.dropout}, {how:<36}{rate[name]:>9,.0f} tokens/s"
+        )
     speedup = rate["after"] / rate["before"]
     # a whole run's training steps at these rates: every epoch has the same target tokens, whatever the batch size
     epoch_tokens = sum(batch.num_tgt_tokens for batch in sides["after"]["batches"])
     run_s = {k: s["config"].epochs * epoch_tokens / rate[k] for k, s in sides.items()}
-    print(f"   after/before = {speedup:.2f}x target tokens/s; a whole run's steps at these rates: before "
-          f"{sides['before']['config'].epochs} epochs {run_s['before']:.0f} s, after {sides['after']['config'].epochs} "
-          f"epochs {run_s['after']:.0f} s ({run_s['before'] / run_s['after']:.2f}x less time; validation and the "
-          "test-split evaluation not counted)")
-    return {"rounds": steps, "pairs_per_round": largest, "tokens_per_s": rate, "speedup": speedup, "run_s": run_s,
-            "seconds": {k: s["seconds"] for k, s in sides.items()},
-            "tokens": {k: s["tokens"] for k, s in sides.items()}}
+    print(
+        f"   after/before = {speedup:.2f}x target tokens/s; a whole run's steps at these rates: before "
+        f"{sides['before']['config'].epochs} epochs {run_s['before']:.0f} s, after {sides['after']['config'].epochs} "
+        f"epochs {run_s['after']:.0f} s ({run_s['before'] / run_s['after']:.2f}x less time; validation and the "
+        "test-split evaluation not counted)"
+    )
+    return {
+        "rounds": steps,
+        "pairs_per_round": largest,
+        "tokens_per_s": rate,
+        "speedup": speedup,
+        "run_s": run_s,
+        "seconds": {k: s["seconds"] for k, s in sides.items()},
+        "tokens": {k: s["tokens"] for k, s in sides.items()},
+    }
 
 
 # --- 3. the KV cache ------------------------------------------------------------------------
@@ -372,8 +477,13 @@ def kv_cache(reps: int) -> dict:
     else:
         pairs = phrasebook("train")
         src_vocab, tgt_vocab = build_vocabs(pairs)
-        model = Translator(dataclasses.replace(PRESETS["pretrained"], src_vocab_size=len(src_vocab),
-                                               tgt_vocab_size=len(tgt_vocab)), src_vocab, tgt_vocab).eval()
+        model = Translator(
+            dataclasses.replace(
+                PRESETS["pretrained"], src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab)
+            ),
+            src_vocab,
+            tgt_vocab,
+        ).eval()
         what = "an untrained model of the pretrained preset"
 
     def no_eos(module, inputs, logits):  # every sentence runs all 30 steps
@@ -389,9 +499,11 @@ def kv_cache(reps: int) -> dict:
     out = {}
     times = {True: [], False: []}
     for rep in range(reps + 1):
-        for use_cache in ((True, False) if rep % 2 == 0 else (False, True)):
+        for use_cache in (True, False) if rep % 2 == 0 else (False, True):
             start = time.perf_counter()
-            out[use_cache] = beam_search(model, batch.src, batch.src_key_mask, 4, max_len=30, use_cache=use_cache)
+            out[use_cache] = beam_search(
+                model, batch.src, batch.src_key_mask, 4, max_len=30, use_cache=use_cache
+            )
             if rep > 0:  # the first round warms up
                 times[use_cache].append(time.perf_counter() - start)
     hook.remove()
@@ -399,21 +511,42 @@ def kv_cache(reps: int) -> dict:
     same = out[True] == out[False]
     with_s, without_s = statistics.median(times[True]), statistics.median(times[False])
     speedup = without_s / with_s
-    print(f"   {what}, 32 long test sentences x 4 beams, 30 tokens each, median of {reps} interleaved runs")
-    print(f"   with the cache {with_s * 1e3:.0f} ms, without {without_s * 1e3:.0f} ms: {speedup:.2f}x faster; "
-          f"identical output: {same}")
+    print(
+        f"   {what}, 32 long test sentences x 4 beams, 30 tokens each, median of {reps} interleaved runs"
+    )
+    print(
+        f"   with the cache {with_s * 1e3:.0f} ms, without {without_s * 1e3:.0f} ms: {speedup:.2f}x faster; "
+        f"identical output: {same}"
+    )
     verdict = "met" if speedup >= CACHE_GOAL and same else "NOT met"
     print(f"   goal >= {CACHE_GOAL:.0f}x with identical output: {verdict}")
-    return {"reps": reps, "model": what, "with_cache_s": times[True], "without_cache_s": times[False],
-            "speedup": speedup, "identical": same}
+    return {
+        "reps": reps,
+        "model": what,
+        "with_cache_s": times[True],
+        "without_cache_s": times[False],
+        "speedup": speedup,
+        "identical": same,
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=30, help="training steps per model (default 30)")
-    parser.add_argument("--reps", type=int, default=5, help="beam-search runs with and without the cache (default 5)")
-    parser.add_argument("--skip-model", action="store_true", help="skip evaluating the shipped checkpoint")
-    parser.add_argument("--presets", default="pretrained,wide", help="presets to measure (default pretrained,wide)")
+    parser.add_argument(
+        "--steps", type=int, default=30, help="training steps per model (default 30)"
+    )
+    parser.add_argument(
+        "--reps",
+        type=int,
+        default=5,
+        help="beam-search runs with and without the cache (default 5)",
+    )
+    parser.add_argument(
+        "--skip-model", action="store_true", help="skip evaluating the shipped checkpoint"
+    )
+    parser.add_argument(
+        "--presets", default="pretrained,wide", help="presets to measure (default pretrained,wide)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(2)
     print(f"torch {torch.__version__}, CPU, float32, {torch.get_num_threads()} threads")
@@ -421,8 +554,11 @@ def main() -> int:
         shipped_model()
     peaks = matmul_peaks()
     peak = max(peaks.values())
-    print("fp32 matmul peak: " + ", ".join(f"{n}^3 {f / 1e9:.1f}" for n, f in peaks.items())
-          + f" GFLOP/s (best of 5 each); peak = {peak / 1e9:.1f} GFLOP/s")
+    print(
+        "fp32 matmul peak: "
+        + ", ".join(f"{n}^3 {f / 1e9:.1f}" for n, f in peaks.items())
+        + f" GFLOP/s (best of 5 each); peak = {peak / 1e9:.1f} GFLOP/s"
+    )
     for preset in args.presets.split(","):
         throughput(args.steps, preset.strip(), peak)
     before_after(max(4, args.steps // 3))

@@ -37,7 +37,19 @@ NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
 OKABE_ITO = {c.lower() for c in display.OKABE_ITO.values()}
 NEUTRAL_NAMES = {"black", "white", "grey", "gray", "k", "w", "none"}
-PLOT_CALLS = {"plot", "scatter", "bar", "barh", "hist", "step", "fill_between", "errorbar", "stem", "stackplot", "pie"}
+PLOT_CALLS = {
+    "plot",
+    "scatter",
+    "bar",
+    "barh",
+    "hist",
+    "step",
+    "fill_between",
+    "errorbar",
+    "stem",
+    "stackplot",
+    "pie",
+}
 IMAGE_CALLS = {"imshow", "pcolormesh", "pcolor", "matshow", "contourf", "contour"}
 COLOUR_KEYWORDS = {"color", "c", "colors", "facecolor", "edgecolor"}
 
@@ -69,16 +81,24 @@ def test_every_figure_has_alt_text(path):
         where = describe(path, i, cell)
         alt = alt_of(cell)
         if not images:
-            assert alt is None, f"{where} has alt text but no image: was the figure moved to another cell?"
+            assert alt is None, (
+                f"{where} has alt text but no image: was the figure moved to another cell?"
+            )
             continue
         figures += 1
-        assert images == 1, f"{where} draws {images} images; one figure per cell, so its alt text describes it"
+        assert images == 1, (
+            f"{where} draws {images} images; one figure per cell, so its alt text describes it"
+        )
         assert isinstance(alt, str) and alt.strip(), (
             f'{where} draws a figure without alt text: add cell metadata {{"mystnb": {{"image": {{"alt": "..."}}}}}} '
             "saying what it shows and what to take from it"
         )
-        assert 60 <= len(alt) <= 450, f"{where}: alt text of {len(alt)} characters; write one or two sentences (60 to 450)"
-        assert not re.search(r"\b(TODO|TBD|FIXME|image of|picture of|figure \d)\b", alt, re.I), f"{where}: alt {alt!r}"
+        assert 60 <= len(alt) <= 450, (
+            f"{where}: alt text of {len(alt)} characters; write one or two sentences (60 to 450)"
+        )
+        assert not re.search(r"\b(TODO|TBD|FIXME|image of|picture of|figure \d)\b", alt, re.I), (
+            f"{where}: alt {alt!r}"
+        )
         assert not alt.lower().endswith((".png", ".svg")), f"{where}: the alt text is a file name"
     if path.name.startswith(("01_", "02_", "03_", "04_", "05_", "06_", "07_", "08_")):
         assert figures >= 1, f"{path.name} has no figures: were its outputs stripped?"
@@ -90,9 +110,13 @@ def test_alt_texts_are_not_copied_between_figures():
         for i, cell, images in figure_cells(path):
             if images:
                 alt = alt_of(cell)
-                assert alt not in seen, f"{describe(path, i, cell)} repeats the alt text of {seen[alt]}"
+                assert alt not in seen, (
+                    f"{describe(path, i, cell)} repeats the alt text of {seen[alt]}"
+                )
                 seen[alt] = describe(path, i, cell)
-    assert len(seen) >= 14, f"chapters 1-8 draw at least 14 figures, found {len(seen)} with alt text"
+    assert len(seen) >= 14, (
+        f"chapters 1-8 draw at least 14 figures, found {len(seen)} with alt text"
+    )
 
 
 # --- colours --------------------------------------------------------------------------------
@@ -127,31 +151,49 @@ def _colour_problems(tree: ast.Module, cmap_variables: bool = False) -> list[str
             if re.fullmatch(r"#[0-9a-fA-F]{6}", text):
                 r, g, b = text[1:3], text[3:5], text[5:7]
                 if text.lower() not in OKABE_ITO and not (r == g == b):
-                    problems.append(f"colour {text} is neither Okabe-Ito ({sorted(OKABE_ITO)}) nor a grey")
+                    problems.append(
+                        f"colour {text} is neither Okabe-Ito ({sorted(OKABE_ITO)}) nor a grey"
+                    )
         if not isinstance(node, ast.Call):
             continue
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        name = (
+            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        )
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
         if "cmap" in keywords:
             value = keywords["cmap"]
-            named = isinstance(value, ast.Constant) and (value.value is None or value.value in display.COLOUR_BLIND_SAFE_CMAPS)
+            named = isinstance(value, ast.Constant) and (
+                value.value is None or value.value in display.COLOUR_BLIND_SAFE_CMAPS
+            )
             if not named and not (cmap_variables and isinstance(value, ast.Name)):
-                problems.append(f"{name}(cmap={ast.unparse(value)}) is not in tutorlib.display.COLOUR_BLIND_SAFE_CMAPS")
+                problems.append(
+                    f"{name}(cmap={ast.unparse(value)}) is not in tutorlib.display.COLOUR_BLIND_SAFE_CMAPS"
+                )
         for key in COLOUR_KEYWORDS & keywords.keys():
             value = keywords[key]
             values = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
             for v in values:
                 if isinstance(v, ast.Constant) and isinstance(v.value, str):
                     v = v.value
-                    if v.lower() not in OKABE_ITO | NEUTRAL_NAMES and not re.fullmatch(r"#([0-9a-fA-F]{2})\1\1", v):
+                    if v.lower() not in OKABE_ITO | NEUTRAL_NAMES and not re.fullmatch(
+                        r"#([0-9a-fA-F]{2})\1\1", v
+                    ):
                         problems.append(f"{name}({key}={v!r}): use an Okabe-Ito colour or a grey")
         plotting = _on_axes(node.func)
         if plotting and name in PLOT_CALLS and not (COLOUR_KEYWORDS & keywords.keys()):
-            problems.append(f"{name}(...) without color=: matplotlib's default cycle pairs red with green")
+            problems.append(
+                f"{name}(...) without color=: matplotlib's default cycle pairs red with green"
+            )
         if plotting and name in PLOT_CALLS:
             for arg in node.args:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and re.search(r"[bgrcmyk]", arg.value):
-                    problems.append(f"{name}(..., {arg.value!r}): a colour letter in the format string")
+                if (
+                    isinstance(arg, ast.Constant)
+                    and isinstance(arg.value, str)
+                    and re.search(r"[bgrcmyk]", arg.value)
+                ):
+                    problems.append(
+                        f"{name}(..., {arg.value!r}): a colour letter in the format string"
+                    )
         if plotting and name in IMAGE_CALLS and "cmap" not in keywords:
             problems.append(f"{name}(...) without cmap=: name a colour-blind-safe map")
     return problems
@@ -185,7 +227,7 @@ def test_the_colour_audit_catches_unsafe_code():
     """The checker above would fail a chapter that drew with jet, red/green or the default cycle."""
     bad = [
         'ax.imshow(w, cmap="jet")',
-        'matrix(w, cmap=my_map)',
+        "matrix(w, cmap=my_map)",
         'ax.plot(x, y, color="red")',
         'ax.plot(x, y, "r-", color="#0072B2")',
         "ax.plot(x, y)",
@@ -202,7 +244,9 @@ def test_the_colour_audit_catches_unsafe_code():
 def test_display_refuses_unsafe_colour_maps():
     assert display.DEFAULT_CMAP in display.COLOUR_BLIND_SAFE_CMAPS
     for cmap in ("jet", "rainbow", "RdYlGn", "hsv"):
-        with pytest.raises(ValueError, match=rf"cmap '{cmap}' is not one of the course's colour-blind-safe maps"):
+        with pytest.raises(
+            ValueError, match=rf"cmap '{cmap}' is not one of the course's colour-blind-safe maps"
+        ):
             display.matrix(np.eye(2), cmap=cmap)
         with pytest.raises(ValueError, match="colour-blind-safe"):
             display.attention_heatmap(np.eye(2), ["a", "b"], ["a", "b"], cmap=cmap)
@@ -223,7 +267,9 @@ def test_text_on_every_shade_reads_at_wcag_aa_contrast():
     from matplotlib.colors import to_rgb
 
     assert display.contrast_ratio((0, 0, 0), (1, 1, 1)) == pytest.approx(21.0)
-    assert display.relative_luminance((0.5, 0.5, 0.5)) == pytest.approx(0.2140, abs=1e-4)  # linearised
+    assert display.relative_luminance((0.5, 0.5, 0.5)) == pytest.approx(
+        0.2140, abs=1e-4
+    )  # linearised
     poor = []
     for name in sorted(display.COLOUR_BLIND_SAFE_CMAPS):
         for x in np.linspace(0, 1, 257):
@@ -233,8 +279,10 @@ def test_text_on_every_shade_reads_at_wcag_aa_contrast():
                 poor.append(f"{name} at {x:.3f}: {fg} on {bg} reads at {ratio:.2f}:1")
     assert not poor, f"{len(poor)} shades with unreadable text, e.g. {poor[:5]}"
     # the tables of the explorers and of matrix() take their text colour from shade()
-    cell = re.search(r"background:(#[0-9a-f]{6});color:(#[0-9a-f]{6})",
-                     display.weights_heatmap_html([[0.3, 0.7]], ["q"], ["a", "b"]))
+    cell = re.search(
+        r"background:(#[0-9a-f]{6});color:(#[0-9a-f]{6})",
+        display.weights_heatmap_html([[0.3, 0.7]], ["q"], ["a", "b"]),
+    )
     assert display.contrast_ratio(to_rgb(cell[1]), to_rgb(cell[2])) >= 4.5, cell.group(0)
 
 
@@ -257,11 +305,15 @@ def test_built_pages_carry_the_alt_text(path):
     built = Path(os.environ.get("TUTORLIB_BOOK_HTML", ROOT / "_build" / "html"))
     page = built / "chapters" / (path.stem + ".html")
     if not page.is_file():
-        pytest.fail(f"{page} is not built: run `make book` (make test does it first) or set TUTORLIB_BOOK_HTML")
+        pytest.fail(
+            f"{page} is not built: run `make book` (make test does it first) or set TUTORLIB_BOOK_HTML"
+        )
     parser = _Images()
     parser.feed(page.read_text())
     outputs = [img for img in parser.images if "_images/" in img.get("src", "")]
     expected = [alt_of(cell) for _, cell, images in figure_cells(path) if images]
-    assert len(outputs) == len(expected), f"{page.name}: {len(outputs)} figures on the page, {len(expected)} in the notebook"
+    assert len(outputs) == len(expected), (
+        f"{page.name}: {len(outputs)} figures on the page, {len(expected)} in the notebook"
+    )
     for img, alt in zip(outputs, expected):
         assert img.get("alt") == alt, f"{page.name}: {img.get('src')} has alt {img.get('alt')!r}"

@@ -53,8 +53,12 @@ def test_softmax_unchanged_by_a_constant_per_row(x, c):
 
 
 @settings(max_examples=100, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)), elements=st.floats(-50, 50)),
-       st.floats(0.05, 20))
+@given(
+    arrays(
+        np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)), elements=st.floats(-50, 50)
+    ),
+    st.floats(0.05, 20),
+)
 def test_softmax_temperature_is_division_of_scores(x, t):
     np.testing.assert_allclose(softmax(x, temperature=t), softmax(x / t), rtol=1e-9, atol=1e-12)
 
@@ -141,15 +145,22 @@ def test_attention_is_scaled_by_sqrt_dk_not_dk():
 
 
 def _random_case(rng, batch, t_q, t_k, d_k, d_v):
-    return (rng.standard_normal(batch + (t_q, d_k)), rng.standard_normal(batch + (t_k, d_k)),
-            rng.standard_normal(batch + (t_k, d_v)))
+    return (
+        rng.standard_normal(batch + (t_q, d_k)),
+        rng.standard_normal(batch + (t_k, d_k)),
+        rng.standard_normal(batch + (t_k, d_v)),
+    )
 
 
 @settings(max_examples=60, deadline=None)
 @given(
     batch=st.lists(st.integers(1, 3), max_size=2).map(tuple),
-    t_q=st.integers(1, 6), t_k=st.integers(1, 6), d_k=st.integers(1, 8), d_v=st.integers(1, 5),
-    masked=st.booleans(), seed=st.integers(0, 2**32 - 1),
+    t_q=st.integers(1, 6),
+    t_k=st.integers(1, 6),
+    d_k=st.integers(1, 8),
+    d_v=st.integers(1, 5),
+    masked=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
 )
 def test_attention_matches_torch(batch, t_q, t_k, d_k, d_v, masked, seed):
     """Same output as torch.nn.functional.scaled_dot_product_attention within 1e-6 (float64)."""
@@ -161,7 +172,9 @@ def test_attention_matches_torch(batch, t_q, t_k, d_k, d_v, masked, seed):
         mask[..., rng.integers(t_k)] = True  # every query keeps at least one key
     out, weights = scaled_dot_product_attention(q, k, v, mask=mask)
     expected = F.scaled_dot_product_attention(
-        torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v),
+        torch.from_numpy(q),
+        torch.from_numpy(k),
+        torch.from_numpy(v),
         attn_mask=None if mask is None else torch.from_numpy(mask),
     ).numpy()
     np.testing.assert_allclose(out, expected, rtol=0, atol=1e-6)
@@ -173,7 +186,9 @@ def test_attention_matches_torch_causal():
     rng = np.random.default_rng(0)
     q, k, v = _random_case(rng, (2, 3), 7, 7, 4, 5)
     out, _ = scaled_dot_product_attention(q, k, v, mask=causal_mask(7))
-    expected = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True).numpy()
+    expected = F.scaled_dot_product_attention(
+        *map(torch.from_numpy, (q, k, v)), is_causal=True
+    ).numpy()
     np.testing.assert_allclose(out, expected, rtol=0, atol=1e-6)
 
 
@@ -205,7 +220,9 @@ def test_attention_broadcasts_batch_dimensions_and_padding_masks():
     assert out.shape == (2, 4, 2)
     np.testing.assert_array_equal(weights[1, :, 3:], 0.0)
     for b in range(2):
-        np.testing.assert_allclose(out[b], scaled_dot_product_attention(q[b], k[b], v[0], mask[b])[0])
+        np.testing.assert_allclose(
+            out[b], scaled_dot_product_attention(q[b], k[b], v[0], mask[b])[0]
+        )
 
 
 def test_attention_accepts_integer_inputs():
@@ -216,11 +233,20 @@ def test_attention_accepts_integer_inputs():
 @pytest.mark.parametrize(
     "shapes, message",
     [
-        (((3, 4), (5, 3), (5, 2)), r"q has d_k=4 but k has d_k=3 \(q \(3, 4\), k \(5, 3\)\).*same width"),
+        (
+            ((3, 4), (5, 3), (5, 2)),
+            r"q has d_k=4 but k has d_k=3 \(q \(3, 4\), k \(5, 3\)\).*same width",
+        ),
         (((3, 4), (5, 4), (6, 2)), r"k has T_k=5 keys but v has 6 values"),
-        (((4,), (5, 4), (5, 2)), r"q must have at least 2 dimensions \(\.\.\., T_q, d_k\), got shape \(4,\)"),
+        (
+            ((4,), (5, 4), (5, 2)),
+            r"q must have at least 2 dimensions \(\.\.\., T_q, d_k\), got shape \(4,\)",
+        ),
         (((3, 4), (4,), (5, 2)), r"k must have at least 2 dimensions"),
-        (((2, 3, 4), (3, 5, 4), (3, 5, 2)), r"leading \(batch\) dimensions .* do not broadcast: \(2,\), \(3,\)"),
+        (
+            ((2, 3, 4), (3, 5, 4), (3, 5, 2)),
+            r"leading \(batch\) dimensions .* do not broadcast: \(2,\), \(3,\)",
+        ),
         (((3, 0), (5, 0), (5, 2)), r"d_k must be at least 1"),
         (((3, 4), (0, 4), (0, 2)), r"no keys"),
     ],
@@ -233,13 +259,18 @@ def test_attention_shape_errors_name_both_shapes(shapes, message):
 
 def test_attention_rejects_non_boolean_masks():
     q = k = v = np.zeros((2, 2))
-    with pytest.raises(ValueError, match=r"mask must be boolean with True = may attend, got dtype int64"):
+    with pytest.raises(
+        ValueError, match=r"mask must be boolean with True = may attend, got dtype int64"
+    ):
         scaled_dot_product_attention(q, k, v, mask=np.ones((2, 2), dtype=np.int64))
 
 
 def test_attention_rejects_a_mask_that_does_not_broadcast():
     q, k, v = np.zeros((2, 5, 4)), np.zeros((2, 5, 4)), np.zeros((2, 5, 4))
-    with pytest.raises(ValueError, match=r"mask of shape \(2, 5\) does not broadcast to the scores' shape \(2, 5, 5\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"mask of shape \(2, 5\) does not broadcast to the scores' shape \(2, 5, 5\)",
+    ):
         scaled_dot_product_attention(q, k, v, mask=padding_mask([5, 3]))
     with pytest.raises(ValueError, match=r"mask of shape \(3, 3\)"):
         scaled_dot_product_attention(q, k, v, mask=causal_mask(3))
@@ -250,7 +281,10 @@ def test_attention_names_the_fully_masked_row():
     q, k, v = np.zeros((2, 3, 2)), np.zeros((2, 4, 2)), np.zeros((2, 4, 2))
     mask = np.ones((2, 3, 4), dtype=bool)
     mask[1, 2] = False
-    with pytest.raises(ValueError, match=r"query row 2 \(index \(1, 2\) of the \(\.\.\., T_q\) axes\) has every key masked"):
+    with pytest.raises(
+        ValueError,
+        match=r"query row 2 \(index \(1, 2\) of the \(\.\.\., T_q\) axes\) has every key masked",
+    ):
         scaled_dot_product_attention(q, k, v, mask=mask)
 
 
@@ -280,8 +314,12 @@ def test_causal_mask_hides_exactly_the_future(n):
 def test_causal_mask_agrees_with_torch_is_causal():
     rng = np.random.default_rng(5)
     q, k, v = _random_case(rng, (), 6, 6, 3, 3)
-    torch_out = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True).numpy()
-    np.testing.assert_allclose(scaled_dot_product_attention(q, k, v, causal_mask(6))[0], torch_out, atol=1e-12)
+    torch_out = F.scaled_dot_product_attention(
+        *map(torch.from_numpy, (q, k, v)), is_causal=True
+    ).numpy()
+    np.testing.assert_allclose(
+        scaled_dot_product_attention(q, k, v, causal_mask(6))[0], torch_out, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("n", [0, -1, 2.5, "3", True, None])
@@ -320,8 +358,14 @@ def test_padding_mask_errors(lengths, max_len, message):
 
 @pytest.mark.parametrize(
     "shapes",
-    [((3, 4), (5, 3), (5, 2)), ((3, 4), (5, 4), (6, 2)), ((4,), (5, 4), (5, 2)),
-     ((2, 3, 4), (3, 5, 4), (3, 5, 2)), ((3, 0), (5, 0), (5, 2)), ((3, 4), (0, 4), (0, 2))],
+    [
+        ((3, 4), (5, 3), (5, 2)),
+        ((3, 4), (5, 4), (6, 2)),
+        ((4,), (5, 4), (5, 2)),
+        ((2, 3, 4), (3, 5, 4), (3, 5, 2)),
+        ((3, 0), (5, 0), (5, 2)),
+        ((3, 4), (0, 4), (0, 2)),
+    ],
 )
 def test_attention_shapes_say_the_same_for_torch_tensors(shapes):
     """One rule for both: torch tensors of these shapes get the NumPy function's exact message."""

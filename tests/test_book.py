@@ -12,12 +12,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
-pytestmark = pytest.mark.slow  # reads the built book (make test builds it first; make check does not)
+pytestmark = (
+    pytest.mark.slow
+)  # reads the built book (make test builds it first; make check does not)
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
 NOTEBOOK_PAGES = [p for p in PAGES if (ROOT / f"{p}.ipynb").is_file()]
-CHAPTER_PAGES = [p for p in NOTEBOOK_PAGES if p.startswith("chapters/")]  # exercises have no outputs or math
+CHAPTER_PAGES = [
+    p for p in NOTEBOOK_PAGES if p.startswith("chapters/")
+]  # exercises have no outputs or math
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +52,19 @@ def test_launch_links_point_at_this_notebook(built, page):
 @pytest.mark.parametrize("page", CHAPTER_PAGES)
 def test_chapter_pages_show_their_outputs_and_math(built, page):
     html = (built / f"{page}.html").read_text()
-    assert "cell_output" in html, "no cell outputs rendered: were the notebooks committed without outputs?"
-    assert "install-tutorlib" not in html and "TUTORLIB_SOURCE" not in html, "the install cell should be hidden"
+    assert "cell_output" in html, (
+        "no cell outputs rendered: were the notebooks committed without outputs?"
+    )
+    assert "install-tutorlib" not in html and "TUTORLIB_SOURCE" not in html, (
+        "the install cell should be hidden"
+    )
     assert re.search(r"\\\(|\\\[|\$\$|math notranslate", html), "no math on the page"
 
 
 def test_plots_are_in_the_built_site(built):
-    images = list((built / "_images").glob("*.svg"))  # the chapters draw SVG (tools/notebooks.py's first cell)
-    assert len(images) >= 20, f"expected the chapters' SVG figures in _build/html/_images, found {len(images)}"
+    images = list(
+        (built / "_images").glob("*.svg")
+    )  # the chapters draw SVG (tools/notebooks.py's first cell)
+    assert len(images) >= 20, (
+        f"expected the chapters' SVG figures in _build/html/_images, found {len(images)}"
+    )

@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -71,8 +71,13 @@ TARGETS = [f"{p}.html" for p in PAGES] + [SEARCH]
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
     # Every host but the test server resolves to nothing: a page that reaches for a CDN
     # fails here at once (and is reported), instead of waiting on, or using, the network.
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
@@ -168,21 +173,29 @@ class Visit:
     target: str
     url: str = ""
     status: int | None = None
-    console_errors: list[str] = field(default_factory=list)  # console.error and uncaught exceptions, not allowed
-    allowed: list[str] = field(default_factory=list)         # the allowed ones that did occur
-    failed: list[str] = field(default_factory=list)          # requests that failed or got HTTP >= 400
+    console_errors: list[str] = field(
+        default_factory=list
+    )  # console.error and uncaught exceptions, not allowed
+    allowed: list[str] = field(default_factory=list)  # the allowed ones that did occur
+    failed: list[str] = field(default_factory=list)  # requests that failed or got HTTP >= 400
     requests: list[str] = field(default_factory=list)
-    pending: set = field(default_factory=set)                # requests not finished yet
+    pending: set = field(default_factory=set)  # requests not finished yet
     facts: dict = field(default_factory=dict)
     screenshot: Path | None = None
-    axe: list = field(default_factory=list)  # axe-core's violations: {id, impact, help, nodes: [...]}
-    load_s: float = 0.0    # navigation until everything is rendered
+    axe: list = field(
+        default_factory=list
+    )  # axe-core's violations: {id, impact, help, nodes: [...]}
+    load_s: float = 0.0  # navigation until everything is rendered
     checks_s: float = 0.0  # reading the facts and taking the screenshot
 
     @property
     def off_host(self) -> list[str]:
-        return [u for u in self.requests
-                if urlsplit(u).scheme not in ("data", "blob", "about") and urlsplit(u).hostname != "127.0.0.1"]
+        return [
+            u
+            for u in self.requests
+            if urlsplit(u).scheme not in ("data", "blob", "about")
+            and urlsplit(u).hostname != "127.0.0.1"
+        ]
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -193,22 +206,33 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 class BookBrowser:
     """Serve a built site on 127.0.0.1 and open its pages in headless Chromium (a context manager)."""
 
-    def __init__(self, html: Path = HTML, screenshots: Path | None = SCREENSHOTS, viewport: dict = DESKTOP,
-                 axe: bool = False):
+    def __init__(
+        self,
+        html: Path = HTML,
+        screenshots: Path | None = SCREENSHOTS,
+        viewport: dict = DESKTOP,
+        axe: bool = False,
+    ):
         self.html, self.screenshots, self.viewport = html, screenshots, viewport
         self.axe = axe  # run axe-core on every page visited (Visit.axe)
 
-    def __enter__(self) -> "BookBrowser":
+    def __enter__(self) -> BookBrowser:
         if not (self.html / "index.html").is_file():
-            raise RuntimeError(f"the book is not built ({self.html}/index.html is missing): run `make book`")
+            raise RuntimeError(
+                f"the book is not built ({self.html}/index.html is missing): run `make book`"
+            )
         if not Path(CHROMIUM).is_file():
-            raise RuntimeError(f"Chromium not found at {CHROMIUM}: `make system-deps` installs Debian's "
-                               "chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium")
+            raise RuntimeError(
+                f"Chromium not found at {CHROMIUM}: `make system-deps` installs Debian's "
+                "chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium"
+            )
         try:
             from playwright.sync_api import sync_playwright
         except ImportError as err:
-            raise RuntimeError("the browser tests need the `playwright` package (a dev extra): "
-                               "`.venv/bin/pip install -c constraints.txt playwright`") from err
+            raise RuntimeError(
+                "the browser tests need the `playwright` package (a dev extra): "
+                "`.venv/bin/pip install -c constraints.txt playwright`"
+            ) from err
         handler = functools.partial(_QuietHandler, directory=str(self.html))
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
@@ -216,7 +240,9 @@ class BookBrowser:
         self.base = f"http://127.0.0.1:{self.server.server_port}/"
         self.playwright = sync_playwright().start()
         try:
-            self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            self.browser = self.playwright.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
             self.context = self.browser.new_context(viewport=self.viewport)
             self.context.set_default_timeout(TIMEOUT_MS)
         except Exception:
@@ -240,10 +266,14 @@ class BookBrowser:
             if msg.type != "error":
                 return
             where = urlsplit(msg.location.get("url", "")).path
-            if msg.text in ALLOWED_CONSOLE_ERRORS or (msg.text.startswith("Failed to load resource") and where in ALLOWED_MISSING):
+            if msg.text in ALLOWED_CONSOLE_ERRORS or (
+                msg.text.startswith("Failed to load resource") and where in ALLOWED_MISSING
+            ):
                 visit.allowed.append(msg.text)
             else:
-                visit.console_errors.append(f"console.error: {msg.text} ({msg.location.get('url', '')})")
+                visit.console_errors.append(
+                    f"console.error: {msg.text} ({msg.location.get('url', '')})"
+                )
 
         def on_page_error(err):
             text = getattr(err, "message", None) or str(err)
@@ -251,6 +281,7 @@ class BookBrowser:
 
         page.on("console", on_console)
         page.on("pageerror", on_page_error)
+
         def on_request(request):
             visit.requests.append(request.url)
             visit.pending.add(request)
@@ -262,8 +293,14 @@ class BookBrowser:
         page.on("request", on_request)
         page.on("requestfinished", lambda r: visit.pending.discard(r))
         page.on("requestfailed", on_request_failed)
-        page.on("response", lambda r: r.status >= 400 and urlsplit(r.url).path not in ALLOWED_MISSING
-                and visit.failed.append(f"{r.url}: HTTP {r.status}"))
+        page.on(
+            "response",
+            lambda r: (
+                r.status >= 400
+                and urlsplit(r.url).path not in ALLOWED_MISSING
+                and visit.failed.append(f"{r.url}: HTTP {r.status}")
+            ),
+        )
 
     def visit(self, target: str, context=None, screenshots: Path | None = None) -> Visit:
         """Open `target` (a path relative to the site root), wait until it is rendered, read it, screenshot it.
@@ -292,7 +329,9 @@ class BookBrowser:
             if screenshots is not None:
                 screenshots.mkdir(parents=True, exist_ok=True)
                 name = re.sub(r"[^A-Za-z0-9_.-]+", "_", target.split("?")[0].removesuffix(".html"))
-                visit.screenshot = screenshots / f"{name}.jpg"  # JPEG: a third of PNG's time on long pages
+                visit.screenshot = (
+                    screenshots / f"{name}.jpg"
+                )  # JPEG: a third of PNG's time on long pages
                 page.screenshot(path=str(visit.screenshot), full_page=True, type="jpeg", quality=80)
             visit.checks_s = time.perf_counter() - start
         finally:
@@ -303,15 +342,20 @@ class BookBrowser:
 def run_axe(page) -> list[dict]:
     """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now, one dict per rule."""
     if not AXE.is_file():
-        raise RuntimeError(f"{AXE} is missing: run `make vendor` (tools/vendor_assets.py fetches axe-core)")
+        raise RuntimeError(
+            f"{AXE} is missing: run `make vendor` (tools/vendor_assets.py fetches axe-core)"
+        )
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    return page.evaluate("""async (tags) => {
+    return page.evaluate(
+        """async (tags) => {
       const result = await axe.run(document, {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]});
       return result.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
         nodes: v.nodes.map((n) => ({target: n.target.join(" "), html: n.html.slice(0, 160),
                                     summary: n.failureSummary}))}));
-    }""", AXE_TAGS)
+    }""",
+        AXE_TAGS,
+    )
 
 
 def _page_html(target: str) -> str:
@@ -321,8 +365,11 @@ def _page_html(target: str) -> str:
 def _explorer_targets() -> list[str]:
     if not HTML.is_dir():
         return []
-    return [t for t in TARGETS if (HTML / t.split("?")[0]).is_file()
-            and "tutorlib-static-explorer" in _page_html(t)]
+    return [
+        t
+        for t in TARGETS
+        if (HTML / t.split("?")[0]).is_file() and "tutorlib-static-explorer" in _page_html(t)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -385,7 +432,9 @@ def test_math_is_typeset(visits, target):
 def test_images_load(visits, target):
     images = visits(target).facts["images"]
     if "_images/" in _page_html(target):
-        assert any("/_images/" in img["src"] for img in images), f"{target} has figures, none reached the browser"
+        assert any("/_images/" in img["src"] for img in images), (
+            f"{target} has figures, none reached the browser"
+        )
     broken = [img["src"] for img in images if not img["ok"]]
     assert not broken, f"{target}: images that did not load: {broken}"
 
@@ -404,31 +453,42 @@ EXPLORER_CHAPTERS = course.load_course().explorer_chapters()
 
 
 def test_every_explorer_chapter_has_its_static_explorers():
-    found = {t.removesuffix(".html"): _page_html(t).count('class="tutorlib-static-explorer"')
-             for t in _explorer_targets()}
+    found = {
+        t.removesuffix(".html"): _page_html(t).count('class="tutorlib-static-explorer"')
+        for t in _explorer_targets()
+    }
     assert found == EXPLORER_CHAPTERS, f"static explorers per page: {found}"
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_no_frozen_widget_is_left(visits, target):
     facts = visits(target).facts
-    assert facts["widgetViews"] == 0, f"{target} still renders a widget snapshot whose controls do nothing"
+    assert facts["widgetViews"] == 0, (
+        f"{target} still renders a widget snapshot whose controls do nothing"
+    )
     assert facts["explorersReady"] == len(facts["explorers"]), (
-        f"{target}: {facts['explorersReady']} of {len(facts['explorers'])} explorers came alive")
+        f"{target}: {facts['explorersReady']} of {len(facts['explorers'])} explorers came alive"
+    )
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_code_is_not_cut_off_on_a_desktop(visits, target):
     cut = visits(target).facts["codeOverflow"]
-    assert not cut, f"{target}: code blocks wider than their box at {DESKTOP['width']} px, longest lines: {cut}"
+    assert not cut, (
+        f"{target}: code blocks wider than their box at {DESKTOP['width']} px, longest lines: {cut}"
+    )
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_figures_are_not_shrunk(visits, target):
-    small = [f"{img['src'].rsplit('/', 1)[-1]}: {img['shown']:.0f} of {img['natural']} px"
-             for img in visits(target).facts["images"]
-             if img["inMain"] and img["natural"] > 0 and img["shown"] < 0.9 * img["natural"]]
-    assert not small, f"{target}: figures shown below 0.9 of their size at {DESKTOP['width']} px: {small}"
+    small = [
+        f"{img['src'].rsplit('/', 1)[-1]}: {img['shown']:.0f} of {img['natural']} px"
+        for img in visits(target).facts["images"]
+        if img["inMain"] and img["natural"] > 0 and img["shown"] < 0.9 * img["natural"]
+    ]
+    assert not small, (
+        f"{target}: figures shown below 0.9 of their size at {DESKTOP['width']} px: {small}"
+    )
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
@@ -455,8 +515,12 @@ def test_previous_and_next_links_follow_the_reading_chain(visits, book, page):
     else:  # a solution page: back to its exercise, and no way on into the next answers
         expected_prev = book.base + page.replace("exercises/solutions/", "exercises/") + ".html"
         expected_next = None
-    assert facts["prev"] == expected_prev, f"{page}: previous is {facts['prev']}, expected {expected_prev}"
-    assert facts["next"] == expected_next, f"{page}: next is {facts['next']}, expected {expected_next}"
+    assert facts["prev"] == expected_prev, (
+        f"{page}: previous is {facts['prev']}, expected {expected_prev}"
+    )
+    assert facts["next"] == expected_next, (
+        f"{page}: next is {facts['next']}, expected {expected_next}"
+    )
 
 
 def test_walking_the_book_by_next_and_previous_reaches_every_chapter_and_exercise(book):
@@ -473,13 +537,18 @@ def test_walking_the_book_by_next_and_previous_reaches_every_chapter_and_exercis
                 with page.expect_navigation(wait_until="domcontentloaded") as navigation:
                     page.click(link)
                 here = urlsplit(page.url).path.lstrip("/").removesuffix(".html")
-                assert here == expected, f"{link} from {walk[-1]} led to {here}, expected {expected}"
+                assert here == expected, (
+                    f"{link} from {walk[-1]} led to {here}, expected {expected}"
+                )
                 assert navigation.value.status == 200, f"{expected}: HTTP {navigation.value.status}"
-                assert page.locator("main h1").first.inner_text().strip(), f"{expected} has no title"
+                assert page.locator("main h1").first.inner_text().strip(), (
+                    f"{expected} has no title"
+                )
                 walk.append(here)
         assert walk == CHAIN + CHAIN[-2::-1]
         assert any(p.startswith("exercises/solutions/") for p in PAGES) and not any(
-            p.startswith("exercises/solutions/") for p in walk)
+            p.startswith("exercises/solutions/") for p in walk
+        )
     finally:
         context.close()
 
@@ -488,7 +557,9 @@ def test_search_finds_softmax_in_chapter_3(visits):
     facts = visits(SEARCH).facts
     assert facts["results"], f"no result for 'softmax' ({facts['summary']!r})"
     paths = {urlsplit(href).path for href in facts["results"]}
-    assert "/chapters/03_softmax.html" in paths, f"chapter 3 is not among the results: {sorted(paths)}"
+    assert "/chapters/03_softmax.html" in paths, (
+        f"chapter 3 is not among the results: {sorted(paths)}"
+    )
 
 
 def test_built_site_serves_the_pinned_assets():
@@ -502,8 +573,12 @@ def test_built_site_serves_the_pinned_assets():
     chapter = _page_html("chapters/03_softmax.html")
     assert "_static/mathjax/tex-chtml.js" in chapter and "_static/course.js" in chapter
     assert "embed.js" not in chapter, "the book needs no widget library: explorers are static twins"
-    assert "fontawesome.js" not in chapter, "the 1.4 MB icon script is dropped (tools/book_pages.py)"
-    assert not re.search(r'<script[^>]+src="https?://', chapter), "a script is still loaded from another host"
+    assert "fontawesome.js" not in chapter, (
+        "the 1.4 MB icon script is dropped (tools/book_pages.py)"
+    )
+    assert not re.search(r'<script[^>]+src="https?://', chapter), (
+        "a script is still loaded from another host"
+    )
 
 
 def test_icons_are_drawn_by_the_webfonts(book):
@@ -516,15 +591,19 @@ def test_icons_are_drawn_by_the_webfonts(book):
           .map((i) => { const s = getComputedStyle(i, "::before");
             return {cls: i.className, glyph: s.content, font: s.fontFamily, width: i.getBoundingClientRect().width}; })""")
         assert len(icons) >= 4, icons
-        blank = [i for i in icons if i["glyph"] in ("none", "normal", '""') or "Font Awesome" not in i["font"]
-                 or i["width"] < 8]
+        blank = [
+            i
+            for i in icons
+            if i["glyph"] in ("none", "normal", '""')
+            or "Font Awesome" not in i["font"]
+            or i["width"] < 8
+        ]
         assert not blank, f"icons without a glyph: {blank}"
         loaded = page.evaluate("""() => [...document.fonts].filter((f) => f.status === "loaded")
           .map((f) => f.family)""")
         assert any("Font Awesome" in f for f in loaded), f"no icon font loaded: {loaded}"
     finally:
         page.close()
-
 
 
 # --- the phone ------------------------------------------------------------------------------
@@ -551,7 +630,9 @@ def phone_visits(book, phone):
             except Exception as err:
                 cache[target] = err
         if isinstance(cache[target], Exception):
-            raise AssertionError(f"{target} could not be opened at {PHONE['width']} px: {cache[target]}")
+            raise AssertionError(
+                f"{target} could not be opened at {PHONE['width']} px: {cache[target]}"
+            )
         return cache[target]
 
     return get
@@ -563,7 +644,8 @@ def test_no_page_scrolls_sideways_on_a_phone(phone_visits, target):
     assert v.status == 200 and not v.console_errors, (v.status, v.console_errors)
     assert v.facts["scrollWidth"] <= PHONE["width"], (
         f"{target} is {v.facts['scrollWidth']} px wide in a {PHONE['width']} px window: "
-        "something does not wrap or scroll in its own box")
+        "something does not wrap or scroll in its own box"
+    )
 
 
 # --- WCAG 2.1 AA (axe-core) -----------------------------------------------------------------
@@ -577,13 +659,19 @@ def test_axe_finds_no_serious_violation(visits, phone_visits, target, width):
     import json
 
     v = visits(target) if width == DESKTOP["width"] else phone_visits(target)
-    report = AXE_REPORTS / str(width) / (re.sub(r"[^A-Za-z0-9_.-]+", "_", target.split("?")[0]) + ".json")
+    report = (
+        AXE_REPORTS
+        / str(width)
+        / (re.sub(r"[^A-Za-z0-9_.-]+", "_", target.split("?")[0]) + ".json")
+    )
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps(v.axe, indent=1, ensure_ascii=False))
     failing = [rule for rule in v.axe if rule["impact"] in AXE_FAILS]
     assert not failing, f"{target} at {width} px: " + "; ".join(
         f"{rule['id']} ({rule['impact']}, {len(rule['nodes'])} elements: {rule['help']}), first: "
-        f"{rule['nodes'][0]['target']} {rule['nodes'][0]['html']!r}" for rule in failing)
+        f"{rule['nodes'][0]['target']} {rule['nodes'][0]['html']!r}"
+        for rule in failing
+    )
 
 
 # --- the sidebars ------------------------------------------------------------------------------
@@ -592,10 +680,13 @@ NAV_PAGE = "chapters/06_masking.html"
 
 
 def _visible(page, selector: str) -> bool:
-    return page.evaluate("""(sel) => [...document.querySelectorAll(sel)].some((e) => {
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].some((e) => {
       const r = e.getBoundingClientRect(), s = getComputedStyle(e);
       return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && r.right > 0 && r.left < innerWidth;
-    })""", selector)
+    })""",
+        selector,
+    )
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1366px"])
@@ -606,13 +697,18 @@ def test_the_sidebar_toggle_shows_the_chapter_list(book, viewport):
         page.goto(book.base + NAV_PAGE, wait_until="load")
         chapter_link = 'a.reference.internal[href$="05_multi_head_attention.html"]'
         toggle = page.locator(".primary-toggle:visible")
-        assert toggle.count() == 1, f"{toggle.count()} visible sidebar toggles at {viewport['width']} px"
+        assert toggle.count() == 1, (
+            f"{toggle.count()} visible sidebar toggles at {viewport['width']} px"
+        )
         if viewport is PHONE:
-            assert not _visible(page, chapter_link), "the chapter list is open before the toggle is clicked"
+            assert not _visible(page, chapter_link), (
+                "the chapter list is open before the toggle is clicked"
+            )
             toggle.click()
             page.wait_for_timeout(300)
             assert _visible(page, f"#pst-primary-sidebar-modal[open] {chapter_link}"), (
-                "clicking the sidebar toggle on a phone does not open the chapter list")
+                "clicking the sidebar toggle on a phone does not open the chapter list"
+            )
             page.keyboard.press("Escape")
             page.wait_for_timeout(300)
             assert not _visible(page, chapter_link), "Escape does not close the chapter list"
@@ -638,7 +734,8 @@ def test_the_contents_toggle_shows_the_page_contents_on_a_phone(book):
         page.locator(".secondary-toggle:visible").first.click()
         page.wait_for_timeout(300)
         assert _visible(page, f"#pst-secondary-sidebar-modal[open] {section}"), (
-            "the contents toggle does not open the page's sections on a phone")
+            "the contents toggle does not open the page's sections on a phone"
+        )
     finally:
         context.close()
 
@@ -662,19 +759,28 @@ def _explorer_boxes(chapter: str) -> list:
     # that nbval starts later in the same run, and their figures would vanish.
     matplotlib.use("Agg")
     nb = nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code" and "install-tutorlib" not in c.metadata.get("tags", [])]
+    code = [
+        c
+        for c in nb.cells
+        if c.cell_type == "code" and "install-tutorlib" not in c.metadata.get("tags", [])
+    ]
     cells = [(c.source, "trained" in c.metadata.get("tags", [])) for c in code]
     calls = ("_explorer(", "mask_editor(")
     last = max(i for i, (src, _) in enumerate(cells) if any(k in src for k in calls))
     namespace: dict = {}
     if chapter.startswith("chapters/10_"):
-        exec("from tutorlib.translator import load_pretrained\nmodel = load_pretrained()[0]", namespace)
+        exec(
+            "from tutorlib.translator import load_pretrained\nmodel = load_pretrained()[0]",
+            namespace,
+        )
         cells = [(src, t) for src, t in cells[: last + 1] if any(k in src for k in calls)]
     else:
         cells = cells[: last + 1]
     boxes = []
     for src, trained in cells:
-        src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith(("%", "!")))
+        src = "\n".join(
+            line for line in src.splitlines() if not line.lstrip().startswith(("%", "!"))
+        )
         tree = ast.parse(src)
         tail = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, chapter, "exec"), namespace)
@@ -701,13 +807,18 @@ def _same_view(shown: str, expected: str, trained: bool) -> bool:
     a, b = NUMBER.split(shown), NUMBER.split(expected)
     if a != b:  # the text between the numbers differs
         return False
-    return all(abs(float(x) - float(y)) <= 0.02 + 0.03 * abs(float(y))
-               for x, y in zip(NUMBER.findall(shown), NUMBER.findall(expected)))
+    return all(
+        abs(float(x) - float(y)) <= 0.02 + 0.03 * abs(float(y))
+        for x, y in zip(NUMBER.findall(shown), NUMBER.findall(expected))
+    )
 
 
 def test_same_view_forgives_last_digits_of_trained_models_only():
-    assert _same_view('<td style="background: rgb(200, 10, 3)">0.98</td>',
-                      '<td style="background: rgb(203, 10, 3)">0.97</td>', trained=True)
+    assert _same_view(
+        '<td style="background: rgb(200, 10, 3)">0.98</td>',
+        '<td style="background: rgb(203, 10, 3)">0.97</td>',
+        trained=True,
+    )
     assert not _same_view("<td>0.98</td>", "<td>0.97</td>", trained=False)
     assert not _same_view("<td>0.98</td>", "<td>0.02</td>", trained=True)  # another head's row
     assert not _same_view("<td>head 1 0.98</td>", "<td>head 2 0.98</td>", trained=True)
@@ -728,15 +839,20 @@ def _set_control(root, i: int, control, index: int) -> None:
 def _ready_explorers(page, book, chapter: str):
     """Open the chapter's page and wait until course.js has unpacked every static explorer."""
     page.goto(book.base + f"{chapter}.html", wait_until="load")
-    page.wait_for_function("""() => [...document.querySelectorAll(".tutorlib-static-explorer")]
-                              .every((e) => e.dataset.ready)""", timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll(".tutorlib-static-explorer")]
+                              .every((e) => e.dataset.ready)""",
+        timeout=TIMEOUT_MS,
+    )
     return page.locator(".tutorlib-static-explorer")
 
 
 @pytest.mark.parametrize("chapter", sorted(EXPLORER_CHAPTERS))
 def test_static_explorers_show_what_tutorlib_computes(book, chapter):
     boxes = _explorer_boxes(chapter)
-    assert len(boxes) == EXPLORER_CHAPTERS[chapter], f"{chapter}: found {len(boxes)} explorers in its cells"
+    assert len(boxes) == EXPLORER_CHAPTERS[chapter], (
+        f"{chapter}: found {len(boxes)} explorers in its cells"
+    )
     page = book.context.new_page()
     try:
         roots = _ready_explorers(page, book, chapter)
@@ -746,13 +862,16 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
             view = root.locator(".tutorlib-view")
             state = {c.name: c.value for c in box.static_controls}
             shown = view.inner_html()
-            assert _same_view(shown, page.evaluate(NORMALISE, box.static_view(**state)), box.trained), (
-                f"{chapter}: starting view differs")
+            assert _same_view(
+                shown, page.evaluate(NORMALISE, box.static_view(**state)), box.trained
+            ), f"{chapter}: starting view differs"
             moves = 0
             for i, control in enumerate(box.static_controls):
                 n_options = len(control.options)
                 targets = [j for j in (n_options - 1, 0, n_options // 2) if j != control.start]
-                targets = list(dict.fromkeys(targets))[:2] + ([control.start] if n_options == 2 else [])
+                targets = list(dict.fromkeys(targets))[:2] + (
+                    [control.start] if n_options == 2 else []
+                )
                 for j in targets:
                     _set_control(root, i, control, j)
                     state[control.name] = control.options[j][1]
@@ -760,14 +879,17 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
                     now = view.inner_html()
                     assert _same_view(now, expected, box.trained), (
                         f"{chapter}, explorer {n + 1}: after setting {control.name} to {control.options[j][0]!r} "
-                        f"the page shows something else than tutorlib's view for {state}")
+                        f"the page shows something else than tutorlib's view for {state}"
+                    )
                     if expected != shown:
                         moves += 1
                     shown = now
                     if control.kind == "slider":
                         readout = root.locator(f'[data-control="{i}"] ~ output').inner_text()
                         assert readout == control.options[j][0], (readout, control.options[j][0])
-            assert moves >= len(box.static_controls), f"{chapter}: the explorer's view hardly changes ({moves} moves)"
+            assert moves >= len(box.static_controls), (
+                f"{chapter}: the explorer's view hardly changes ({moves} moves)"
+            )
     finally:
         page.close()
 
@@ -821,7 +943,9 @@ def test_solutions_print_open_and_code_wraps_on_paper(book):
         assert on_screen and not any(on_screen), "solutions should start collapsed on screen"
         page.emulate_media(media="print")
         assert all(page.evaluate(shown)), "a printed solution page must show every solution"
-        wrap = page.evaluate("getComputedStyle(document.querySelector('div.highlight pre')).whiteSpace")
+        wrap = page.evaluate(
+            "getComputedStyle(document.querySelector('div.highlight pre')).whiteSpace"
+        )
         assert wrap == "pre-wrap", f"printed code must wrap at the margin, white-space is {wrap!r}"
     finally:
         page.close()
@@ -862,18 +986,27 @@ def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
                 if now["explorer"] == n and now["control"] == 0:
                     break
             else:
-                pytest.fail(f"{chapter}, explorer {n + 1}: 400 presses of Tab never reach its first control")
+                pytest.fail(
+                    f"{chapter}, explorer {n + 1}: 400 presses of Tab never reach its first control"
+                )
             for i in range(controls.count()):
                 if i:
                     page.keyboard.press("Tab")
                 now = page.evaluate(FOCUSED)
                 assert (now["explorer"], now["control"]) == (n, i), (
-                    f"{chapter}, explorer {n + 1}: Tab leads to {now}, not to control {i + 1}")
+                    f"{chapter}, explorer {n + 1}: Tab leads to {now}, not to control {i + 1}"
+                )
                 assert now["visible"] and now["outline"] != "none" and now["width"] >= 2, (
-                    f"{chapter}, explorer {n + 1}, control {i + 1}: no visible focus ring ({now})")
+                    f"{chapter}, explorer {n + 1}, control {i + 1}: no visible focus ring ({now})"
+                )
                 control = controls.nth(i)
-                kind = ("buttons" if control.evaluate("e => e.tagName") == "FIELDSET"
-                        else control.evaluate("e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : e.type"))
+                kind = (
+                    "buttons"
+                    if control.evaluate("e => e.tagName") == "FIELDSET"
+                    else control.evaluate(
+                        "e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : e.type"
+                    )
+                )
                 before = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
                                              : e.type === "checkbox" ? String(e.checked) : e.value""")
                 at_end = control.evaluate("""e => e.tagName === "FIELDSET" ? !e.querySelector("label:last-child input:not(:checked)")
@@ -882,17 +1015,28 @@ def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
                 page.keyboard.press(_key_for(kind, at_end))
                 after = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
                                             : e.type === "checkbox" ? String(e.checked) : e.value""")
-                assert after != before, f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control {i + 1}"
+                assert after != before, (
+                    f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control {i + 1}"
+                )
                 label = control.get_attribute("data-label")
                 said = root.locator(".tutorlib-announce").inner_text()
-                assert said.startswith(f"{label}: "), f"{chapter}: the status line says {said!r} after moving {label!r}"
-                assert 20 <= len(said) <= 200, f"{chapter}: the status line should be brief and say the result: {said!r}"
+                assert said.startswith(f"{label}: "), (
+                    f"{chapter}: the status line says {said!r} after moving {label!r}"
+                )
+                assert 20 <= len(said) <= 200, (
+                    f"{chapter}: the status line should be brief and say the result: {said!r}"
+                )
                 assert page.evaluate(FOCUSED)["control"] == i, "the focus left the control it moved"
             # the view's numbers are a table with headers, not a picture of one
             tables = root.locator(".tutorlib-view table")
             if tables.count():
-                assert root.get_by_role("columnheader").count() > 0 and root.get_by_role("rowheader").count() > 0
+                assert (
+                    root.get_by_role("columnheader").count() > 0
+                    and root.get_by_role("rowheader").count() > 0
+                )
             assert root.locator(".tutorlib-announce").get_attribute("aria-live") == "polite"
-            assert root.locator(".tutorlib-view").get_attribute("aria-live") is None, "the whole view is read at every step"
+            assert root.locator(".tutorlib-view").get_attribute("aria-live") is None, (
+                "the whole view is read at every step"
+            )
     finally:
         page.close()

@@ -27,11 +27,19 @@ def reference(q, k, v, lengths, causal):
 
 
 # the hidden tests' four settings (exercises/masters/ex12_debugging.ipynb): B, T_q, T_k, d, lengths, causal
-SETTINGS = {"padding": (3, 7, 7, 8, [7, 3, 5], False), "causal": (2, 6, 6, 8, [6, 4], True),
-            "cross": (2, 3, 5, 8, [5, 2], False), "scale": (2, 5, 5, 64, [5, 5], False)}
+SETTINGS = {
+    "padding": (3, 7, 7, 8, [7, 3, 5], False),
+    "causal": (2, 6, 6, 8, [6, 4], True),
+    "cross": (2, 3, 5, 8, [5, 2], False),
+    "scale": (2, 5, 5, 64, [5, 5], False),
+}
 # and the batch of causal self-attention with padding that each of them also checks
-ALSO = {"padding": (4, 5, 5, 8, [5, 2, 4, 3], True), "causal": (3, 7, 7, 16, [3, 7, 5], True),
-        "cross": (2, 8, 8, 8, [8, 5], True), "scale": (2, 6, 6, 64, [4, 6], True)}
+ALSO = {
+    "padding": (4, 5, 5, 8, [5, 2, 4, 3], True),
+    "causal": (3, 7, 7, 16, [3, 7, 5], True),
+    "cross": (2, 8, 8, 8, [8, 5], True),
+    "scale": (2, 6, 6, 64, [4, 6], True),
+}
 
 
 def is_right(attention, setting, settings=SETTINGS) -> bool:
@@ -44,7 +52,11 @@ def is_right(attention, setting, settings=SETTINGS) -> bool:
     except RuntimeError:
         return False
     want_out, want_w = reference(q, k, v, lengths, causal)
-    return w.shape == want_w.shape and torch.allclose(w, want_w, atol=1e-5) and torch.allclose(out, want_out, atol=1e-4)
+    return (
+        w.shape == want_w.shape
+        and torch.allclose(w, want_w, atol=1e-5)
+        and torch.allclose(out, want_out, atol=1e-4)
+    )
 
 
 def one_id_per_bug() -> dict:
@@ -60,9 +72,13 @@ def test_the_rule_is_the_documented_one_and_the_graders():
         h = int(hashlib.sha256(lid.strip().encode("utf-8")).hexdigest(), 16)
         assert bughunt._rule(lid) == bughunt.BUGS[h % len(bughunt.BUGS)]
     master = json.loads((ROOT / "exercises" / "masters" / "ex12_debugging.ipynb").read_text())
-    tests = "\n".join("".join(c["source"]) for c in master["cells"] if "def test_q1_bug" in "".join(c["source"]))
+    tests = "\n".join(
+        "".join(c["source"]) for c in master["cells"] if "def test_q1_bug" in "".join(c["source"])
+    )
     names = re.search(r"names = (\(.*?\))", tests).group(1)
-    assert eval(names) == bughunt.BUGS, "the hidden test's list of bugs must be bughunt.BUGS, in order"
+    assert eval(names) == bughunt.BUGS, (
+        "the hidden test's list of bugs must be bughunt.BUGS, in order"
+    )
     assert set(bughunt.BUG_DESCRIPTIONS) == set(bughunt.BUGS) and len(bughunt.BUGS) >= 5
 
 
@@ -92,7 +108,10 @@ def test_the_hidden_tests_check_these_settings():
                 (int(a), int(b), int(c), int(d), eval(lengths), causal == "True")
                 for a, b, _, _, c, d, lengths, causal in re.findall(
                     r'\n    check\("[^"]*", \d+, \((\d+), (\d+), (\d+)\), \((\d+), (\d+), (\d+)\), '
-                    r"(\[[^\]]*\]), (True|False)\)", source)]
+                    r"(\[[^\]]*\]), (True|False)\)",
+                    source,
+                )
+            ]
     assert calls == {name: [SETTINGS[name], ALSO[name]] for name in SETTINGS}, calls
 
 

@@ -19,7 +19,9 @@ CHAPTERS = Path(__file__).resolve().parent.parent / "chapters"
 
 def derivations(notebook: str) -> dict:
     nb = nbformat.read(CHAPTERS / notebook, as_version=4)
-    cells = [c for c in nb.cells if c.cell_type == "code" and "derivation" in c.metadata.get("tags", [])]
+    cells = [
+        c for c in nb.cells if c.cell_type == "code" and "derivation" in c.metadata.get("tags", [])
+    ]
     assert cells, f"{notebook} has no cell tagged 'derivation'"
     namespace: dict = {}
     for cell in cells:
@@ -33,7 +35,9 @@ def test_chapter_3_softmax_agrees_with_tutorlib():
     for shape in [(5,), (3, 4), (2, 3, 6)]:
         x = rng.standard_normal(shape) * 10
         for t in (0.5, 1.0, 3.0):
-            assert_close(stable_softmax(x, temperature=t), softmax(x, temperature=t), rtol=1e-12, atol=1e-12)
+            assert_close(
+                stable_softmax(x, temperature=t), softmax(x, temperature=t), rtol=1e-12, atol=1e-12
+            )
     huge = np.array([[1e4, -1e4, 0.0]])
     assert_close(stable_softmax(huge), softmax(huge), rtol=0, atol=1e-12)
 
@@ -49,7 +53,9 @@ def test_chapter_3_softmax_jacobian_agrees_with_tutorlib_experiments():
     # and both are the derivative: a central difference of the softmax, column by column
     x = np.array([2.0, 1.0, 0.1])
     eps = 1e-6
-    numeric = np.stack([(softmax(x + eps * e) - softmax(x - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
+    numeric = np.stack(
+        [(softmax(x + eps * e) - softmax(x - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1
+    )
     assert_close(ns["softmax_jacobian"](softmax(x)), numeric, rtol=0, atol=1e-8)
 
 
@@ -57,7 +63,11 @@ def test_chapter_4_attention_agrees_with_tutorlib():
     attention = derivations("04_scaled_dot_product_attention.ipynb")["attention"]
     rng = np.random.default_rng(0)
     for t_q, t_k, d_k, d_v in [(1, 5, 2, 2), (3, 3, 5, 3), (4, 7, 8, 2)]:
-        q, k, v = rng.standard_normal((t_q, d_k)), rng.standard_normal((t_k, d_k)), rng.standard_normal((t_k, d_v))
+        q, k, v = (
+            rng.standard_normal((t_q, d_k)),
+            rng.standard_normal((t_k, d_k)),
+            rng.standard_normal((t_k, d_v)),
+        )
         out, weights = attention(q, k, v)
         ref_out, ref_weights = scaled_dot_product_attention(q, k, v)
         assert_close(np.asarray(weights), ref_weights, rtol=1e-12, atol=1e-12)
@@ -71,9 +81,15 @@ def test_chapter_6_masks_and_masked_attention_agree_with_tutorlib():
     for n in (1, 4, 7):
         np.testing.assert_array_equal(ns["make_causal_mask"](n), causal_mask(n))
     for lengths, max_len in (([3, 5], None), ([1, 2, 2], 4)):
-        np.testing.assert_array_equal(ns["make_padding_mask"](lengths, max_len), padding_mask(lengths, max_len))
+        np.testing.assert_array_equal(
+            ns["make_padding_mask"](lengths, max_len), padding_mask(lengths, max_len)
+        )
     rng = np.random.default_rng(0)
-    q, k, v = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 3))
+    q, k, v = (
+        rng.standard_normal((2, 5, 4)),
+        rng.standard_normal((2, 5, 4)),
+        rng.standard_normal((2, 5, 3)),
+    )
     mask = causal_mask(5)[None] & padding_mask([5, 3])[:, None, :]  # (B, T, T), no row fully masked
     out, weights = ns["masked_attention"](q, k, v, mask)
     ref_out, ref_weights = scaled_dot_product_attention(q, k, v, mask=mask)
@@ -93,7 +109,10 @@ def test_chapter_5_heads_agree_with_tutorlib_nn():
     assert_close(ns["merge_heads"](split_heads(x, 3)), merge_heads(split_heads(x, 3)))
     for t_q, t_k, d, h in [(6, 6, 12, 3), (4, 7, 16, 4)]:
         mha = MultiHeadAttention(d, h, bias=False).double().eval()
-        q, kv = torch.randn(2, t_q, d, dtype=torch.float64), torch.randn(2, t_k, d, dtype=torch.float64)
+        q, kv = (
+            torch.randn(2, t_q, d, dtype=torch.float64),
+            torch.randn(2, t_k, d, dtype=torch.float64),
+        )
         # nn.Linear computes x @ weight.T, so the chapter's (D, D) matrices are the transposed weights
         ws = [lin.weight.detach().T for lin in (mha.w_q, mha.w_k, mha.w_v, mha.w_o)]
         out, weights = ns["multi_head_attention"](q, kv, kv, *ws, h)
@@ -125,9 +144,15 @@ def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
     model, src_vocab, _ = load_pretrained(device="cpu")
     # in the phrasebook, and outside it; greedy and beam search disagree on the held-out
     # "i did not kick your white door." (greedy: "não chutaram", beam: "não chuto")
-    sentences = ["I am happy.", "the red car", "you buy my fast cows", "she is tired",
-                 "tall women do not need my car.", "i did not kick your white door.",
-                 "the beautiful women do not see tired cats."]
+    sentences = [
+        "I am happy.",
+        "the red car",
+        "you buy my fast cows",
+        "she is tired",
+        "tall women do not need my car.",
+        "i did not kick your white door.",
+        "the beautiful women do not see tired cats.",
+    ]
     ids = [src_vocab.encode(tokenize(s)) for s in sentences]
     width = max(map(len, ids))
     batch = torch.tensor([s + [PAD_ID] * (width - len(s)) for s in ids])  # (B, S)
@@ -156,8 +181,12 @@ def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():
     targets = torch.randint(1, 11, (3, 5))
     targets[0, 3:] = 0  # padding
     for eps in (0.0, 0.1, 0.3):
-        assert_close(ns["smoothed_cross_entropy"](logits, targets, eps=eps),
-                     translation_loss(logits, targets, label_smoothing=eps), rtol=1e-10, atol=1e-10)
+        assert_close(
+            ns["smoothed_cross_entropy"](logits, targets, eps=eps),
+            translation_loss(logits, targets, label_smoothing=eps),
+            rtol=1e-10,
+            atol=1e-10,
+        )
     config = dataclasses.replace(PRESETS["tiny"], warmup_steps=10, lr=1e-3)
     for step in (0, 5, 9, 10, 40, 99, 150):
         expected = learning_rate(step, config, total_steps=100)
@@ -177,10 +206,14 @@ def test_chapter_12_zoo_attention_agrees_with_tutorlib():
     zoo = ZooAttention(32, 4).eval()
     zoo.load_state_dict(reference.state_dict())
     q, kv = torch.randn(2, 5, 32), torch.randn(2, 7, 32)
-    for query, key, mask in [(q, q, causal_attention_mask(5)), (q, kv, padding_attention_mask([7, 4])), (q, q, None)]:
+    for query, key, mask in [
+        (q, q, causal_attention_mask(5)),
+        (q, kv, padding_attention_mask([7, 4])),
+        (q, q, None),
+    ]:
         ours, weights = zoo(query, key, key, mask=mask, need_weights=True)
         theirs, ref_weights = reference(query, key, key, mask=mask, need_weights=True)
         assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
         assert_close(weights, ref_weights, rtol=1e-5, atol=1e-6)
-    zoo.scale = "d_k"   # a planted bug must make a difference the test would see
+    zoo.scale = "d_k"  # a planted bug must make a difference the test would see
     assert not torch.allclose(zoo(q, q, q)[0], reference(q, q, q)[0], atol=1e-3)

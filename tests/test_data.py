@@ -45,7 +45,10 @@ def splits():
         ("  I  AM happy!  ", ["i", "am", "happy", "!"]),
         ("Are you tired?", ["are", "you", "tired", "?"]),
         ("Don’t stop, Tom.", ["don't", "stop", ",", "tom", "."]),
-        ("\"Wait...\"", ['"', "wait", ".", '"']),  # a run of one mark is one token: "..." never becomes "...."
+        (
+            '"Wait..."',
+            ['"', "wait", ".", '"'],
+        ),  # a run of one mark is one token: "..." never becomes "...."
         ("No!!! Really?!", ["no", "!", "really", "?", "!"]),
         ("...", ["."]),
         ("well-known", ["well-known"]),
@@ -64,7 +67,17 @@ def test_tokenize_is_case_insensitive():
 def test_tokenize_can_keep_the_capitals():
     """lower=False must split exactly as lower=True does (else a copied name lands at the wrong position)."""
     text = "Maria met “Tom” in São Paulo... Don’t!"
-    assert tokenize(text, lower=False) == ["Maria", "met", "“Tom”", "in", "São", "Paulo", ".", "Don't", "!"]
+    assert tokenize(text, lower=False) == [
+        "Maria",
+        "met",
+        "“Tom”",
+        "in",
+        "São",
+        "Paulo",
+        ".",
+        "Don't",
+        "!",
+    ]
     assert [t.lower() for t in tokenize(text, lower=False)] == tokenize(text)
 
 
@@ -93,7 +106,9 @@ def test_tokenize_rejects_non_strings():
 
 def test_vocab_specials_and_order():
     v = Vocab.build([["b", "a", "b"], ["c", "b", "a"], [PAD]])
-    assert v.tokens == [PAD, BOS, EOS, UNK, "b", "a", "c"], "specials first, then by frequency, ties alphabetically"
+    assert v.tokens == [PAD, BOS, EOS, UNK, "b", "a", "c"], (
+        "specials first, then by frequency, ties alphabetically"
+    )
     assert (v.pad_id, v.bos_id, v.eos_id, v.unk_id) == (0, 1, 2, 3)
     assert [v.token_to_id(t) for t in SPECIALS] == [0, 1, 2, 3]
     assert len(v) == 7 and "a" in v and "z" not in v
@@ -111,7 +126,9 @@ def test_vocab_encode_decode_round_trip(splits):
             ids = v.encode(toks, add_bos=True, add_eos=True)
         assert ids[0] == v.bos_id and ids[-1] == v.eos_id and v.unk_id not in ids
         assert v.decode(ids) == toks
-        assert v.decode(torch.tensor(ids + [0, 0])) == toks, "a tensor with padding decodes the same"
+        assert v.decode(torch.tensor(ids + [0, 0])) == toks, (
+            "a tensor with padding decodes the same"
+        )
 
 
 def test_vocab_decode_stops_at_eos():
@@ -123,7 +140,9 @@ def test_vocab_decode_stops_at_eos():
 
 def test_vocab_unknown_words_warn_once_naming_them():
     v = Vocab.build([["i", "am", "happy"]])
-    with pytest.warns(UserWarning, match=r"2 unknown words mapped to <unk>: 'zebra', 'xylo'") as record:
+    with pytest.warns(
+        UserWarning, match=r"2 unknown words mapped to <unk>: 'zebra', 'xylo'"
+    ) as record:
         ids = v.encode(["i", "zebra", "am", "xylo", "zebra"])
     assert len(record) == 1, "one warning per call, not one per word"
     assert ids == [v.token_to_id("i"), 3, v.token_to_id("am"), 3, 3]
@@ -143,13 +162,22 @@ def test_vocab_to_dict_from_dict_round_trip(splits):
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: Vocab(["a", "b"]), r"first four tokens must be \['<pad>', '<bos>', '<eos>', '<unk>'\]"),
+        (
+            lambda: Vocab(["a", "b"]),
+            r"first four tokens must be \['<pad>', '<bos>', '<eos>', '<unk>'\]",
+        ),
         (lambda: Vocab(list(SPECIALS) + ["a", "a"]), r"token 'a' appears twice \(ids 4 and 5\)"),
-        (lambda: Vocab.from_dict({"words": []}), r"expected a dict with a list under 'tokens'.*got \['words'\]"),
+        (
+            lambda: Vocab.from_dict({"words": []}),
+            r"expected a dict with a list under 'tokens'.*got \['words'\]",
+        ),
         (lambda: Vocab.build(["i am"]), r"token_lists\[0\] is the string 'i am'"),
         (lambda: Vocab.build([["a"]], min_freq=0), "min_freq must be at least 1, got 0"),
         (lambda: Vocab.build([["a"]]).encode("a b"), "pass tokenize"),
-        (lambda: Vocab.build([["a"]]).id_to_token(5), r"token id 5 is out of range for a vocabulary of 5 tokens"),
+        (
+            lambda: Vocab.build([["a"]]).id_to_token(5),
+            r"token id 5 is out of range for a vocabulary of 5 tokens",
+        ),
         (lambda: Vocab.build([["a"]]).decode([[1, 4]]), "one sentence"),
     ],
 )
@@ -181,23 +209,29 @@ def test_make_batches_shapes_shift_and_masks(splits, vocabs):
     for k, b in enumerate(batches):
         B, S = b.src.shape
         T = b.tgt_in.shape[1]
-        assert b.tgt_out.shape == (B, T) and b.src_key_mask.shape == (B, 1, 1, S) and b.tgt_mask.shape == (B, 1, T, T)
+        assert (
+            b.tgt_out.shape == (B, T)
+            and b.src_key_mask.shape == (B, 1, 1, S)
+            and b.tgt_mask.shape == (B, 1, T, T)
+        )
         assert b.src.dtype == b.tgt_in.dtype == b.tgt_out.dtype == torch.long
         assert b.src_key_mask.dtype == b.tgt_mask.dtype == torch.bool
         for r in range(B):
             en, pt = pairs[16 * k + r]
             s, t = src_v.encode(tokenize(en)), tgt_v.encode(tokenize(pt))
             n = len(t)
-            assert b.src[r, : len(s)].tolist() == s and (b.src[r, len(s):] == 0).all()
+            assert b.src[r, : len(s)].tolist() == s and (b.src[r, len(s) :] == 0).all()
             assert b.src_key_mask[r, 0, 0].tolist() == [True] * len(s) + [False] * (S - len(s))
             assert b.tgt_in[r, : n + 1].tolist() == [1] + t, "tgt_in starts with <bos>"
             assert b.tgt_out[r, : n + 1].tolist() == t + [2], "tgt_out ends with <eos>"
-            assert (b.tgt_in[r, n + 1:] == 0).all() and (b.tgt_out[r, n + 1:] == 0).all()
-            assert b.tgt_in[r, 1: n + 1].tolist() == b.tgt_out[r, :n].tolist(), "shifted by one"
+            assert (b.tgt_in[r, n + 1 :] == 0).all() and (b.tgt_out[r, n + 1 :] == 0).all()
+            assert b.tgt_in[r, 1 : n + 1].tolist() == b.tgt_out[r, :n].tolist(), "shifted by one"
             expected = torch.ones(T, T, dtype=torch.bool).tril()
-            expected[:, n + 1:] = False
+            expected[:, n + 1 :] = False
             assert torch.equal(b.tgt_mask[r, 0], expected), "causal and padding"
-        expected_tokens = sum(len(tokenize(pt)) + 1 for _, pt in pairs[16 * k: 16 * k + B])  # target + <eos>
+        expected_tokens = sum(
+            len(tokenize(pt)) + 1 for _, pt in pairs[16 * k : 16 * k + B]
+        )  # target + <eos>
         assert b.num_tgt_tokens == int((b.tgt_out != 0).sum()) == expected_tokens
 
 
@@ -207,24 +241,38 @@ def test_make_batches_shuffle_is_seeded_and_complete(splits, vocabs):
     a = make_batches(pairs, src_v, tgt_v, batch_size=32, seed=1)
     b = make_batches(pairs, src_v, tgt_v, batch_size=32, seed=1)
     c = make_batches(pairs, src_v, tgt_v, batch_size=32, seed=2)
-    assert all(torch.equal(x.src, y.src) and torch.equal(x.tgt_out, y.tgt_out) for x, y in zip(a, b))
+    assert all(
+        torch.equal(x.src, y.src) and torch.equal(x.tgt_out, y.tgt_out) for x, y in zip(a, b)
+    )
     assert [x.src.tolist() for x in a] != [x.src.tolist() for x in c], "another seed, another order"
-    seen = sorted((src_v.decode(x.src[r]), tgt_v.decode(x.tgt_out[r])) for x in a for r in range(len(x)))
-    assert seen == sorted((tokenize(en), tokenize(pt)) for en, pt in pairs), "every pair exactly once"
+    seen = sorted(
+        (src_v.decode(x.src[r]), tgt_v.decode(x.tgt_out[r])) for x in a for r in range(len(x))
+    )
+    assert seen == sorted((tokenize(en), tokenize(pt)) for en, pt in pairs), (
+        "every pair exactly once"
+    )
     padding = sum(int((x.src == 0).sum()) for x in a)
-    unsorted = sum(int((x.src == 0).sum()) for x in make_batches(pairs, src_v, tgt_v, batch_size=32, shuffle=False))
+    unsorted = sum(
+        int((x.src == 0).sum())
+        for x in make_batches(pairs, src_v, tgt_v, batch_size=32, shuffle=False)
+    )
     assert padding < unsorted / 2, "batches of similar length pad less"
 
 
 def test_make_batches_unknown_words_max_len_and_device(vocabs):
     src_v, tgt_v = vocabs
-    pairs = [("i like the zebra.", "gosto da zebra."), ("i am happy.", "sou feliz."),
-             ("the red car is not new.", "o carro vermelho não é novo.")]
+    pairs = [
+        ("i like the zebra.", "gosto da zebra."),
+        ("i am happy.", "sou feliz."),
+        ("the red car is not new.", "o carro vermelho não é novo."),
+    ]
     with pytest.warns(UserWarning, match=r"1 unknown word mapped to <unk>: 'zebra'\. "):
         batches = make_batches(pairs[:2], src_v, tgt_v, batch_size=4, shuffle=False)
     assert batches[0].src[0].tolist().count(3) == 1
     with pytest.warns(UserWarning, match=r"1 of 3 pairs left out: longer than max_len=6"):
-        batches = make_batches(pairs[1:] + [("he eats.", "ele come.")], src_v, tgt_v, batch_size=4, max_len=6)
+        batches = make_batches(
+            pairs[1:] + [("he eats.", "ele come.")], src_v, tgt_v, batch_size=4, max_len=6
+        )
     assert sum(len(b) for b in batches) == 2
     moved = batches[0].to("cpu")
     assert isinstance(moved, Batch) and moved.num_tgt_tokens == batches[0].num_tgt_tokens
@@ -257,7 +305,9 @@ def _write(tmp_path, text, name="por.txt"):
 
 def test_load_tatoeba_columns(tmp_path):
     attribution = "CC-BY 2.0 (France) Attribution: tatoeba.org #2 (CK) & #3 (alexmarcelo)"
-    three = _write(tmp_path, f"\ufeffGo.\tVai.\t{attribution}\nI'm happy.\tEstou feliz.\t{attribution}\r\n\n")
+    three = _write(
+        tmp_path, f"\ufeffGo.\tVai.\t{attribution}\nI'm happy.\tEstou feliz.\t{attribution}\r\n\n"
+    )
     assert load_tatoeba(three) == [("Go.", "Vai."), ("I'm happy.", "Estou feliz.")]
     two = _write(tmp_path, "Hi.\tOi.\nRun!\tCorra!\n", "two.txt")
     assert load_tatoeba(str(two)) == [("Hi.", "Oi."), ("Run!", "Corra!")]
@@ -270,8 +320,10 @@ def test_load_tatoeba_columns(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("Go.\tVai.\tattr\n\nI am here. Estou aqui.\n",
-         r"por\.txt, line 3: expected English<TAB>Portuguese.*found no tab"),
+        (
+            "Go.\tVai.\tattr\n\nI am here. Estou aqui.\n",
+            r"por\.txt, line 3: expected English<TAB>Portuguese.*found no tab",
+        ),
         ("Go.\t\tattr\n", r"por\.txt, line 1: the Portuguese \(column 2\) sentence is empty"),
         (b"Go.\tVai.\n\xff\xfe\tx\n", r"por\.txt, line 2: not UTF-8"),
     ],
@@ -283,7 +335,9 @@ def test_load_tatoeba_malformed_lines(tmp_path, text, message):
 
 
 def test_load_tatoeba_missing_file_and_bad_arguments(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"no sentence file at '.*nowhere\.txt'.*manythings\.org/anki"):
+    with pytest.raises(
+        FileNotFoundError, match=r"no sentence file at '.*nowhere\.txt'.*manythings\.org/anki"
+    ):
         load_tatoeba(tmp_path / "nowhere.txt")
     with pytest.raises(IsADirectoryError, match="is a folder"):
         load_tatoeba(tmp_path)
@@ -304,4 +358,6 @@ def test_docstrings_name_the_chapter():
     for name in data.__all__:
         obj = getattr(data, name)
         if callable(obj):
-            assert (obj.__doc__ or "").strip().endswith("Used in chapter 9 (Training a translator)."), name
+            assert (
+                (obj.__doc__ or "").strip().endswith("Used in chapter 9 (Training a translator).")
+            ), name

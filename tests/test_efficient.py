@@ -78,7 +78,9 @@ def test_softmax_state_of_a_block():
 def test_merge_rule_is_associative_and_matches_the_whole(x, data):
     """Merging the states of the pieces of a row, grouped any way, gives the state of the whole row.
     A merge that adds the sums without rescaling by exp(m_a - m) fails this."""
-    a, b = sorted(data.draw(st.lists(st.integers(1, len(x) - 1), min_size=2, max_size=2, unique=True)))
+    a, b = sorted(
+        data.draw(st.lists(st.integers(1, len(x) - 1), min_size=2, max_size=2, unique=True))
+    )
     s1, s2, s3 = softmax_state(x[:a]), softmax_state(x[a:b]), softmax_state(x[b:])
     left = merge_softmax_states(merge_softmax_states(s1, s2), s3)
     right = merge_softmax_states(s1, merge_softmax_states(s2, s3))
@@ -107,7 +109,9 @@ def attention_inputs(draw):
     t_q, t_k = draw(st.integers(1, 24)), draw(st.integers(1, 24))
     d_k, d_v = draw(st.integers(1, 6)), draw(st.integers(1, 6))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    scale = draw(st.sampled_from([0.1, 1.0, 10.0]))  # 10: peaked weights, where a missing rescale shows most
+    scale = draw(
+        st.sampled_from([0.1, 1.0, 10.0])
+    )  # 10: peaked weights, where a missing rescale shows most
     q = rng.standard_normal(batch + (t_q, d_k)) * scale
     k = rng.standard_normal(batch + (t_k, d_k)) * scale
     v = rng.standard_normal(batch + (t_k, d_v))
@@ -131,31 +135,51 @@ def test_tiled_attention_dividing_and_non_dividing_blocks(block, causal):
     """T = 12: blocks 4 and 12 divide it, 5 and 13 leave a short last tile (an off-by-one in the last
     tile drops or repeats keys), 1 is one key at a time, (3, 8) and (8, 3) are rectangular tiles."""
     rng = np.random.default_rng(0)
-    q, k, v = rng.standard_normal((2, 12, 4)) * 3, rng.standard_normal((2, 12, 4)) * 3, rng.standard_normal((2, 12, 5))
-    np.testing.assert_allclose(tiled_attention(q, k, v, block, causal), reference(q, k, v, causal), rtol=0, atol=1e-6)
+    q, k, v = (
+        rng.standard_normal((2, 12, 4)) * 3,
+        rng.standard_normal((2, 12, 4)) * 3,
+        rng.standard_normal((2, 12, 5)),
+    )
+    np.testing.assert_allclose(
+        tiled_attention(q, k, v, block, causal), reference(q, k, v, causal), rtol=0, atol=1e-6
+    )
 
 
 def test_tiled_attention_causal_is_the_causal_mask_of_chapter_6():
     rng = np.random.default_rng(1)
     q, k, v = (rng.standard_normal((9, 3)) for _ in range(3))
     expected = scaled_dot_product_attention(q, k, v, causal_mask(9))[0]
-    np.testing.assert_allclose(tiled_attention(q, k, v, 4, causal=True), expected, rtol=0, atol=1e-12)
-    assert np.abs(tiled_attention(q, k, v, 4) - expected).max() > 1e-3, "causal=True must change the result"
+    np.testing.assert_allclose(
+        tiled_attention(q, k, v, 4, causal=True), expected, rtol=0, atol=1e-12
+    )
+    assert np.abs(tiled_attention(q, k, v, 4) - expected).max() > 1e-3, (
+        "causal=True must change the result"
+    )
 
 
 @pytest.mark.parametrize("t_q, t_k", [(5, 5), (7, 4), (3, 8)])
 def test_tiled_attention_equals_pytorch(t_q, t_k):
     """Same convention as F.scaled_dot_product_attention(is_causal=True) when T_q != T_k (top-left aligned)."""
     rng = np.random.default_rng(2)
-    q, k, v = rng.standard_normal((2, 3, t_q, 4)), rng.standard_normal((2, 3, t_k, 4)), rng.standard_normal((2, 3, t_k, 6))
+    q, k, v = (
+        rng.standard_normal((2, 3, t_q, 4)),
+        rng.standard_normal((2, 3, t_k, 4)),
+        rng.standard_normal((2, 3, t_k, 6)),
+    )
     for causal in (False, True):
-        theirs = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=causal).numpy()
+        theirs = F.scaled_dot_product_attention(
+            *map(torch.from_numpy, (q, k, v)), is_causal=causal
+        ).numpy()
         np.testing.assert_allclose(tiled_attention(q, k, v, 3, causal), theirs, rtol=0, atol=1e-6)
 
 
 def test_tiled_attention_broadcasts_batch_dimensions_and_keeps_float32():
     rng = np.random.default_rng(3)
-    q, k, v = rng.standard_normal((2, 1, 6, 4)), rng.standard_normal((1, 3, 7, 4)), rng.standard_normal((7, 2))
+    q, k, v = (
+        rng.standard_normal((2, 1, 6, 4)),
+        rng.standard_normal((1, 3, 7, 4)),
+        rng.standard_normal((7, 2)),
+    )
     out = tiled_attention(q, k, v, 3)
     assert out.shape == (2, 3, 6, 2)
     np.testing.assert_allclose(out, reference(q, k, v, False), rtol=0, atol=1e-6)
@@ -197,16 +221,27 @@ def test_tiled_attention_uses_far_less_memory_than_naive():
     T = 2048
     result = attention_memory(T, d_k=64, block_size=64)
     one_matrix = T * T * 8  # one (T, T) float64 matrix: 32 MiB
-    assert result["naive_bytes"] >= 2 * one_matrix, "naive attention keeps at least scores and weights"
+    assert result["naive_bytes"] >= 2 * one_matrix, (
+        "naive attention keeps at least scores and weights"
+    )
     assert result["tiled_bytes"] < result["naive_bytes"] / 4
-    assert result["tiled_bytes"] < one_matrix / 4, "the tiled version must never hold a (T, T) matrix"
+    assert result["tiled_bytes"] < one_matrix / 4, (
+        "the tiled version must never hold a (T, T) matrix"
+    )
     assert result["ratio"] == result["naive_bytes"] / result["tiled_bytes"]
 
 
 def test_tiled_memory_grows_linearly_and_naive_quadratically():
-    small, large = attention_memory(512, d_k=16, block_size=64), attention_memory(1024, d_k=16, block_size=64)
-    assert 3.5 < large["naive_bytes"] / small["naive_bytes"] < 4.5, "doubling T quadruples the naive memory"
-    assert large["tiled_bytes"] / small["tiled_bytes"] < 2.5, "doubling T at most doubles the tiled memory"
+    small, large = (
+        attention_memory(512, d_k=16, block_size=64),
+        attention_memory(1024, d_k=16, block_size=64),
+    )
+    assert 3.5 < large["naive_bytes"] / small["naive_bytes"] < 4.5, (
+        "doubling T quadruples the naive memory"
+    )
+    assert large["tiled_bytes"] / small["tiled_bytes"] < 2.5, (
+        "doubling T at most doubles the tiled memory"
+    )
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -234,8 +269,16 @@ def test_tiled_attention_shape_errors_are_those_of_chapter_4(q_shape, k_shape, v
 
 @pytest.mark.parametrize(
     "block, words",
-    [(0, "at least 1"), (-4, "at least 1"), (2.5, "whole number"), (True, "whole number"), ("8", "whole number"),
-     ((4, 0), "block_k"), ((4,), "pair"), ((1, 2, 3), "pair")],
+    [
+        (0, "at least 1"),
+        (-4, "at least 1"),
+        (2.5, "whole number"),
+        (True, "whole number"),
+        ("8", "whole number"),
+        ((4, 0), "block_k"),
+        ((4,), "pair"),
+        ((1, 2, 3), "pair"),
+    ],
 )
 def test_tiled_attention_block_size_errors(block, words):
     q = np.ones((4, 3))
@@ -275,13 +318,24 @@ def test_chapter_11_derivations_agree_with_tutorlib():
     namespace: dict = {}
     for cell in nb.cells:
         if cell.cell_type == "code" and "derivation" in cell.metadata.get("tags", []):
-            exec(compile(cell.source, "11_efficient_attention.ipynb[derivation]", "exec"), namespace)
+            exec(
+                compile(cell.source, "11_efficient_attention.ipynb[derivation]", "exec"), namespace
+            )
     rng = np.random.default_rng(0)
     x = rng.standard_normal(23) * 5
     for block in (1, 4, 23, 50):
-        np.testing.assert_allclose(namespace["softmax_in_blocks"](x, block), online_softmax(x, block), rtol=1e-12)
-    for t_q, t_k, block in [(8, 8, 4), (7, 10, 3), (5, 5, 16)]:
-        q, k, v = rng.standard_normal((t_q, 4)), rng.standard_normal((t_k, 4)), rng.standard_normal((t_k, 3))
         np.testing.assert_allclose(
-            namespace["tiled_attention_2d"](q, k, v, block), tiled_attention(q, k, v, block), rtol=0, atol=1e-12
+            namespace["softmax_in_blocks"](x, block), online_softmax(x, block), rtol=1e-12
+        )
+    for t_q, t_k, block in [(8, 8, 4), (7, 10, 3), (5, 5, 16)]:
+        q, k, v = (
+            rng.standard_normal((t_q, 4)),
+            rng.standard_normal((t_k, 4)),
+            rng.standard_normal((t_k, 3)),
+        )
+        np.testing.assert_allclose(
+            namespace["tiled_attention_2d"](q, k, v, block),
+            tiled_attention(q, k, v, block),
+            rtol=0,
+            atol=1e-12,
         )

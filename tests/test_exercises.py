@@ -30,8 +30,13 @@ def test_there_are_masters():
 def test_generated_files_are_in_sync_with_the_masters():
     """`tools/exercises.py assign --check` must report nothing to change (nbdev-style drift check),
     _toc.yml included."""
-    run = subprocess.run([sys.executable, str(ROOT / "tools" / "exercises.py"), "assign", "--check"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "exercises.py"), "assign", "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
 
 
@@ -58,7 +63,10 @@ def test_student_notebook_checks_answers_in_place(name):
     install, setup = nb.cells[0], nb.cells[1]
     assert install.source == ex.install_cell_source() and "remove-cell" in install.metadata["tags"]
     assert "otter-grader==" in install.source and "TUTORLIB_SOURCE" in install.source
-    assert setup.source.startswith(ex.SETUP_MARKER) and "grader = otter.Notebook(tests_dir=tests_dir)" in setup.source
+    assert (
+        setup.source.startswith(ex.SETUP_MARKER)
+        and "grader = otter.Notebook(tests_dir=tests_dir)" in setup.source
+    )
     # the public tests ride in the setup cell (Colab opens only the .ipynb); hidden ones stay in the zip
     with zipfile.ZipFile(ROOT / "exercises" / "autograder" / f"{name}.zip") as zf:
         tests = {n: zf.read(n).decode() for n in zf.namelist() if n.startswith("tests/")}
@@ -67,8 +75,12 @@ def test_student_notebook_checks_answers_in_place(name):
     assert "hidden=True" not in setup.source and "'hidden': True" not in setup.source
     assert hidden, f"{name} has no hidden tests"
     questions = re.findall(r"'(q\d+)\.py'", setup.source)
-    checks = re.findall(r'grader\.check\("(q\d+)"\)', "\n".join(c.source for c in nb.cells if c.cell_type == "code"))
-    assert questions and sorted(set(checks)) == sorted(questions), "a grader.check cell per question"
+    checks = re.findall(
+        r'grader\.check\("(q\d+)"\)', "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    )
+    assert questions and sorted(set(checks)) == sorted(questions), (
+        "a grader.check cell per question"
+    )
     assert 2 <= len(questions) <= 4, "2-4 questions per exercise"
     for c in nb.cells:
         assert "BEGIN SOLUTION" not in c.source and "BEGIN TESTS" not in c.source
@@ -86,8 +98,10 @@ def test_student_page_says_checking_needs_a_kernel(name):
     repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
     owner_repo = repo["url"].rstrip("/").removeprefix("https://github.com/")
     branch = repo["branch"]
-    colab = (f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}"
-             f"/exercises/{name}.ipynb")
+    colab = (
+        f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}"
+        f"/exercises/{name}.ipynb"
+    )
     # the same Binder address as the page's launch button (tests/test_browser.py wants one)
     binder = f"https://mybinder.org/v2/gh/{owner_repo}/{branch}?urlpath=tree/exercises/{name}.ipynb"
     notes = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and colab in c.source]
@@ -97,10 +111,18 @@ def test_student_page_says_checking_needs_a_kernel(name):
     assert "remove-cell" not in note.metadata.get("tags", []) and "hide" not in str(note.metadata)
     for words in ("grader.check", "Colab", "Binder", "Jupyter", "kernel", "install", "grader`"):
         assert words in note.source, f"the note does not say {words!r}"
-    title = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# "))
-    first_check = next(i for i, c in enumerate(nb.cells)
-                       if c.cell_type == "code" and c.source.startswith("grader.check("))
-    assert "remove-cell" in nb.cells[0].metadata["tags"] and "remove-cell" in nb.cells[1].metadata["tags"]
+    title = next(
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# ")
+    )
+    first_check = next(
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and c.source.startswith("grader.check(")
+    )
+    assert (
+        "remove-cell" in nb.cells[0].metadata["tags"]
+        and "remove-cell" in nb.cells[1].metadata["tags"]
+    )
     assert title < notes[0] < first_check
 
 
@@ -125,8 +147,16 @@ def test_solutions_page_is_collapsed_and_clean(name):
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert "install-tutorlib" in code[0].metadata["tags"]
     for c in code[1:]:
-        assert "grader" not in c.source and "BEGIN SOLUTION" not in c.source and "otter" not in c.source
-    titles = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")]
+        assert (
+            "grader" not in c.source
+            and "BEGIN SOLUTION" not in c.source
+            and "otter" not in c.source
+        )
+    titles = [
+        c.source.splitlines()[0]
+        for c in nb.cells
+        if c.cell_type == "markdown" and c.source.startswith("# ")
+    ]
     assert len(titles) == 1 and "olution" in titles[0]
     assert "try the exercise first" in nb.cells[1].source
 
@@ -143,24 +173,29 @@ def test_solutions_page_shows_outputs_reasoning_and_labels(name):
     for i, c in enumerate(nb.cells):
         prompts = c.metadata.get("mystnb", {})
         if c.cell_type == "code" and "code_prompt_show" in prompts:
-            m = re.fullmatch(r"Show the solution to question (\d+)( \(part \d+ of \d+\))?",
-                             prompts["code_prompt_show"])
+            m = re.fullmatch(
+                r"Show the solution to question (\d+)( \(part \d+ of \d+\))?",
+                prompts["code_prompt_show"],
+            )
             assert m, prompts
             assert prompts["code_prompt_hide"] == "Hide" + prompts["code_prompt_show"][4:]
             assert "hide-input" in c.metadata.get("tags", []), "solutions are collapsed on the page"
             labelled.setdefault(m.group(1), []).append(i)
-    assert sorted(labelled) == sorted(question_number(q) for q in questions), \
+    assert sorted(labelled) == sorted(question_number(q) for q in questions), (
         "one labelled solution per question"
+    )
     for number, cells in labelled.items():
         for i in cells:
             outputs = nb.cells[i].outputs
             assert outputs, f"the solution to question {number} shows no output: print a check"
             assert not [o for o in outputs if o.output_type == "error"], f"question {number} raised"
-            assert not [o for o in outputs if o.get("name") == "stderr"], \
+            assert not [o for o in outputs if o.get("name") == "stderr"], (
                 f"question {number} wrote to stderr (warnings vary from run to run)"
+            )
         after = nb.cells[cells[-1] + 1]
-        assert after.cell_type == "markdown" and after.source.startswith("**Why.**"), \
+        assert after.cell_type == "markdown" and after.source.startswith("**Why.**"), (
             f"no **Why.** cell right after the solution to question {number}"
+        )
         assert len(after.source.split()) >= 12, "the reasoning is a sentence or two, not a word"
     whys = [c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("**Why.**")]
     assert len(whys) == len(questions)
@@ -172,7 +207,8 @@ def test_solutions_page_shows_outputs_reasoning_and_labels(name):
 
 def notebook_code_lines():
     for path in sorted((ROOT / "exercises").glob("ex[0-9][0-9]_*.ipynb")) + sorted(
-            (ROOT / "exercises" / "solutions").glob("ex[0-9][0-9]_*.ipynb")):
+        (ROOT / "exercises" / "solutions").glob("ex[0-9][0-9]_*.ipynb")
+    ):
         nb = nbformat.read(path, as_version=4)
         for i, c in enumerate(nb.cells):
             if c.cell_type == "code":
@@ -185,8 +221,11 @@ def test_code_lines_fit_the_book_code_column():
     book's code column (hidden setup cells too: Colab shows them). Shape comments go on their own
     line when they do not fit."""
     assert any(True for _ in notebook_code_lines())
-    wide = [f"{path} cell {i} line {n} ({len(line)} characters): {line[:60]}..."
-            for path, i, n, line in notebook_code_lines() if len(line) > 88]
+    wide = [
+        f"{path} cell {i} line {n} ({len(line)} characters): {line[:60]}..."
+        for path, i, n, line in notebook_code_lines()
+        if len(line) > 88
+    ]
     assert not wide, "\n".join(wide)
 
 
@@ -196,8 +235,22 @@ def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("grades")
     paths = [ROOT / "exercises" / "solutions" / f"{n}.ipynb" for n in NAMES]
     paths += [ROOT / "exercises" / f"{n}.ipynb" for n in NAMES]
-    run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, paths), "--out", str(out),
-                          "--jobs", "2", "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "grade.py"),
+            *map(str, paths),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=1800,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     results = {}
     for f in out.glob("*.json"):
@@ -210,8 +263,14 @@ def graded(tmp_path_factory):
 @pytest.mark.parametrize("name", NAMES)
 def test_solutions_score_full_marks(graded, name):
     r = graded[f"exercises/solutions/{name}.ipynb"]
-    detail = json.dumps({"messages": r["messages"], "integrity": r["integrity"],
-                         "questions": {q: v["messages"] for q, v in r["questions"].items()}}, indent=1)
+    detail = json.dumps(
+        {
+            "messages": r["messages"],
+            "integrity": r["integrity"],
+            "questions": {q: v["messages"] for q, v in r["questions"].items()},
+        },
+        indent=1,
+    )
     assert r["status"] == "graded" and r["of"] > 0, detail
     assert r["points"] == pytest.approx(r["of"]), detail
     assert not r["integrity"] and not r["messages"], detail
@@ -225,7 +284,7 @@ def test_untouched_student_notebook_scores_zero(graded, name):
     assert r["points"] == 0 and r["of"] > 0, {q: v["messages"] for q, v in r["questions"].items()}
     assert not r["integrity"], r["integrity"]
     assert not any("grader error" in m for m in r["messages"]), r["messages"]
-    for q in r["questions"].values():   # every failed test says something a learner can act on
+    for q in r["questions"].values():  # every failed test says something a learner can act on
         assert q["messages"] and all(m for m in q["messages"])
 
 
@@ -237,8 +296,13 @@ def test_grader_check_runs_offline_in_the_student_notebook(name, tmp_path):
     from nbclient import NotebookClient
 
     nb = nbformat.read(ROOT / "exercises" / f"{name}.ipynb", as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -247,6 +311,9 @@ def test_grader_check_runs_offline_in_the_student_notebook(name, tmp_path):
             assert not errors, f"{cell.source[:40]!r} raised {errors[0].ename}: {errors[0].evalue}"
         if cell.source.startswith("grader.check("):
             q = re.search(r'grader\.check\("(q\d+)"\)', cell.source).group(1)
-            text = json.dumps([o.get("data", {}) for o in cell.outputs] + [o.get("text", "") for o in cell.outputs])
+            text = json.dumps(
+                [o.get("data", {}) for o in cell.outputs]
+                + [o.get("text", "") for o in cell.outputs]
+            )
             assert f"{q} results" in text, f"grader.check({q!r}) showed no results: {text[:300]}"
             assert "Test case failed" in text, f"the blank answer to {q} passed a public test"

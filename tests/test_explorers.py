@@ -108,7 +108,10 @@ def test_saturation_view_shows_saturation_and_the_vanishing_gradient():
     jacobian_raw = np.linalg.norm(softmax_jacobian(raw))
     jacobian_scaled = np.linalg.norm(softmax_jacobian(scaled))
     assert jacobian_raw < 0.01 < 0.2 < jacobian_scaled
-    for weights, page, grad in ((raw, page_raw, jacobian_raw), (scaled, page_scaled, jacobian_scaled)):
+    for weights, page, grad in (
+        (raw, page_raw, jacobian_raw),
+        (scaled, page_scaled, jacobian_scaled),
+    ):
         assert bar_numbers(page) == [float(f"{w:.3f}") for w in weights]
         assert f"largest weight: {weights.max():.3f}" in page
         assert f"‖: {grad:.3f}" in page
@@ -122,7 +125,10 @@ def test_saturation_view_shows_saturation_and_the_vanishing_gradient():
         ({"d_k": 513}, r"d_k must be from 1 to 512, got 513"),
         ({"d_k": 2.5}, r"d_k must be a whole number, got 2.5"),
         ({"d_k": True}, r"d_k must be a whole number, got True"),
-        ({"d_k": 8, "scaled": "yes"}, r"scaled must be True \(divide by sqrt\(d_k\)\) or False, got 'yes'"),
+        (
+            {"d_k": 8, "scaled": "yes"},
+            r"scaled must be True \(divide by sqrt\(d_k\)\) or False, got 'yes'",
+        ),
         ({"d_k": 8, "n_keys": 1}, r"n_keys must be at least 2, got 1"),
     ],
 )
@@ -156,7 +162,9 @@ def test_attention_view_gives_the_row_of_scaled_dot_product_attention():
         np.testing.assert_allclose(by_label, expected[i])
         np.testing.assert_allclose(by_index, expected[i])
         assert bar_numbers(page) == [float(f"{w:.3f}") for w in expected[i]]
-        np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(expected, 2).ravel())
+        np.testing.assert_allclose(
+            cell_numbers(page, "tutorlib-heatmap"), np.round(expected, 2).ravel()
+        )
         assert page.count("▶") == 1 and f"▶ {word}</th>" in page
     # chapter 4's hand computation for "quick"
     quick, _ = explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query="quick")
@@ -166,9 +174,11 @@ def test_attention_view_gives_the_row_of_scaled_dot_product_attention():
 def test_attention_view_cross_attention_labels():
     q = np.array([[1.3, 0.8], [-0.9, 0.9]])  # (T_q, d_k) = (2, 2)
     k = np.array([[1.0, 0.5], [1.5, 1.0], [-1.0, 1.0]])  # (T_k, d_k) = (3, 2)
-    weights, page = explorers.attention_view(q, k, ["sou", "feliz"], ["I", "am", "happy"], query="feliz")
+    weights, page = explorers.attention_view(
+        q, k, ["sou", "feliz"], ["I", "am", "happy"], query="feliz"
+    )
     np.testing.assert_allclose(weights, scaled_dot_product_attention(q, k, k)[1][1])
-    assert "<th scope=\"col\" style=\"padding:2px 8px\">happy</th>" in page
+    assert '<th scope="col" style="padding:2px 8px">happy</th>' in page
 
 
 def test_attention_view_rejects_bad_input():
@@ -183,8 +193,12 @@ def test_attention_view_rejects_bad_input():
     with pytest.raises(ValueError, match=r"the table has 5 queries but 3 labels"):
         explorers.attention_view(FOX["q"], FOX["k"], ["The", "quick", "brown"])
     with pytest.raises(ValueError, match=r"q has d_k=2 but k has d_k=3"):
-        explorers.attention_view(FOX["q"], THIS_IS_BOOK["x"] @ THIS_IS_BOOK["w_k"], FOX["tokens"], ["a", "b", "c"])
-    with pytest.raises(ValueError, match=r"q must be one sentence's \(T_q, d_k\) matrix, got shape \(2,\)"):
+        explorers.attention_view(
+            FOX["q"], THIS_IS_BOOK["x"] @ THIS_IS_BOOK["w_k"], FOX["tokens"], ["a", "b", "c"]
+        )
+    with pytest.raises(
+        ValueError, match=r"q must be one sentence's \(T_q, d_k\) matrix, got shape \(2,\)"
+    ):
         explorers.attention_view(FOX["q"][0], FOX["k"], ["x"])
     with pytest.raises(ValueError, match="single string"):
         explorers.attention_view(*args[:2], "The quick brown fox jumps")
@@ -195,10 +209,15 @@ def test_attention_explorer_redraws_for_the_chosen_query():
     assert box.query.value == 1
     assert box.view.value == explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query=1)[1]
     box.query.value = 4
-    assert box.view.value == explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query="jumps")[1]
+    assert (
+        box.view.value
+        == explorers.attention_view(FOX["q"], FOX["k"], FOX["tokens"], query="jumps")[1]
+    )
     # repeated words are numbered in the menu, so each can be picked
     x = np.eye(6)
-    labels = [label for label, _ in explorers.attention_explorer(x, x, YOUR_CAT["tokens"]).query.options]
+    labels = [
+        label for label, _ in explorers.attention_explorer(x, x, YOUR_CAT["tokens"]).query.options
+    ]
     assert labels == ["0 YOUR", "1 CAT", "2 IS", "3 A", "4 LOVELY", "5 CAT"]
 
 
@@ -224,12 +243,16 @@ def test_head_view_is_that_heads_scaled_dot_product_attention(mha_weights):
         k = split_heads(layer.w_k(x), 4).numpy()
     for batch in (0, 1):
         for head in range(4):
-            expected = scaled_dot_product_attention(q[batch, head], k[batch, head], k[batch, head])[1]  # (T, T)
+            expected = scaled_dot_product_attention(q[batch, head], k[batch, head], k[batch, head])[
+                1
+            ]  # (T, T)
             shown, page = explorers.head_view(w, head, labels, query="c", batch=batch)
             np.testing.assert_allclose(shown, expected, atol=1e-12)
             assert f"head {head + 1} of 4" in page and "▶ c</th>" in page
             assert bar_numbers(page) == [float(f"{v:.3f}") for v in expected[2]]
-            np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(expected, 2).ravel())
+            np.testing.assert_allclose(
+                cell_numbers(page, "tutorlib-heatmap"), np.round(expected, 2).ravel()
+            )
     three_d, _ = explorers.head_view(w[1].numpy(), 2, labels)  # (H, T, T) works too
     np.testing.assert_allclose(three_d, w[1, 2].numpy())
 
@@ -237,13 +260,17 @@ def test_head_view_is_that_heads_scaled_dot_product_attention(mha_weights):
 def test_head_view_rejects_bad_input(mha_weights):
     _, _, w = mha_weights
     labels = list("abcde")
-    with pytest.raises(ValueError, match=r"the layer has 4 heads, 0 to 3\) must be from 0 to 3, got 4"):
+    with pytest.raises(
+        ValueError, match=r"the layer has 4 heads, 0 to 3\) must be from 0 to 3, got 4"
+    ):
         explorers.head_view(w, 4, labels)
     with pytest.raises(ValueError, match=r"must be from 0 to 3, got -1"):
         explorers.head_view(w, -1, labels)
     with pytest.raises(ValueError, match=r"batch must be from 0 to 1, got 2"):
         explorers.head_view(w, 0, labels, batch=2)
-    with pytest.raises(ValueError, match=r"\(B, H, T_q, T_k\) or \(H, T_q, T_k\), got shape \(5, 5\)"):
+    with pytest.raises(
+        ValueError, match=r"\(B, H, T_q, T_k\) or \(H, T_q, T_k\), got shape \(5, 5\)"
+    ):
         explorers.head_view(w[0, 0], 0, labels)
     with pytest.raises(ValueError, match=r"the table has 5 queries but 4 labels"):
         explorers.head_view(w, 0, labels[:4])
@@ -271,20 +298,30 @@ def test_head_explorer_redraws_for_head_and_query(mha_weights):
 def test_mask_view_is_padding_and_causal_mask(n_words, n_pad, causal):
     mask, weights, page = explorers.mask_view(n_words, n_pad, causal)
     T = n_words + n_pad
-    expected = padding_mask([n_words], T)[:, None, :][0] & (causal_mask(T) if causal else True)  # (1, T) & (T, T)
+    expected = padding_mask([n_words], T)[:, None, :][0] & (
+        causal_mask(T) if causal else True
+    )  # (1, T) & (T, T)
     np.testing.assert_array_equal(mask, np.broadcast_to(expected, (T, T)))
     assert np.all(weights[~mask] == 0.0), "a hidden key gets weight exactly 0"
     assert np.all(weights[mask] > 0.0)
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
     # the documented vectors: seeded 4-wide words, <pad> = 0
-    x = np.vstack([np.random.default_rng(0).standard_normal((6, 4))[:n_words], np.zeros((n_pad, 4))])
+    x = np.vstack(
+        [np.random.default_rng(0).standard_normal((6, 4))[:n_words], np.zeros((n_pad, 4))]
+    )
     np.testing.assert_allclose(weights, scaled_dot_product_attention(x, x, x, mask)[1])
     hidden = int((~mask).sum())
-    assert len(re.findall(r'<td[^>]*title="hidden', page)) == 2 * hidden, "hidden cells marked in the grid and the weights"
-    assert len(re.findall(r'<td[^>]*title="may attend"><span aria-hidden="true">✓</span>', page)) == int(mask.sum())
+    assert len(re.findall(r'<td[^>]*title="hidden', page)) == 2 * hidden, (
+        "hidden cells marked in the grid and the weights"
+    )
+    assert len(
+        re.findall(r'<td[^>]*title="may attend"><span aria-hidden="true">✓</span>', page)
+    ) == int(mask.sum())
     assert f"{hidden} of {T * T} cells" in page
-    labels = re.findall(r'<tbody>.*?</tbody>', page, re.S)[0]  # the mask grid's rows
-    labels = re.findall(r'<tr><th scope="row" style="padding:2px 8px;text-align:left">([^<]*)</th>', labels)
+    labels = re.findall(r"<tbody>.*?</tbody>", page, re.S)[0]  # the mask grid's rows
+    labels = re.findall(
+        r'<tr><th scope="row" style="padding:2px 8px;text-align:left">([^<]*)</th>', labels
+    )
     assert labels == list(YOUR_CAT["tokens"][:n_words]) + ["&lt;pad&gt;"] * n_pad
 
 
@@ -354,8 +391,13 @@ def recorded_cross_attention(model, run):
     """
     seen, hooks = {}, []
     for i, layer in enumerate(model.decoder.layers):
-        hooks.append(layer.cross_attn.register_forward_hook(
-            lambda module, args, out, i=i: seen.__setitem__(i, (args[0].detach(), args[1].detach()))))
+        hooks.append(
+            layer.cross_attn.register_forward_hook(
+                lambda module, args, out, i=i: seen.__setitem__(
+                    i, (args[0].detach(), args[1].detach())
+                )
+            )
+        )
     try:
         result = run()
     finally:
@@ -368,12 +410,16 @@ def recorded_cross_attention(model, run):
         with torch.no_grad():
             q = split_heads(attn.w_q(query), attn.num_heads)  # (1, T, D) -> (1, H, T, Dh)
             k = split_heads(attn.w_k(key), attn.num_heads)  # (1, S, D) -> (1, H, S, Dh)
-            scores = q @ k.transpose(-2, -1) / attn.d_head ** 0.5  # (1, H, T, Dh) @ (1, H, Dh, S) -> (1, H, T, S)
+            scores = (
+                q @ k.transpose(-2, -1) / attn.d_head**0.5
+            )  # (1, H, T, Dh) @ (1, H, Dh, S) -> (1, H, T, S)
         weights.append(torch.softmax(scores, dim=-1)[0].numpy())
     return result, weights
 
 
-@pytest.mark.parametrize("sentence", ["the red car", "She is tired.", "I like the cat", "the black cats"])
+@pytest.mark.parametrize(
+    "sentence", ["the red car", "She is tired.", "I like the cat", "the black cats"]
+)
 @pytest.mark.parametrize("beam_size", [1, 4])
 def test_translator_view_translates_as_translate_does(pretrained, sentence, beam_size):
     from tutorlib.translator import translate
@@ -389,20 +435,27 @@ def test_translator_view_weights_are_that_layers_cross_attention(pretrained):
 
     sentence = "the tall girl is tired"
     (translation, _, _), by_hand = recorded_cross_attention(
-        pretrained, lambda: explorers.translator_view(pretrained, sentence))
+        pretrained, lambda: explorers.translator_view(pretrained, sentence)
+    )
     rows = tokenize(translation) + ["<eos>"]
     H = pretrained.config.num_heads
     for layer in range(pretrained.config.num_decoder_layers):
         assert by_hand[layer].shape == (H, len(rows), 5)
         for head in list(range(H)) + [None]:
             _, weights, page = explorers.translator_view(pretrained, sentence, 1, layer, head)
-            expected = by_hand[layer].mean(axis=0) if head is None else by_hand[layer][head]  # (T, S)
+            expected = (
+                by_hand[layer].mean(axis=0) if head is None else by_hand[layer][head]
+            )  # (T, S)
             np.testing.assert_allclose(weights, expected, atol=1e-5)
             np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-5)
-            np.testing.assert_allclose(cell_numbers(page, "tutorlib-heatmap"), np.round(weights, 2).ravel(), atol=0.0101)
+            np.testing.assert_allclose(
+                cell_numbers(page, "tutorlib-heatmap"), np.round(weights, 2).ravel(), atol=0.0101
+            )
             which = "mean of the heads" if head is None else f"head {head + 1} of {H}"
             assert f"decoder layer {layer + 1} of 3, {which}" in page
-    header = re.findall(r'<th scope="(?:col|row)" style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
+    header = re.findall(
+        r'<th scope="(?:col|row)" style="padding:2px 8px;text-align:left">([^<]*)</th>', page
+    )[1:]
     assert header == [html.escape(r) for r in rows]
 
 
@@ -410,7 +463,11 @@ def test_translator_view_shows_the_reordering_of_the_red_car(pretrained):
     """In the last layer each Portuguese word looks at its English word: carro at car, vermelho at red (they cross)."""
     translation, weights, _ = explorers.translator_view(pretrained, "the red car", 1, 2, None)
     assert translation == "o carro vermelho"
-    assert weights.argmax(axis=1)[:3].tolist() == [0, 2, 1]  # o -> the, carro -> car, vermelho -> red
+    assert weights.argmax(axis=1)[:3].tolist() == [
+        0,
+        2,
+        1,
+    ]  # o -> the, carro -> car, vermelho -> red
 
 
 def test_translator_view_names_unknown_words_and_copies_them_as_translate_does(pretrained):
@@ -427,8 +484,14 @@ def test_translator_view_names_unknown_words_and_copies_them_as_translate_does(p
     assert weights.shape[1] == 3
     sentence = "Maria likes the black cats"
     translation, weights, page = explorers.translator_view(pretrained, sentence, 1, 2, None)
-    assert translation == translate(sentence, pretrained, on_notice=lambda i, m: None) == "Maria gosta dos gatos pretos"
-    header = re.findall(r'<th scope="(?:col|row)" style="padding:2px 8px;text-align:left">([^<]*)</th>', page)[1:]
+    assert (
+        translation
+        == translate(sentence, pretrained, on_notice=lambda i, m: None)
+        == "Maria gosta dos gatos pretos"
+    )
+    header = re.findall(
+        r'<th scope="(?:col|row)" style="padding:2px 8px;text-align:left">([^<]*)</th>', page
+    )[1:]
     assert header[0] == "Maria" and int(weights[0].argmax()) == 0
 
 
@@ -440,10 +503,19 @@ def test_translator_view_names_unknown_words_and_copies_them_as_translate_does(p
         ((["the", "car"],), r"sentence must be a string of English words, got list"),
         (("the red car", 0), r"beam_size \(1 = greedy\) must be at least 1, got 0"),
         (("the red car", True), r"beam_size \(1 = greedy\) must be a whole number, got True"),
-        (("the red car", 1, 3), r"layer \(an index: the decoder has 3 layers, 0 to 2\) must be from 0 to 2, got 3"),
-        (("the red car", 1, 0, 4), r"each layer has 4 heads, 0 to 3; None for their mean\) must be from 0 to 3, got 4"),
+        (
+            ("the red car", 1, 3),
+            r"layer \(an index: the decoder has 3 layers, 0 to 2\) must be from 0 to 2, got 3",
+        ),
+        (
+            ("the red car", 1, 0, 4),
+            r"each layer has 4 heads, 0 to 3; None for their mean\) must be from 0 to 3, got 4",
+        ),
         (("the red car", 1, 0, "mean"), r"must be a whole number, got 'mean'"),
-        ((" ".join(["the red car"] * 11),), r"it has 33 tokens, more than the 32 positions the model was built for"),
+        (
+            (" ".join(["the red car"] * 11),),
+            r"it has 33 tokens, more than the 32 positions the model was built for",
+        ),
     ],
 )
 def test_translator_view_rejects_bad_input(pretrained, args, message):
@@ -458,8 +530,9 @@ def test_translator_view_needs_vocabularies(pretrained):
     bare.src_vocab = bare.tgt_vocab = None
     with pytest.raises(ValueError, match="carries no vocabularies"):
         explorers.translator_view(bare, "the red car")
-    translation, _, _ = explorers.translator_view(bare, "the red car", src_vocab=pretrained.src_vocab,
-                                                  tgt_vocab=pretrained.tgt_vocab)
+    translation, _, _ = explorers.translator_view(
+        bare, "the red car", src_vocab=pretrained.src_vocab, tgt_vocab=pretrained.tgt_vocab
+    )
     assert translation == "o carro vermelho"
 
 
@@ -470,7 +543,13 @@ def test_translator_explorer_redraws_for_every_control(pretrained):
     box = explorers.translator_explorer(pretrained, "the red car")
     assert [label for label, _ in box.decoding.options] == ["greedy", "beam 4"]
     assert [label for label, _ in box.layer.options] == ["layer 1", "layer 2", "layer 3"]
-    assert [label for label, _ in box.head.options] == ["head 1", "head 2", "head 3", "head 4", "mean of the heads"]
+    assert [label for label, _ in box.head.options] == [
+        "head 1",
+        "head 2",
+        "head 3",
+        "head 4",
+        "mean of the heads",
+    ]
     assert box.view.value == explorers.translator_view(pretrained, "the red car")[2]
     box.sentence.value = "she is tired"
     assert box.view.value == explorers.translator_view(pretrained, "she is tired")[2]
@@ -489,17 +568,25 @@ def test_translator_explorer_redraws_for_every_control(pretrained):
         warnings.simplefilter("error")
         box.sentence.value = "the purple car"
     assert "not in the vocabulary, read as &lt;unk&gt;: purple" in box.view.value
-    start = explorers.translator_explorer(pretrained, "the black cats", beam_size=4, layer=1, head=None)
+    start = explorers.translator_explorer(
+        pretrained, "the black cats", beam_size=4, layer=1, head=None
+    )
     assert start.head.value == -1 and start.decoding.value == 4 and start.layer.value == 1
-    assert start.view.value == explorers.translator_view(pretrained, "the black cats", 4, 1, None)[2]
-    assert [label for label, _ in explorers.translator_explorer(pretrained, beam_size=2).decoding.options][-1] == "beam 2"
+    assert (
+        start.view.value == explorers.translator_view(pretrained, "the black cats", 4, 1, None)[2]
+    )
+    assert [
+        label
+        for label, _ in explorers.translator_explorer(pretrained, beam_size=2).decoding.options
+    ][-1] == "beam 2"
 
 
 # --- the registry, and each explorer's controls declared once ----------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
-PUBLIC_EXPLORERS = sorted(n for n in explorers.__all__
-                          if n.endswith("_explorer") or n == "mask_editor")
+PUBLIC_EXPLORERS = sorted(
+    n for n in explorers.__all__ if n.endswith("_explorer") or n == "mask_editor"
+)
 
 
 def _chapter_code(notebook: Path) -> str:

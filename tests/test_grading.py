@@ -22,12 +22,23 @@ EXPECTED = json.loads((CORPUS / "expected.json").read_text())
 sys.path.insert(0, str(ROOT / "tools"))
 import grade  # noqa: E402
 
-CELL_TIMEOUT = 5   # seconds: the corpus's infinite loops are stopped after this
+CELL_TIMEOUT = 5  # seconds: the corpus's infinite loops are stopped after this
 # issue 11's cheats on exercise 2: wrong q1 and q2, the right q3 (3 points), and a trick
-NEW_EX02_CASES = {f"adversarial/ex02_{n}.ipynb" for n in (
-    "grader_via_getattr", "tapped_stream", "shadow_library", "venv_sitecustomize", "self_undoing_patch",
-    "fork_setsid_survivor", "thread_via_module", "forged_huge_dtype", "forged_huge_shape",
-    "forged_colliding_set")}
+NEW_EX02_CASES = {
+    f"adversarial/ex02_{n}.ipynb"
+    for n in (
+        "grader_via_getattr",
+        "tapped_stream",
+        "shadow_library",
+        "venv_sitecustomize",
+        "self_undoing_patch",
+        "fork_setsid_survivor",
+        "thread_via_module",
+        "forged_huge_dtype",
+        "forged_huge_shape",
+        "forged_colliding_set",
+    )
+}
 
 
 def venv_files() -> list[str]:
@@ -40,9 +51,11 @@ def corpus_notebooks():
 
 
 # issue 27's symbolic links and text file: what they point at, or hold, never reaches a report
-NOT_QUOTED = {"adversarial/ex01_link_to_private.ipynb": "SECRET-ON-THE-GRADING-MACHINE",
-              "adversarial/ex01_link_to_solution.ipynb": "math.sqrt((S - 1) / D)",
-              "adversarial/ex01_not_a_notebook.ipynb": "SECRET-IN-A-TEXT-FILE"}
+NOT_QUOTED = {
+    "adversarial/ex01_link_to_private.ipynb": "SECRET-ON-THE-GRADING-MACHINE",
+    "adversarial/ex01_link_to_solution.ipynb": "math.sqrt((S - 1) / D)",
+    "adversarial/ex01_not_a_notebook.ipynb": "SECRET-IN-A-TEXT-FILE",
+}
 
 
 @pytest.fixture(scope="module")
@@ -51,18 +64,40 @@ def batch(tmp_path_factory):
     before = {p: p.stat().st_mtime for p in CORPUS.rglob("*")}
     venv_before = venv_files()
     run = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "grade.py"), str(CORPUS), "--out", str(out), "--jobs", "2",
-         "--cell-timeout", str(CELL_TIMEOUT), "--quiet"],
-        capture_output=True, text=True, timeout=1800, cwd=ROOT,
+        [
+            sys.executable,
+            str(ROOT / "tools" / "grade.py"),
+            str(CORPUS),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--cell-timeout",
+            str(CELL_TIMEOUT),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=ROOT,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     after = {p: p.stat().st_mtime for p in CORPUS.rglob("*")}
     results = {}
     for f in out.glob("*.json"):
         r = json.loads(f.read_text())
-        results[Path(os.path.abspath(r["submission"])).relative_to(CORPUS).as_posix()] = r   # links not followed
-    return {"out": out, "stdout": run.stdout, "results": results, "before": before, "after": after,
-            "venv_before": venv_before, "venv_after": venv_files()}
+        results[Path(os.path.abspath(r["submission"])).relative_to(CORPUS).as_posix()] = (
+            r  # links not followed
+        )
+    return {
+        "out": out,
+        "stdout": run.stdout,
+        "results": results,
+        "before": before,
+        "after": after,
+        "venv_before": venv_before,
+        "venv_after": venv_files(),
+    }
 
 
 def all_messages(r: dict) -> str:
@@ -75,7 +110,9 @@ def all_messages(r: dict) -> str:
 def test_every_corpus_notebook_has_an_expectation():
     listed = set(EXPECTED)
     for path in corpus_notebooks():
-        assert path.relative_to(CORPUS).as_posix() in listed, f"{path.relative_to(CORPUS)} has no entry in expected.json"
+        assert path.relative_to(CORPUS).as_posix() in listed, (
+            f"{path.relative_to(CORPUS)} has no entry in expected.json"
+        )
     for key in EXPECTED:
         assert (CORPUS / key).is_file(), f"expected.json lists {key}, which does not exist"
 
@@ -87,10 +124,13 @@ def test_case_gets_its_points_and_message(batch, case):
     r = batch["results"].get(case)
     assert r is not None, f"{case} was not graded"
     assert r["status"] == expected.get("status", "graded"), r["messages"]
-    assert r["of"] == pytest.approx(expected["of"]), f"{case}: out of {r['of']}, expected {expected['of']}"
+    assert r["of"] == pytest.approx(expected["of"]), (
+        f"{case}: out of {r['of']}, expected {expected['of']}"
+    )
     messages = all_messages(r)
     assert r["points"] == pytest.approx(expected["points"]), (
-        f"{case}: {r['points']} points, expected {expected['points']}\n{messages}")
+        f"{case}: {r['points']} points, expected {expected['points']}\n{messages}"
+    )
     for wanted in expected["messages"]:
         assert wanted in messages, f"{case}: no message containing {wanted!r} in\n{messages}"
 
@@ -101,8 +141,12 @@ def test_no_report_quotes_a_file_that_is_not_a_notebook(batch, case):
     """A link to a private file, a link to the worked solutions and a text file named .ipynb:
     no word of what they hold is in the JSON report, the summary or the printed table."""
     name = Path(case).name
-    rows = [line for line in (batch["out"] / "summary.csv").read_text().splitlines() + batch["stdout"].splitlines()
-            if name in line]
+    rows = [
+        line
+        for line in (batch["out"] / "summary.csv").read_text().splitlines()
+        + batch["stdout"].splitlines()
+        if name in line
+    ]
     text = json.dumps(batch["results"][case]) + "\n".join(rows)
     assert rows, f"{case} is neither in summary.csv nor in the table"
     assert NOT_QUOTED[case] not in text
@@ -127,25 +171,38 @@ def test_misconceptions_score_partial_marks():
     by_exercise = {}
     for case, e in EXPECTED.items():
         folder = case.split("/")[0]
-        if folder != "adversarial" and not Path(case).name.startswith("broken_") and 0 < e["points"] < e["of"]:
+        if (
+            folder != "adversarial"
+            and not Path(case).name.startswith("broken_")
+            and 0 < e["points"] < e["of"]
+        ):
             by_exercise.setdefault(folder, []).append(case)
-    masters = sorted(p.stem.split("_")[0] for p in (ROOT / "exercises" / "masters").glob("ex[0-9][0-9]_*.ipynb"))
+    masters = sorted(
+        p.stem.split("_")[0] for p in (ROOT / "exercises" / "masters").glob("ex[0-9][0-9]_*.ipynb")
+    )
     for ex in masters:
-        assert len(by_exercise.get(ex, [])) >= 2, f"{ex}: fewer than two misconception submissions with partial marks"
+        assert len(by_exercise.get(ex, [])) >= 2, (
+            f"{ex}: fewer than two misconception submissions with partial marks"
+        )
 
 
 def test_adversarial_submissions_never_score_more_than_their_honest_parts():
     """The cheats' answers are wrong but for their honest parts (exercise 2's new cases answer q3
     right: 3 points; ex08_mutate_inputs answers q1 and q3 right and q2's public shape test: 5.75;
     lying_objects has one right shape): nothing they do adds points."""
-    honest_parts = {"adversarial/ex02_lying_objects.ipynb": 1, "adversarial/ex08_mutate_inputs.ipynb": 5.75,
-                    # issue 27: calls of a withheld module; the rest of the worked solutions is right
-                    "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
-                    "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2}
+    honest_parts = {
+        "adversarial/ex02_lying_objects.ipynb": 1,
+        "adversarial/ex08_mutate_inputs.ipynb": 5.75,
+        # issue 27: calls of a withheld module; the rest of the worked solutions is right
+        "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
+        "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,
+    }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):
             most = honest_parts.get(case, 3 if case in NEW_EX02_CASES else 0)
-            assert e["points"] <= most, f"{case}: an adversarial case expected to score {e['points']}"
+            assert e["points"] <= most, (
+                f"{case}: an adversarial case expected to score {e['points']}"
+            )
 
 
 def test_honest_alternatives_keep_full_marks():
@@ -160,8 +217,14 @@ def test_honest_alternatives_keep_full_marks():
 def test_grading_writes_no_file_into_the_corpus(batch):
     """The write_files case tries to write tests, results and a summary next to itself."""
     new = set(batch["after"]) - set(batch["before"])
-    changed = {p for p in batch["before"] if p in batch["after"] and batch["after"][p] != batch["before"][p]}
-    assert not new and not changed, f"grading changed the corpus: {sorted(map(str, new | changed))[:5]}"
+    changed = {
+        p
+        for p in batch["before"]
+        if p in batch["after"] and batch["after"][p] != batch["before"][p]
+    }
+    assert not new and not changed, (
+        f"grading changed the corpus: {sorted(map(str, new | changed))[:5]}"
+    )
 
 
 @pytest.mark.slow  # grades the corpus in the bwrap sandbox
@@ -171,33 +234,66 @@ def test_a_folder_run_writes_json_csv_and_a_table(batch):
     assert len(results) == len(notebooks)
     assert len(list(out.glob("*.json"))) == len(notebooks)
     for r in results.values():
-        assert {"submission", "exercise", "points", "of", "questions", "messages", "integrity", "status"} <= set(r)
+        assert {
+            "submission",
+            "exercise",
+            "points",
+            "of",
+            "questions",
+            "messages",
+            "integrity",
+            "status",
+        } <= set(r)
         for q in r["questions"].values():
             assert {"points", "of", "messages", "cases"} <= set(q)
     with open(out / "summary.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == len(notebooks)
-    assert {"submission", "exercise", "points", "of", "q1", "q2", "status", "messages"} <= set(rows[0])
+    assert {"submission", "exercise", "points", "of", "q1", "q2", "status", "messages"} <= set(
+        rows[0]
+    )
     lines = batch["stdout"].splitlines()
     assert lines[0].split()[:2] == ["submission", "q1"] and "total" in lines[0]
     for path in notebooks:
-        assert any(line.startswith(path.name) for line in lines), f"{path.name} is not in the printed table"
+        assert any(line.startswith(path.name) for line in lines), (
+            f"{path.name} is not in the printed table"
+        )
     assert f"wrote {len(notebooks)} JSON file(s)" in batch["stdout"]
 
 
 def test_table_and_csv_from_results(tmp_path):
     """The report writers alone: colliding names get their folder, fractions print as 1.50."""
     results = [
-        {"submission": "a/ex02_x.ipynb", "exercise": "ex02_embeddings", "status": "graded", "points": 1.5, "of": 3.0,
-         "questions": {"q1": {"points": 1.5, "of": 3.0, "messages": ["nope"], "cases": []}}, "messages": [],
-         "integrity": [], "seconds": 1.0},
-        {"submission": "b/ex02_x.ipynb", "exercise": "ex02_embeddings", "status": "graded", "points": 3.0, "of": 3.0,
-         "questions": {"q1": {"points": 3.0, "of": 3.0, "messages": [], "cases": []}}, "messages": [],
-         "integrity": ["the notebook changed math.isclose"], "seconds": 1.0},
+        {
+            "submission": "a/ex02_x.ipynb",
+            "exercise": "ex02_embeddings",
+            "status": "graded",
+            "points": 1.5,
+            "of": 3.0,
+            "questions": {"q1": {"points": 1.5, "of": 3.0, "messages": ["nope"], "cases": []}},
+            "messages": [],
+            "integrity": [],
+            "seconds": 1.0,
+        },
+        {
+            "submission": "b/ex02_x.ipynb",
+            "exercise": "ex02_embeddings",
+            "status": "graded",
+            "points": 3.0,
+            "of": 3.0,
+            "questions": {"q1": {"points": 3.0, "of": 3.0, "messages": [], "cases": []}},
+            "messages": [],
+            "integrity": ["the notebook changed math.isclose"],
+            "seconds": 1.0,
+        },
     ]
     summary, files = grade.write_reports(results, tmp_path)
     assert sorted(f.name for f in files) == ["a__ex02_x.json", "b__ex02_x.json"]
-    assert summary.read_text().splitlines()[1].startswith("a/ex02_x.ipynb,ex02_embeddings,1.50,3,1.50,")
+    assert (
+        summary.read_text()
+        .splitlines()[1]
+        .startswith("a/ex02_x.ipynb,ex02_embeddings,1.50,3,1.50,")
+    )
     text = grade.table(results)
     assert "1.50/3" in text and "! the notebook changed math.isclose" in text
 
@@ -205,26 +301,32 @@ def test_table_and_csv_from_results(tmp_path):
 # --- the screen alone (no kernel): it refuses only what is not Python
 
 
-@pytest.mark.parametrize("source, why", [
-    ("def f(:\n    pass", "has a syntax error (line 1"),
-    ("x = (1,\n", "has a syntax error"),
-])
+@pytest.mark.parametrize(
+    "source, why",
+    [
+        ("def f(:\n    pass", "has a syntax error (line 1"),
+        ("x = (1,\n", "has a syntax error"),
+    ],
+)
 def test_screen_refuses_only_what_is_not_python(source, why):
     got = grade.why_not_run(source)
     assert got is not None and why in got, got
 
 
-@pytest.mark.parametrize("source", [
-    "import operator\nn = operator.mul(4, 256)",
-    "from math import *\nx = sqrt(2)",
-    "%%time\nx = 1",
-    "%time x = 1",
-    "%matplotlib inline\nimport matplotlib.pyplot as plt",
-    "import sys\nsys.exit('done')",
-    "getattr(np, 'allclose')\nexec('x = 1')\nprint(globals().keys())",
-    "import threading, subprocess, inspect, gc",
-    "np.allclose = lambda *a, **k: True",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import operator\nn = operator.mul(4, 256)",
+        "from math import *\nx = sqrt(2)",
+        "%%time\nx = 1",
+        "%time x = 1",
+        "%matplotlib inline\nimport matplotlib.pyplot as plt",
+        "import sys\nsys.exit('done')",
+        "getattr(np, 'allclose')\nexec('x = 1')\nprint(globals().keys())",
+        "import threading, subprocess, inspect, gc",
+        "np.allclose = lambda *a, **k: True",
+    ],
+)
 def test_screen_lets_any_python_run(source):
     """Honest code is never refused for what it uses, and cheats need not be: they run in the
     sandbox, and the tests run elsewhere."""

@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -22,7 +21,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 import grade  # noqa: E402
 from grading import checker, sandbox, screen, session, wire  # noqa: E402
 
-needs_bwrap = pytest.mark.skipif(sandbox.bwrap() is None, reason="bubblewrap (bwrap) is not installed")
+needs_bwrap = pytest.mark.skipif(
+    sandbox.bwrap() is None, reason="bubblewrap (bwrap) is not installed"
+)
 
 
 def no_refs(obj):
@@ -30,7 +31,9 @@ def no_refs(obj):
 
 
 def round_trip(x):
-    return wire.decode(json.loads(json.dumps(wire.encode(x, no_refs))), lambda ref: pytest.fail("no refs here"))
+    return wire.decode(
+        json.loads(json.dumps(wire.encode(x, no_refs))), lambda ref: pytest.fail("no refs here")
+    )
 
 
 # --- the wire format: data in, the same data out; objects never
@@ -39,8 +42,14 @@ def round_trip(x):
 def test_data_round_trips_with_its_types():
     value = {"a": (1, 2.5, -3j, None, True), 7: [b"\x00x", ..., {1.5, "s"}], ("k", 1): float("inf")}
     assert round_trip(value) == value
-    for a in (np.arange(6, dtype=np.float32).reshape(2, 3), np.array([[True, False]]), np.array(["k1", "k2"]),
-              np.int64(3), np.float64(0.25), np.zeros((0, 4))):
+    for a in (
+        np.arange(6, dtype=np.float32).reshape(2, 3),
+        np.array([[True, False]]),
+        np.array(["k1", "k2"]),
+        np.int64(3),
+        np.float64(0.25),
+        np.zeros((0, 4)),
+    ):
         got = round_trip(a)
         assert type(got) is type(a) and got.dtype == a.dtype and np.array_equal(got, a)
 
@@ -75,19 +84,26 @@ def test_lying_subclasses_arrive_as_the_plain_values_they_hold():
 
 def test_what_is_not_data_is_shared_or_refused():
     shared = []
-    encoded = wire.encode([len, 1], lambda obj: shared.append(obj) or {"$ref": {"side": "k", "id": 1}})
+    encoded = wire.encode(
+        [len, 1], lambda obj: shared.append(obj) or {"$ref": {"side": "k", "id": 1}}
+    )
     assert shared == [len] and encoded[1] == 1
     with pytest.raises(wire.Unsendable):
         wire.encode(object(), no_refs)
 
 
-@pytest.mark.parametrize("message", [
-    {"$array": {"dtype": "|O", "shape": [1], "data": "AAAAAAAAAAA="}},        # pointers from raw bytes
-    {"$array": {"dtype": "<f8", "shape": [2], "data": "AAAAAAAAAAA="}},       # 8 bytes for 16
-    {"$pickle": "gASVAAAA"},                                                  # no such tag
-    {"$tuple": [], "$set": []},                                               # two tags
-    {"$dict": [[[1], 2]]},                                                    # unhashable key
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        {
+            "$array": {"dtype": "|O", "shape": [1], "data": "AAAAAAAAAAA="}
+        },  # pointers from raw bytes
+        {"$array": {"dtype": "<f8", "shape": [2], "data": "AAAAAAAAAAA="}},  # 8 bytes for 16
+        {"$pickle": "gASVAAAA"},  # no such tag
+        {"$tuple": [], "$set": []},  # two tags
+        {"$dict": [[[1], 2]]},  # unhashable key
+    ],
+)
 def test_decoding_refuses_what_is_not_a_value(message):
     with pytest.raises(wire.ProtocolError):
         wire.decode(message, lambda ref: pytest.fail("no refs here"))
@@ -108,7 +124,7 @@ def decode_peak(message, **budget):
     try:
         wire.decode(message, no_resolve, 0, wire.Budget(**budget))
         raised = None
-    except BaseException as e:       # ProtocolError and TimedOut are BaseExceptions
+    except BaseException as e:  # ProtocolError and TimedOut are BaseExceptions
         raised = e
     finally:
         peak = tracemalloc.get_traced_memory()[1]
@@ -116,23 +132,42 @@ def decode_peak(message, **budget):
     return raised, peak
 
 
-@pytest.mark.parametrize("message", [
-    # issue 27's 80-byte message: 1 GiB (here 16 GiB) zero-filled before any check
-    {"$array": {"dtype": "<U536870911", "shape": [8], "items": ["a"] * 8}},
-    {"$array": {"dtype": "<U65537", "shape": [1], "items": ["a"]}},          # one past MAX_STRING
-    {"$tensor": {"dtype": "<f8", "shape": [1 << 20, 1 << 20], "data": ""}},  # 8 TiB of floats
-    {"$array": {"dtype": "<f8", "shape": [1 << 26], "data": "AAAA"}},        # 512 MiB > a reply
-    {"$array": {"dtype": "|O", "shape": [1 << 40], "items": []}},
-    {"$array": {"dtype": "<f8", "shape": [2] * 33, "data": ""}},             # too many dimensions
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        # issue 27's 80-byte message: 1 GiB (here 16 GiB) zero-filled before any check
+        {"$array": {"dtype": "<U536870911", "shape": [8], "items": ["a"] * 8}},
+        {"$array": {"dtype": "<U65537", "shape": [1], "items": ["a"]}},  # one past MAX_STRING
+        {"$tensor": {"dtype": "<f8", "shape": [1 << 20, 1 << 20], "data": ""}},  # 8 TiB of floats
+        {"$array": {"dtype": "<f8", "shape": [1 << 26], "data": "AAAA"}},  # 512 MiB > a reply
+        {"$array": {"dtype": "|O", "shape": [1 << 40], "items": []}},
+        {"$array": {"dtype": "<f8", "shape": [2] * 33, "data": ""}},  # too many dimensions
+    ],
+)
 def test_a_reply_asking_for_too_much_is_refused_before_anything_is_allocated(message):
     raised, peak = decode_peak(message)
     assert isinstance(raised, wire.ProtocolError), f"expected a ProtocolError, got {raised!r}"
     assert peak < 1 << 20, f"{peak} bytes allocated before the reply was refused"
 
 
-@pytest.mark.parametrize("dtype", ["|V8", "|S5", "<M8[s]", "<m8", "(3,)<f8", "[('a', '<f8')]", "<U0",
-                                   "<U", "float64", "<f16", "|b2", "O; import os", 7])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "|V8",
+        "|S5",
+        "<M8[s]",
+        "<m8",
+        "(3,)<f8",
+        "[('a', '<f8')]",
+        "<U0",
+        "<U",
+        "float64",
+        "<f16",
+        "|b2",
+        "O; import os",
+        7,
+    ],
+)
 def test_only_numeric_bool_bounded_string_and_object_dtypes_cross(dtype):
     with pytest.raises(wire.ProtocolError, match="dtype"):
         wire.decode({"$array": {"dtype": dtype, "shape": [0], "items": []}}, no_resolve)
@@ -146,7 +181,13 @@ def test_strings_longer_than_their_dtype_are_refused_not_truncated():
 def test_the_budget_is_per_reply_not_per_array():
     """Many arrays that each fit, but not together: the reply is refused at the one that
     overflows, before it is allocated."""
-    one = {"$array": {"dtype": "<f8", "shape": [100], "data": wire.encode(np.zeros(100), no_refs)["$array"]["data"]}}
+    one = {
+        "$array": {
+            "dtype": "<f8",
+            "shape": [100],
+            "data": wire.encode(np.zeros(100), no_refs)["$array"]["data"],
+        }
+    }
     assert len(wire.decode([one] * 5, no_resolve, 0, wire.Budget(nbytes=8000))) == 5
     raised, _ = decode_peak([one] * 6, nbytes=8000)
     assert isinstance(raised, wire.ProtocolError) and "bigger than" in str(raised)
@@ -159,7 +200,7 @@ def test_decoding_stops_at_the_deadline():
     decoder stops at the test's deadline instead of running on."""
     import time
 
-    colliding = {"$set": [k * (2 ** 61 - 1) for k in range(1, 60_000)]}
+    colliding = {"$set": [k * (2**61 - 1) for k in range(1, 60_000)]}
     started = time.monotonic()
     raised, _ = decode_peak(colliding, deadline=started + 0.3)
     assert isinstance(raised, wire.TimedOut), f"expected TimedOut, got {raised!r}"
@@ -169,7 +210,10 @@ def test_decoding_stops_at_the_deadline():
 def test_a_line_that_cannot_be_parsed_is_a_protocol_error():
     """A 5,000-digit integer (past Python's int limit), nesting past the recursion limit: a
     ProtocolError, never a ValueError or RecursionError that would end the checker."""
-    for line in (b'{"re": 1, "value": ' + b"9" * 5000 + b"}\n", b'{"re": 1, "value": ' + b"[" * 100_000 + b"\n"):
+    for line in (
+        b'{"re": 1, "value": ' + b"9" * 5000 + b"}\n",
+        b'{"re": 1, "value": ' + b"[" * 100_000 + b"\n",
+    ):
         r, w = os.pipe()
         os.write(w, line) if len(line) < 60000 else None
         link = wire.Link(r, w, side="checker", peer="submission", serve=None)
@@ -183,7 +227,9 @@ def test_a_line_that_cannot_be_parsed_is_a_protocol_error():
 
 def test_anything_that_goes_wrong_while_decoding_is_a_protocol_error():
     link = wire.Link(0, 1, side="checker", peer="submission", serve=None)
-    link.resolve = lambda ref: (_ for _ in ()).throw(MemoryError())   # a failure decode did not foresee
+    link.resolve = lambda ref: (_ for _ in ()).throw(
+        MemoryError()
+    )  # a failure decode did not foresee
     with pytest.raises(wire.ProtocolError, match="MemoryError"):
         link.decode({"$ref": {"side": "kernel", "id": 1}})
 
@@ -197,8 +243,8 @@ def test_the_kernel_measures_a_name_before_encoding_it():
     from grading import kernel
 
     link = wire.Link(0, 1, side="kernel", peer="grader", serve=None)
-    big = np.zeros((768 << 20) // 8)            # pages never touched: only encoding would touch them
-    pieces = [np.zeros(1 << 20)] * 8            # 64 MiB in eight arrays
+    big = np.zeros((768 << 20) // 8)  # pages never touched: only encoding would touch them
+    pieces = [np.zeros(1 << 20)] * 8  # 64 MiB in eight arrays
     tensor = torch.empty((768 << 20) // 4)
     started = time.monotonic()
     for value in (big, pieces, tensor):
@@ -206,7 +252,7 @@ def test_the_kernel_measures_a_name_before_encoding_it():
     assert time.monotonic() - started < 0.5
     assert kernel.Kernel.encode_name(link, [1.5, "k1"]) == [1.5, "k1"]
 
-    class Looping(torch.Tensor):      # issue 27: its encoding never ended, every test timed out
+    class Looping(torch.Tensor):  # issue 27: its encoding never ended, every test timed out
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):
             while True:
@@ -232,14 +278,15 @@ def test_exceptions_come_back_by_name_but_never_as_exits():
 def linked():
     """A checker link and a kernel (IPython in this process, in a thread) over two pipes."""
     from grading import kernel
-
     from IPython.core.interactiveshell import InteractiveShell
 
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
-    InteractiveShell.clear_instance()     # a fresh namespace: the shell is a singleton
+    InteractiveShell.clear_instance()  # a fresh namespace: the shell is a singleton
     k = kernel.Kernel()
-    k_link = kernel.KernelLink(req_r, rep_w, side="kernel", peer="grader", serve=lambda m: k.serve(k_link, m))
+    k_link = kernel.KernelLink(
+        req_r, rep_w, side="kernel", peer="grader", serve=lambda m: k.serve(k_link, m)
+    )
 
     def serve():
         while True:
@@ -274,18 +321,27 @@ class Module:
 
 def test_calls_send_copies_and_callbacks_reach_only_what_the_test_handed_over(linked):
     link, k = linked
-    assert link.request({"op": "run", "source": (
-        "def f(x, m):\n    x += 1            # in place: the caller's x?\n    return m(x) * m.scale\n"
-        "def g(m):\n    return m.parameters()\n"
-        "def h(m):\n    return m._private\n"
-        "answer = [1, 2]")}) is None
+    assert (
+        link.request(
+            {
+                "op": "run",
+                "source": (
+                    "def f(x, m):\n    x += 1            # in place: the caller's x?\n    return m(x) * m.scale\n"
+                    "def g(m):\n    return m.parameters()\n"
+                    "def h(m):\n    return m._private\n"
+                    "answer = [1, 2]"
+                ),
+            }
+        )
+        is None
+    )
     names = link.request({"op": "names"})
     assert names["answer"] == [1, 2] and callable(names["f"])
     x = np.zeros(3)
     assert np.array_equal(names["f"](x, Module()), np.full(3, 9.0))
     assert np.array_equal(x, np.zeros(3)), "the learner's in-place x += 1 reached the test's array"
     with pytest.raises(Exception, match="not data"):
-        names["g"](Module())                       # a method of the test's object: not shared
+        names["g"](Module())  # a method of the test's object: not shared
     with pytest.raises(Exception, match="does not share"):
         names["h"](Module())
 
@@ -298,8 +354,13 @@ def test_the_checkers_own_stops_are_not_sent_to_the_kernel(linked):
     """A time limit that fires while the checker serves the learner's callback stops the test;
     it is not handed to the learner's code as an exception it could catch."""
     link, k = linked
-    link.request({"op": "run", "source": "def f(m):\n    try:\n        return m(1)\n    except BaseException:\n"
-                                         "        return 'caught'"})
+    link.request(
+        {
+            "op": "run",
+            "source": "def f(m):\n    try:\n        return m(1)\n    except BaseException:\n"
+            "        return 'caught'",
+        }
+    )
 
     def stop(x):
         raise Stop()
@@ -328,10 +389,18 @@ def test_the_screen_drops_the_course_cells_and_keeps_every_answer(tmp_path):
     cells, problems, name = screen.notebook_cells(path)
     sources = [c.source for c in cells]
     assert name == "ex02_embeddings"
-    assert not any(s.startswith(screen.SETUP_MARKERS) or s.startswith("grader.check") for s in sources)
-    assert sources[-1].startswith("%%time") and sum("otter_answer_cell" in c.metadata.get("tags", [])
-                                                    for c in nb.cells) == 3
-    assert len(problems) == 1 and "has a syntax error (line 1" in problems[0] and "it was not run" in problems[0]
+    assert not any(
+        s.startswith(screen.SETUP_MARKERS) or s.startswith("grader.check") for s in sources
+    )
+    assert (
+        sources[-1].startswith("%%time")
+        and sum("otter_answer_cell" in c.metadata.get("tags", []) for c in nb.cells) == 3
+    )
+    assert (
+        len(problems) == 1
+        and "has a syntax error (line 1" in problems[0]
+        and "it was not run" in problems[0]
+    )
 
 
 # --- the sandbox
@@ -339,8 +408,13 @@ def test_the_screen_drops_the_course_cells_and_keeps_every_answer(tmp_path):
 
 @pytest.fixture(scope="module")
 def sandboxed():
-    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid(), cell_timeout=10,
-                        preload=["numpy"])
+    s = session.Session(
+        sandbox.Limits(),
+        sandboxed=True,
+        uid=sandbox.kernel_uid(),
+        cell_timeout=10,
+        preload=["numpy"],
+    )
     s.start()
     yield s
     s.close()
@@ -353,26 +427,42 @@ def run(s, source):
 
 @pytest.mark.slow  # runs in the bwrap sandbox
 @needs_bwrap
-@pytest.mark.parametrize("what, source", [
-    ("the virtualenv is read-only",
-     "import site, os\nfor d in site.getsitepackages():\n    try:\n        open(os.path.join(d, 'x.pth'), 'w')\n"
-     "    except OSError as e:\n        assert e.errno == 30, e\n    else:\n        raise AssertionError(d)"),
-    ("there is no network",
-     "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\nexcept OSError:\n    pass\n"
-     "else:\n    raise AssertionError('connected')"),
-    ("the working folder is not on sys.path",
-     "import os, sys\nassert '' not in sys.path and os.getcwd() not in sys.path, sys.path"),
-    ("the repository, its zips and other files are not there",
-     f"import os\nassert not os.path.exists({str(ROOT / 'exercises')!r})\n"
-     f"root = {str(ROOT)!r}\n"
-     "assert not os.path.exists(root) or set(os.listdir(root)) <= {'.venv', 'tutorlib'}, os.listdir(root)"),
-    ("the kernel is not root, and has a process limit",
-     "import os, resource\nassert os.getuid() != 0 and os.geteuid() != 0\n"
-     "assert resource.getrlimit(resource.RLIMIT_NPROC)[0] == 256\n"
-     "assert resource.getrlimit(resource.RLIMIT_AS)[0] > 0"),
-    ("its own process namespace", "import os\nassert os.getpid() < 10, os.getpid()"),
-    ("a writable scratch folder", "open('notes.txt', 'w').write('x')\nopen('/tmp/t', 'w').write('x')"),
-])
+@pytest.mark.parametrize(
+    "what, source",
+    [
+        (
+            "the virtualenv is read-only",
+            "import site, os\nfor d in site.getsitepackages():\n    try:\n        open(os.path.join(d, 'x.pth'), 'w')\n"
+            "    except OSError as e:\n        assert e.errno == 30, e\n    else:\n        raise AssertionError(d)",
+        ),
+        (
+            "there is no network",
+            "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\nexcept OSError:\n    pass\n"
+            "else:\n    raise AssertionError('connected')",
+        ),
+        (
+            "the working folder is not on sys.path",
+            "import os, sys\nassert '' not in sys.path and os.getcwd() not in sys.path, sys.path",
+        ),
+        (
+            "the repository, its zips and other files are not there",
+            f"import os\nassert not os.path.exists({str(ROOT / 'exercises')!r})\n"
+            f"root = {str(ROOT)!r}\n"
+            "assert not os.path.exists(root) or set(os.listdir(root)) <= {'.venv', 'tutorlib'}, os.listdir(root)",
+        ),
+        (
+            "the kernel is not root, and has a process limit",
+            "import os, resource\nassert os.getuid() != 0 and os.geteuid() != 0\n"
+            "assert resource.getrlimit(resource.RLIMIT_NPROC)[0] == 256\n"
+            "assert resource.getrlimit(resource.RLIMIT_AS)[0] > 0",
+        ),
+        ("its own process namespace", "import os\nassert os.getpid() < 10, os.getpid()"),
+        (
+            "a writable scratch folder",
+            "open('notes.txt', 'w').write('x')\nopen('/tmp/t', 'w').write('x')",
+        ),
+    ],
+)
 def test_the_sandbox(sandboxed, what, source):
     if "NPROC" in source and os.geteuid() != 0:
         pytest.skip("the process limit is set only when the grader runs as root")
@@ -405,9 +495,15 @@ def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undo
     tutorlib.efficient, exercise 10's no sacrebleu: not importable, not readable, not loadable
     from byte-code, even after the kernel's own import hook is removed."""
     import importlib
-    importlib.import_module("tutorlib.efficient")       # byte-code exists in __pycache__ to hide
-    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid() + 2, cell_timeout=20,
-                        withhold=("sacrebleu", "tutorlib.efficient"))
+
+    importlib.import_module("tutorlib.efficient")  # byte-code exists in __pycache__ to hide
+    s = session.Session(
+        sandbox.Limits(),
+        sandboxed=True,
+        uid=sandbox.kernel_uid() + 2,
+        cell_timeout=20,
+        withhold=("sacrebleu", "tutorlib.efficient"),
+    )
     s.start()
     try:
         assert run(s, WITHHOLD_PROBE) == ("ok", None)
@@ -422,7 +518,9 @@ def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undo
 @needs_bwrap
 def test_a_hanging_cell_is_skipped_and_the_cells_before_it_replayed(sandboxed):
     assert run(sandboxed, "kept = 41") == ("ok", None)
-    s = session.Session(sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid() + 1, cell_timeout=2)
+    s = session.Session(
+        sandbox.Limits(), sandboxed=True, uid=sandbox.kernel_uid() + 1, cell_timeout=2
+    )
     s.start()
     try:
         assert run(s, "kept = 41")[0] == "ok"
@@ -444,9 +542,21 @@ def test_without_bubblewrap_the_grader_refuses_and_says_what_is_lost(monkeypatch
 
 
 def test_no_sandbox_still_grades_outside_the_kernel(tmp_path):
-    run_ = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"),
-                           str(ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb"), "--out", str(tmp_path),
-                           "--no-sandbox", "--quiet"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    run_ = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "grade.py"),
+            str(ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb"),
+            "--out",
+            str(tmp_path),
+            "--no-sandbox",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert run_.returncode == 0, run_.stderr[-2000:]
     assert "--no-sandbox" in run_.stderr and "use the network" in run_.stderr
     r = json.loads((tmp_path / "ex02_embeddings.json").read_text())
@@ -466,37 +576,74 @@ def test_private_masters_build_zips_that_the_grader_uses(tmp_path):
             c.source, changed = c.source.replace("points: 4", "points: 6"), changed + 1
         if "def test_scale_invariant_and_signed" in c.source:
             c.source = c.source.replace("math.isclose(opposite, -1.0", "math.isclose(opposite, 1.0")
-            c.source = c.source.replace("the cosine is -1, not", "PRIVATE VARIANT: the cosine is 1, not")
+            c.source = c.source.replace(
+                "the cosine is -1, not", "PRIVATE VARIANT: the cosine is 1, not"
+            )
             changed += 1
     assert changed == 2, "exercise 2's master changed: update this test"
     nbformat.write(nb, masters / "ex02_embeddings.ipynb")
-    build = subprocess.run([sys.executable, str(ROOT / "tools" / "exercises.py"), "autograder", str(masters),
-                            "--out", str(zips)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    build = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "exercises.py"),
+            "autograder",
+            str(masters),
+            "--out",
+            str(zips),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert build.returncode == 0, build.stdout + build.stderr
     assert sorted(p.name for p in zips.iterdir()) == ["ex02_embeddings.zip"]
     submission = tmp_path / "alice" / "ex02_embeddings.ipynb"
     submission.parent.mkdir()
     shutil.copy(ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb", submission)
     out = tmp_path / "grades"
-    graded = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(submission), "--out", str(out),
-                             "--autograder", str(zips), "--quiet"], capture_output=True, text=True, timeout=300,
-                            cwd=tmp_path)
+    graded = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "grade.py"),
+            str(submission),
+            "--out",
+            str(out),
+            "--autograder",
+            str(zips),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert graded.returncode == 0, graded.stdout + graded.stderr
     r = json.loads((out / "ex02_embeddings.json").read_text())
     assert r["of"] == 12 and r["questions"]["q1"]["of"] == 6, r
     assert r["points"] < 12 and "PRIVATE VARIANT" in json.dumps(r["questions"]["q1"]), r
-    assert not (ROOT / "exercises" / "autograder" / "ex02_embeddings.zip").read_bytes() == (
-        zips / "ex02_embeddings.zip").read_bytes()
+    assert (
+        not (ROOT / "exercises" / "autograder" / "ex02_embeddings.zip").read_bytes()
+        == (zips / "ex02_embeddings.zip").read_bytes()
+    )
 
 
 def test_an_autograder_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
     with pytest.raises(SystemExit):
-        grade.main([str(ROOT / "exercises" / "ex02_embeddings.ipynb"), "--autograder", str(tmp_path / "none")])
+        grade.main(
+            [
+                str(ROOT / "exercises" / "ex02_embeddings.ipynb"),
+                "--autograder",
+                str(tmp_path / "none"),
+            ]
+        )
     assert "no such folder" in capsys.readouterr().err
 
 
 def test_checker_reads_otter_test_files_without_otters_package_init():
-    name, sources = checker.read_autograder(ROOT / "exercises" / "autograder" / "ex02_embeddings.zip")
+    name, sources = checker.read_autograder(
+        ROOT / "exercises" / "autograder" / "ex02_embeddings.zip"
+    )
     tests = checker.load_tests(sources)
     assert name == "ex02_embeddings" and sorted(tests) == ["q1", "q2", "q3"]
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
@@ -506,14 +653,36 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
 def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp_path):
     """--timeout kills the checker (and its kernel) on a submission that overruns, says so, and a
     fresh checker grades the next submission."""
-    slow = ROOT / "tests" / "submissions" / "ex02" / "broken_loop_cell.ipynb"      # a cell loops forever
+    slow = (
+        ROOT / "tests" / "submissions" / "ex02" / "broken_loop_cell.ipynb"
+    )  # a cell loops forever
     good = ROOT / "exercises" / "solutions" / "ex02_embeddings.ipynb"
-    run_ = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(slow), str(good), "--out",
-                           str(tmp_path), "--jobs", "1", "--timeout", "15", "--cell-timeout", "120", "--quiet"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    run_ = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "grade.py"),
+            str(slow),
+            str(good),
+            "--out",
+            str(tmp_path),
+            "--jobs",
+            "1",
+            "--timeout",
+            "15",
+            "--cell-timeout",
+            "120",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert run_.returncode == 0, run_.stderr[-2000:]
     stopped = json.loads((tmp_path / "broken_loop_cell.json").read_text())
-    assert stopped["status"] == "error" and "grading took longer than 15 s" in stopped["messages"][0], stopped
+    assert (
+        stopped["status"] == "error" and "grading took longer than 15 s" in stopped["messages"][0]
+    ), stopped
     graded = json.loads((tmp_path / "ex02_embeddings.json").read_text())
     assert graded["status"] == "graded" and graded["points"] == 10, graded
 
@@ -530,7 +699,6 @@ def test_read_only_paths_under_tmp_stay_visible_above_the_private_tmp(monkeypatc
     assert tmp_at < venv_at, f"/tmp is mounted after {venv}, hiding it: {cmd[:20]}"
 
 
-
 def test_links_in_a_folder_of_submissions_are_listed_and_refused(tmp_path):
     """An archive unpacked with ``unzip`` keeps its symbolic links: a link to a notebook, a link
     to a folder of them, a link to a file of the machine. Each is refused, none is read."""
@@ -543,8 +711,12 @@ def test_links_in_a_folder_of_submissions_are_listed_and_refused(tmp_path):
     shutil.copy(ROOT / "exercises" / "ex01_why_attention.ipynb", real / "ex01_a.ipynb")
     subs = tmp_path / "subs"
     (subs / "alice").mkdir(parents=True)
-    shutil.copy(ROOT / "exercises" / "ex01_why_attention.ipynb", subs / "alice" / "ex01_alice.ipynb")
-    os.symlink(ROOT / "exercises" / "solutions" / "ex01_why_attention.ipynb", subs / "ex01_bob.ipynb")
+    shutil.copy(
+        ROOT / "exercises" / "ex01_why_attention.ipynb", subs / "alice" / "ex01_alice.ipynb"
+    )
+    os.symlink(
+        ROOT / "exercises" / "solutions" / "ex01_why_attention.ipynb", subs / "ex01_bob.ipynb"
+    )
     os.symlink(secret, subs / "ex01_carol.ipynb")
     os.symlink(real, subs / "dave")
     found = batch.find_submissions([str(subs)])
@@ -552,9 +724,15 @@ def test_links_in_a_folder_of_submissions_are_listed_and_refused(tmp_path):
     assert names == ["dave", "ex01_alice.ipynb", "ex01_bob.ipynb", "ex01_carol.ipynb"], names
     refused = {p.name for p in found if batch.symbolic_link(p, [str(subs)]) is not None}
     assert refused == {"dave", "ex01_bob.ipynb", "ex01_carol.ipynb"}
-    opts = type("Opts", (), {"paths": [str(subs)], "exercise": None, "autograder": str(batch.AUTOGRADER)})()
+    opts = type(
+        "Opts", (), {"paths": [str(subs)], "exercise": None, "autograder": str(batch.AUTOGRADER)}
+    )()
     r = batch.grade_one(subs / "ex01_carol.ipynb", opts, None, tmp_path)
-    assert r["status"] == "refused" and "symbolic link" in r["messages"][0] and "SECRET" not in json.dumps(r)
+    assert (
+        r["status"] == "refused"
+        and "symbolic link" in r["messages"][0]
+        and "SECRET" not in json.dumps(r)
+    )
 
 
 def test_the_checker_runs_under_its_own_limits():
@@ -574,6 +752,9 @@ def test_the_checker_runs_under_its_own_limits():
         "try:\n"
         "    bytearray(2 << 30)\n"
         "except MemoryError:\n"
-        "    print('refused')\n")
+        "    print('refused')\n"
+    )
     run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert run_.returncode == 0 and run_.stdout.strip() == "refused", run_.stdout + run_.stderr[-2000:]
+    assert run_.returncode == 0 and run_.stdout.strip() == "refused", (
+        run_.stdout + run_.stderr[-2000:]
+    )

@@ -24,7 +24,9 @@ def _close_figures():
 
 
 def test_matrix_html_has_labels_rounded_values_and_a_colour_scale():
-    view = display.matrix([[0.12345, 1.0], [-0.00001, 0.5]], ["sou", "feliz"], ["I", "am"], title="Q·Kᵀ", decimals=2)
+    view = display.matrix(
+        [[0.12345, 1.0], [-0.00001, 0.5]], ["sou", "feliz"], ["I", "am"], title="Q·Kᵀ", decimals=2
+    )
     page = view._repr_html_()
     for text in ("sou", "feliz", "<th", "Q·Kᵀ", "0.12", "1.00", "0.50"):
         assert text in page
@@ -73,7 +75,10 @@ def test_attention_heatmap_rejects_a_batch():
 
 def test_plot_word_vectors_places_every_word():
     ax = display.plot_word_vectors(
-        {"English": examples.SPREADSHEET["english"], "Portuguese": examples.SPREADSHEET["portuguese"]},
+        {
+            "English": examples.SPREADSHEET["english"],
+            "Portuguese": examples.SPREADSHEET["portuguese"],
+        },
         moved={"sou": (1.2, 0.85)},
     )
     labels = {t.get_text() for t in ax.texts}
@@ -103,7 +108,9 @@ def test_temperature_explorer_redraws_when_the_slider_moves():
     before = box.bars.value
     box.slider.value = 3.0
     assert box.bars.value != before
-    assert box.bars.value == explorers.temperature_view([2.0, 1.0, 0.1], ["cat", "dog", "car"], 3.0)[1]
+    assert (
+        box.bars.value == explorers.temperature_view([2.0, 1.0, 0.1], ["cat", "dog", "car"], 3.0)[1]
+    )
 
 
 # --- experiments -----------------------------------------------------------------
@@ -112,7 +119,9 @@ def test_temperature_explorer_redraws_when_the_slider_moves():
 def test_softmax_jacobian_matches_finite_differences():
     x = np.array([0.3, -1.2, 2.0, 0.5])
     eps = 1e-6
-    numeric = np.stack([(softmax(x + eps * e) - softmax(x - eps * e)) / (2 * eps) for e in np.eye(4)], axis=1)
+    numeric = np.stack(
+        [(softmax(x + eps * e) - softmax(x - eps * e)) / (2 * eps) for e in np.eye(4)], axis=1
+    )
     np.testing.assert_allclose(experiments.softmax_jacobian(softmax(x)), numeric, atol=1e-8)
 
 
@@ -168,9 +177,17 @@ def test_your_cat_slide_mask_is_the_incomplete_one_the_seeds_readme_describes():
     from tutorlib.attention import causal_mask
 
     y = examples.YOUR_CAT
-    np.testing.assert_allclose(y["weights"].sum(axis=1), 1.0, atol=2e-3)  # the slide's rows, rounded to 3 places
+    np.testing.assert_allclose(
+        y["weights"].sum(axis=1), 1.0, atol=2e-3
+    )  # the slide's rows, rounded to 3 places
     should_hide = {(i, j) for i, j in zip(*np.nonzero(~causal_mask(6)))}
     slide = set(y["slide_hidden"])
     assert slide < should_hide, "the slide hides a subset of what a causal mask hides"
-    rows_right = [i for i in range(6) if {j for r, j in should_hide if r == i} == {j for r, j in slide if r == i}]
-    assert rows_right == [4, 5], "only row LOVELY (and the last row, which hides nothing) is right on the slide"
+    rows_right = [
+        i
+        for i in range(6)
+        if {j for r, j in should_hide if r == i} == {j for r, j in slide if r == i}
+    ]
+    assert rows_right == [4, 5], (
+        "only row LOVELY (and the last row, which hides nothing) is right on the slide"
+    )

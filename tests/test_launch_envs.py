@@ -82,14 +82,18 @@ def readme_commands() -> tuple[str, str]:
     assert block, 'README.md\'s "## The two commands" section has no ```bash block'
     commands = [line.split("#", 1)[0].strip() for line in block.group(1).splitlines()]
     commands = [c for c in commands if c]
-    assert len(commands) == 2, f"expected two commands (build, test) in the README's bash block, found {commands}"
+    assert len(commands) == 2, (
+        f"expected two commands (build, test) in the README's bash block, found {commands}"
+    )
     return commands[0], commands[1]
 
 
 def load_workflow(path: Path) -> dict:
     assert path.is_file(), f"no workflow at {path.relative_to(ROOT)}"
     workflow = yaml.safe_load(path.read_text())
-    assert isinstance(workflow, dict) and "jobs" in workflow, f"{path.name}: expected a workflow with jobs"
+    assert isinstance(workflow, dict) and "jobs" in workflow, (
+        f"{path.name}: expected a workflow with jobs"
+    )
     # YAML 1.1 reads the key `on` as the boolean True.
     workflow["on"] = workflow.pop(True, workflow.get("on"))
     return workflow
@@ -149,29 +153,51 @@ def test_publish_workflow_builds_with_the_readme_command_and_deploys_to_pages():
     build, _ = readme_commands()
     workflow = load_workflow(PUBLISH)
     push = (workflow["on"] or {}).get("push") or {}
-    assert push.get("branches") == ["main"], f"the book is published on every push to main, not on {workflow['on']}"
+    assert push.get("branches") == ["main"], (
+        f"the book is published on every push to main, not on {workflow['on']}"
+    )
     # the README's build command, then the offline editions the README documents (make pdf, make epub)
     assert run_steps(workflow) == [build, "make pdf epub"], (
-        f"{PUBLISH.name} must run the README's build command {build!r}, then only `make pdf epub`")
+        f"{PUBLISH.name} must run the README's build command {build!r}, then only `make pdf epub`"
+    )
     assert "make pdf" in README.read_text() and "make epub" in README.read_text()
     permissions = workflow.get("permissions") or {}
     assert permissions.get("pages") == "write" and permissions.get("id-token") == "write", (
-        f"deploy-pages needs pages: write and id-token: write, the workflow grants {permissions}")
-    assert (workflow.get("concurrency") or {}).get("group"), "deployments to Pages need a concurrency group"
+        f"deploy-pages needs pages: write and id-token: write, the workflow grants {permissions}"
+    )
+    assert (workflow.get("concurrency") or {}).get("group"), (
+        "deployments to Pages need a concurrency group"
+    )
 
     build_steps = workflow["jobs"]["build"]["steps"]
     order = [step.get("uses", "").split("@")[0] or step.get("run") for step in build_steps]
-    for action in ["actions/checkout", "actions/setup-python", "actions/configure-pages", "actions/upload-pages-artifact"]:
+    for action in [
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/configure-pages",
+        "actions/upload-pages-artifact",
+    ]:
         assert action in order, f"the build job lacks {action}: {order}"
-    assert order.index("actions/setup-python") < order.index(build) < order.index("actions/upload-pages-artifact")
+    assert (
+        order.index("actions/setup-python")
+        < order.index(build)
+        < order.index("actions/upload-pages-artifact")
+    )
     (upload,) = uses(workflow, "actions/upload-pages-artifact")
     assert upload["with"]["path"] == PAGES_ARTIFACT
     # The artifact is the folder the build command writes (the README says where).
-    build_line = next(line for line in README.read_text().splitlines() if line.startswith(build + " "))
-    assert PAGES_ARTIFACT in build_line, f"the README's {build!r} line does not say it builds {PAGES_ARTIFACT}"
+    build_line = next(
+        line for line in README.read_text().splitlines() if line.startswith(build + " ")
+    )
+    assert PAGES_ARTIFACT in build_line, (
+        f"the README's {build!r} line does not say it builds {PAGES_ARTIFACT}"
+    )
 
-    (deploy,) = [job for job in workflow["jobs"].values() if any(
-        s.get("uses", "").startswith("actions/deploy-pages@") for s in job.get("steps", []))]
+    (deploy,) = [
+        job
+        for job in workflow["jobs"].values()
+        if any(s.get("uses", "").startswith("actions/deploy-pages@") for s in job.get("steps", []))
+    ]
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
 
 
@@ -179,34 +205,48 @@ def test_test_workflow_runs_the_readme_test_command_on_pull_requests():
     _, test = readme_commands()
     workflow = load_workflow(TEST)
     assert "pull_request" in workflow["on"], f"{TEST.name} must run on pull requests"
-    assert run_steps(workflow) == [test], f"{TEST.name} must run exactly the README's test command {test!r}"
-    assert workflow.get("permissions") == {"contents": "read"}, "a pull request's tests only read the repository"
+    assert run_steps(workflow) == [test], (
+        f"{TEST.name} must run exactly the README's test command {test!r}"
+    )
+    assert workflow.get("permissions") == {"contents": "read"}, (
+        "a pull request's tests only read the repository"
+    )
 
 
 def test_ci_runs_the_readme_test_command():
     _, test = readme_commands()
     lines = [line.strip() for line in CI_RUN.read_text().splitlines()]
     commands = [line for line in lines if line and not line.startswith("#")]
-    assert test in commands, f".ci/run must run the README's test command {test!r}; it runs {commands}"
+    assert test in commands, (
+        f".ci/run must run the README's test command {test!r}; it runs {commands}"
+    )
 
 
 @pytest.mark.parametrize("path", [PUBLISH, TEST], ids=lambda p: p.name)
 def test_workflows_set_up_the_course_machine(path):
     workflow = load_workflow(path)
     for name, job in workflow["jobs"].items():
-        assert job["runs-on"] == "ubuntu-latest", f"{path.name}: job {name} runs on {job['runs-on']}"
+        assert job["runs-on"] == "ubuntu-latest", (
+            f"{path.name}: job {name} runs on {job['runs-on']}"
+        )
     (setup,) = uses(workflow, "actions/setup-python")
     setup = setup.get("with") or {}
     version = setup.get("python-version")
     # Unquoted, YAML reads 3.10 as the number 3.1.
-    assert isinstance(version, str), f"{path.name}: quote python-version, YAML read it as {version!r}"
-    assert version == binder_python(), f"{path.name} uses Python {version}, binder/runtime.txt {binder_python()}"
-    assert setup.get("cache") == "pip" and setup.get("cache-dependency-path") == "constraints.txt", (
-        f"{path.name}: expected pip's cache keyed on constraints.txt, found {setup}")
+    assert isinstance(version, str), (
+        f"{path.name}: quote python-version, YAML read it as {version!r}"
+    )
+    assert version == binder_python(), (
+        f"{path.name} uses Python {version}, binder/runtime.txt {binder_python()}"
+    )
+    assert (
+        setup.get("cache") == "pip" and setup.get("cache-dependency-path") == "constraints.txt"
+    ), f"{path.name}: expected pip's cache keyed on constraints.txt, found {setup}"
     # constraints.txt pins torch's version only; PyPI's build of it is the CUDA one.
     indexes, _ = binder_requirements()
     assert (workflow.get("env") or {}).get("PIP_EXTRA_INDEX_URL") in indexes, (
-        f"{path.name}: PIP_EXTRA_INDEX_URL should be PyTorch's CPU index, as in binder/requirements.txt {indexes}")
+        f"{path.name}: PIP_EXTRA_INDEX_URL should be PyTorch's CPU index, as in binder/requirements.txt {indexes}"
+    )
 
 
 # --- the Binder files -----------------------------------------------------------------------
@@ -214,21 +254,33 @@ def test_workflows_set_up_the_course_machine(path):
 
 def test_binder_requirements_pin_the_cpu_torch_of_constraints():
     indexes, requirements = binder_requirements()
-    assert indexes == ["https://download.pytorch.org/whl/cpu"], f"expected PyTorch's CPU index, found {indexes}"
+    assert indexes == ["https://download.pytorch.org/whl/cpu"], (
+        f"expected PyTorch's CPU index, found {indexes}"
+    )
     (torch,) = [r for r in requirements if normalized(r.name) == "torch"]
-    assert str(torch.specifier) == f"=={pinned_torch()}", f"binder torch {torch.specifier}, constraints.txt {pinned_torch()}"
+    assert str(torch.specifier) == f"=={pinned_torch()}", (
+        f"binder torch {torch.specifier}, constraints.txt {pinned_torch()}"
+    )
 
 
 def test_binder_requirements_list_every_runtime_dependency():
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     _, requirements = binder_requirements()
     listed = {normalized(r.name) for r in requirements}
-    missing = sorted(normalized(Requirement(d).name) for d in declared if normalized(Requirement(d).name) not in listed)
-    assert not missing, f"binder/requirements.txt lacks tutorlib's dependencies {missing} (pyproject.toml lists them)"
+    missing = sorted(
+        normalized(Requirement(d).name)
+        for d in declared
+        if normalized(Requirement(d).name) not in listed
+    )
+    assert not missing, (
+        f"binder/requirements.txt lacks tutorlib's dependencies {missing} (pyproject.toml lists them)"
+    )
 
 
 def test_binder_postbuild_is_executable():
-    assert os.access(BINDER / "postBuild", os.X_OK), "binder/postBuild must be executable (git mode 100755)"
+    assert os.access(BINDER / "postBuild", os.X_OK), (
+        "binder/postBuild must be executable (git mode 100755)"
+    )
 
 
 # --- fresh environments ---------------------------------------------------------------------
@@ -244,31 +296,60 @@ class Venv:
 
     @property
     def site_packages(self) -> Path:
-        return Path(sysconfig.get_path("purelib", vars={"base": str(self.root), "platbase": str(self.root)}))
+        return Path(
+            sysconfig.get_path("purelib", vars={"base": str(self.root), "platbase": str(self.root)})
+        )
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of a shell with this venv activated, and nothing from ours."""
-        env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"}}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"}
+        }
         env["VIRTUAL_ENV"] = str(self.root)
         env["PATH"] = f"{self.root / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         env["PYTHONNOUSERSITE"] = "1"
-        env["PIP_CONSTRAINT"] = str(CONSTRAINTS)  # also for the pip that postBuild and the install cell run
+        env["PIP_CONSTRAINT"] = str(
+            CONSTRAINTS
+        )  # also for the pip that postBuild and the install cell run
         env.update(extra)
         return env
 
-    def run(self, *args: str | Path, cwd: Path, check: bool = True, **env: str) -> subprocess.CompletedProcess:
-        result = subprocess.run([str(a) for a in args], cwd=cwd, env=self.env(**env),
-                                capture_output=True, text=True, timeout=900)
+    def run(
+        self, *args: str | Path, cwd: Path, check: bool = True, **env: str
+    ) -> subprocess.CompletedProcess:
+        result = subprocess.run(
+            [str(a) for a in args],
+            cwd=cwd,
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if check and result.returncode != 0:
-            pytest.fail(f"{' '.join(map(str, args))} exited {result.returncode} in {self.root}:\n"
-                        f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+            pytest.fail(
+                f"{' '.join(map(str, args))} exited {result.returncode} in {self.root}:\n"
+                f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+            )
         return result
 
     def pip_install(self, *args: str | Path) -> None:
         # --no-compile: bytecode is written on import anyway; compiling all of torch's files
         # up front would double the install time.
-        self.run(self.python, "-m", "pip", "install", "--quiet", "--no-compile", "-c", CONSTRAINTS,
-                 *PIP_NETWORK, *args, cwd=self.root)
+        self.run(
+            self.python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-compile",
+            "-c",
+            CONSTRAINTS,
+            *PIP_NETWORK,
+            *args,
+            cwd=self.root,
+        )
 
 
 def make_venv(path: Path, *pip_args: str | Path) -> Venv:
@@ -282,14 +363,14 @@ def make_venv(path: Path, *pip_args: str | Path) -> Venv:
 # Cells the runner adds to the chapter: one after the first code cell (the install cell) and
 # one at the end, each printing one line of JSON about the kernel.
 PROBE_TAG = "launch-probe"
-PROBE_AFTER_INSTALL = '''import importlib.util, json
-print(json.dumps({"tutorlib_installed": importlib.util.find_spec("tutorlib") is not None}))'''
-PROBE_AT_END = '''import json, sys, torch, tutorlib
+PROBE_AFTER_INSTALL = """import importlib.util, json
+print(json.dumps({"tutorlib_installed": importlib.util.find_spec("tutorlib") is not None}))"""
+PROBE_AT_END = """import json, sys, torch, tutorlib
 print(json.dumps({"prefix": sys.prefix, "tutorlib": tutorlib.__file__,
-                  "torch": torch.__version__, "cuda": torch.version.cuda}))'''
+                  "torch": torch.__version__, "cuda": torch.version.cuda}))"""
 
 # Executed by the venv's python: nbclient starts the venv's own kernel (ipykernel's "python3").
-RUNNER = '''
+RUNNER = """
 import json, sys
 import nbformat
 from nbclient import NotebookClient
@@ -308,7 +389,7 @@ cells = [{"index": i, "probe": probe_tag in cell.metadata.get("tags", []),
          for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
 with open(report, "w") as f:
     json.dump(cells, f)
-'''
+"""
 
 
 def run_notebook(venv: Venv, notebook: Path, cwd: Path, **env: str) -> tuple[dict, dict]:
@@ -317,24 +398,43 @@ def run_notebook(venv: Venv, notebook: Path, cwd: Path, **env: str) -> tuple[dic
     runner = venv.root / "run_notebook.py"
     runner.write_text(RUNNER)
     report = venv.root / f"{notebook.stem}.json"
-    venv.run(venv.python, runner, notebook, cwd, report, PROBE_TAG, PROBE_AFTER_INSTALL, PROBE_AT_END,
-             cwd=cwd, **env)
+    venv.run(
+        venv.python,
+        runner,
+        notebook,
+        cwd,
+        report,
+        PROBE_TAG,
+        PROBE_AFTER_INSTALL,
+        PROBE_AT_END,
+        cwd=cwd,
+        **env,
+    )
     cells = json.loads(report.read_text())
-    failed = [f"cell {c['index']}: {'; '.join(c['errors'])}\n{c['source']}" for c in cells if c["errors"]]
+    failed = [
+        f"cell {c['index']}: {'; '.join(c['errors'])}\n{c['source']}" for c in cells if c["errors"]
+    ]
     assert not failed, f"{notebook.name} failed in {venv.root}:\n" + "\n".join(failed)
     not_run = [c["index"] for c in cells if c["execution_count"] is None]
     assert not not_run, f"{notebook.name}: cells {not_run} did not run"
     chapter_cells = [c for c in cells if not c["probe"]]
-    assert len(chapter_cells) == sum(c.cell_type == "code" for c in nbformat.read(notebook, as_version=4).cells)
-    after_install, at_end = (json.loads(c["stdout"].strip().splitlines()[-1]) for c in cells if c["probe"])
+    assert len(chapter_cells) == sum(
+        c.cell_type == "code" for c in nbformat.read(notebook, as_version=4).cells
+    )
+    after_install, at_end = (
+        json.loads(c["stdout"].strip().splitlines()[-1]) for c in cells if c["probe"]
+    )
     return after_install, at_end
 
 
 def checkout_copy(dst: Path) -> Path:
     """The checkout as a fresh clone has it (what .gitignore names left out). pip builds a
     local project inside its folder (build/, *.egg-info), so the Colab install gets a copy."""
-    ignored = [line.strip().rstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")]
+    ignored = [
+        line.strip().rstrip("/")
+        for line in (ROOT / ".gitignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(".git", "build", *ignored))
     return dst
 
@@ -363,13 +463,19 @@ def colab_venv(launch_tmp) -> Venv:
 @pytest.mark.parametrize("chapter", BINDER_CHAPTERS)
 def test_binder_environment_runs_the_chapter(binder_venv, chapter):
     # The kernel starts in the notebook's folder, as Jupyter starts it on Binder.
-    after_install, kernel = run_notebook(binder_venv, ROOT / "chapters" / chapter, cwd=ROOT / "chapters")
+    after_install, kernel = run_notebook(
+        binder_venv, ROOT / "chapters" / chapter, cwd=ROOT / "chapters"
+    )
     assert after_install["tutorlib_installed"]
-    assert Path(kernel["prefix"]).resolve() == binder_venv.root.resolve(), "the kernel is not the venv's python"
+    assert Path(kernel["prefix"]).resolve() == binder_venv.root.resolve(), (
+        "the kernel is not the venv's python"
+    )
     assert Path(kernel["tutorlib"]).resolve() == (ROOT / "tutorlib" / "__init__.py").resolve(), (
-        f"tutorlib came from {kernel['tutorlib']}, not from the checkout (postBuild installs it editable)")
+        f"tutorlib came from {kernel['tutorlib']}, not from the checkout (postBuild installs it editable)"
+    )
     assert kernel["torch"].split("+")[0] == pinned_torch() and kernel["cuda"] is None, (
-        f"expected the CPU build of torch {pinned_torch()}, got {kernel['torch']} (CUDA {kernel['cuda']})")
+        f"expected the CPU build of torch {pinned_torch()}, got {kernel['torch']} (CUDA {kernel['cuda']})"
+    )
 
 
 @pytest.mark.slow  # a fresh virtualenv with torch
@@ -380,17 +486,26 @@ def test_colab_first_cell_installs_tutorlib_from_TUTORLIB_SOURCE(colab_venv, lau
 
     before = colab_venv.run(colab_venv.python, "-c", "import tutorlib", cwd=content, check=False)
     assert before.returncode != 0 and "No module named 'tutorlib'" in before.stderr, (
-        f"tutorlib should be missing before the notebook runs: {before.returncode} {before.stderr[-500:]}")
+        f"tutorlib should be missing before the notebook runs: {before.returncode} {before.stderr[-500:]}"
+    )
 
-    after_install, kernel = run_notebook(colab_venv, ROOT / "chapters" / COLAB_CHAPTER, cwd=content,
-                                         TUTORLIB_SOURCE=str(source))
+    after_install, kernel = run_notebook(
+        colab_venv, ROOT / "chapters" / COLAB_CHAPTER, cwd=content, TUTORLIB_SOURCE=str(source)
+    )
     assert after_install["tutorlib_installed"], "the first code cell did not install tutorlib"
-    assert Path(kernel["prefix"]).resolve() == colab_venv.root.resolve(), "the kernel is not the venv's python"
-    assert Path(kernel["tutorlib"]).resolve().parent.parent == colab_venv.site_packages.resolve(), kernel
+    assert Path(kernel["prefix"]).resolve() == colab_venv.root.resolve(), (
+        "the kernel is not the venv's python"
+    )
+    assert Path(kernel["tutorlib"]).resolve().parent.parent == colab_venv.site_packages.resolve(), (
+        kernel
+    )
     assert kernel["cuda"] is None and kernel["torch"].split("+")[0] == pinned_torch(), kernel
 
     # Installed into the venv, and from TUTORLIB_SOURCE (pip records where it came from).
-    after = colab_venv.run(colab_venv.python, "-c",
-                           "import importlib.metadata as m; print(m.distribution('tutorlib').read_text('direct_url.json'))",
-                           cwd=content)
+    after = colab_venv.run(
+        colab_venv.python,
+        "-c",
+        "import importlib.metadata as m; print(m.distribution('tutorlib').read_text('direct_url.json'))",
+        cwd=content,
+    )
     assert json.loads(after.stdout)["url"] == source.resolve().as_uri(), after.stdout

@@ -95,10 +95,14 @@ def test_a_loop_over_heads_equals_the_batched_reshape():
         for h in range(H):
             cols = slice(h * Dh, (h + 1) * Dh)
             # (B, T, Dh), (B, S, Dh), (B, S, Dh), mask (B, 1, S) -> (B, T, Dh), (B, T, S)
-            out_h, w_h = scaled_dot_product_attention(q[..., cols], k[..., cols], v[..., cols], mask=mask[:, 0].numpy())
+            out_h, w_h = scaled_dot_product_attention(
+                q[..., cols], k[..., cols], v[..., cols], mask=mask[:, 0].numpy()
+            )
             heads.append(out_h)
             head_weights.append(w_h)
-        expected = mha.w_o(torch.from_numpy(np.concatenate(heads, axis=-1)))  # H x (B, T, Dh) -> (B, T, D)
+        expected = mha.w_o(
+            torch.from_numpy(np.concatenate(heads, axis=-1))
+        )  # H x (B, T, Dh) -> (B, T, D)
         fast, _ = mha(x, memory, memory, mask=mask)
         slow, weights = mha(x, memory, memory, mask=mask, need_weights=True)
     assert_close(fast, expected, rtol=0, atol=1e-10)
@@ -140,7 +144,9 @@ def test_from_torch_matches_torch_multihead_attention(kind, masks, bias):
     if "causal" in masks:
         kwargs["attn_mask"] = torch.ones(T, T, dtype=torch.bool).triu(1)  # True = NOT allowed
         mask = ~kwargs["attn_mask"] if mask is None else mask & ~kwargs["attn_mask"]
-    expected, expected_weights = theirs(x, memory, memory, need_weights=True, average_attn_weights=False, **kwargs)
+    expected, expected_weights = theirs(
+        x, memory, memory, need_weights=True, average_attn_weights=False, **kwargs
+    )
     fast, none = ours(x, memory, memory, mask=mask)
     slow, weights = ours(x, memory, memory, mask=mask, need_weights=True)
     assert none is None, "without need_weights the weights are not computed"
@@ -166,9 +172,18 @@ def test_from_torch_keeps_dtype_dropout_and_mode():
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: nn.MultiheadAttention(8, 2), r"batch_first=False: it reads \(T, B, D\).*batch_first=True"),
-        (lambda: nn.MultiheadAttention(8, 2, batch_first=True, kdim=4, vdim=4), r"kdim=4, vdim=4 but embed_dim=8"),
-        (lambda: nn.MultiheadAttention(8, 2, batch_first=True, add_bias_kv=True), r"add_bias_kv=True"),
+        (
+            lambda: nn.MultiheadAttention(8, 2),
+            r"batch_first=False: it reads \(T, B, D\).*batch_first=True",
+        ),
+        (
+            lambda: nn.MultiheadAttention(8, 2, batch_first=True, kdim=4, vdim=4),
+            r"kdim=4, vdim=4 but embed_dim=8",
+        ),
+        (
+            lambda: nn.MultiheadAttention(8, 2, batch_first=True, add_bias_kv=True),
+            r"add_bias_kv=True",
+        ),
         (lambda: nn.Linear(8, 8), r"expects a torch.nn.MultiheadAttention, got Linear"),
     ],
 )
@@ -187,7 +202,9 @@ def test_dropout_acts_in_training_only():
     assert (w == 0).any(), "dropout should zero some weights in training"
     mha.eval()
     assert torch.equal(mha(x, x, x)[0], mha(x, x, x)[0])
-    assert_close(mha(x, x, x, need_weights=True)[1].sum(-1), torch.ones(2, 2, 6, dtype=F64), **TIGHT)
+    assert_close(
+        mha(x, x, x, need_weights=True)[1].sum(-1), torch.ones(2, 2, 6, dtype=F64), **TIGHT
+    )
 
 
 # --- masks ----------------------------------------------------------------------------
@@ -202,7 +219,9 @@ def test_mask_helpers():
     assert torch.equal(padding_attention_mask(real), real[:, None, None, :])
     c = causal_attention_mask(4)
     assert c.dtype == torch.bool and c.shape == (4, 4)
-    assert c.tolist() == [[j <= i for j in range(4)] for i in range(4)], "True on and below the diagonal"
+    assert c.tolist() == [[j <= i for j in range(4)] for i in range(4)], (
+        "True on and below the diagonal"
+    )
     assert (causal_attention_mask(3) & padding_attention_mask([3, 2])).shape == (2, 1, 3, 3)
 
 
@@ -210,8 +229,15 @@ D_H = st.sampled_from([(4, 1), (8, 2), (12, 3)])
 
 
 @settings(max_examples=40, deadline=None)
-@given(B=st.integers(1, 3), T=st.integers(1, 5), S=st.integers(1, 6), d_h=D_H, need_weights=st.booleans(),
-       seed=st.integers(0, 2**31 - 1), data=st.data())
+@given(
+    B=st.integers(1, 3),
+    T=st.integers(1, 5),
+    S=st.integers(1, 6),
+    d_h=D_H,
+    need_weights=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+    data=st.data(),
+)
 def test_a_masked_key_never_affects_the_output(B, T, S, d_h, need_weights, seed, data):
     """Changing the key and the value of a padded position changes no output; its weight is 0."""
     D, H = d_h
@@ -219,7 +245,11 @@ def test_a_masked_key_never_affects_the_output(B, T, S, d_h, need_weights, seed,
     mha = MultiHeadAttention(D, H).double()
     lengths = data.draw(st.lists(st.integers(1, S), min_size=B, max_size=B))
     mask = padding_attention_mask(lengths, S)  # (B, 1, 1, S)
-    x, key, value = randn(B, T, D, seed=seed), randn(B, S, D, seed=seed + 1), randn(B, S, D, seed=seed + 2)
+    x, key, value = (
+        randn(B, T, D, seed=seed),
+        randn(B, S, D, seed=seed + 1),
+        randn(B, S, D, seed=seed + 2),
+    )
     hidden = ~mask[:, 0, 0]  # (B, S), True on padding
     key2, value2 = key.clone(), value.clone()
     key2[hidden] = randn(int(hidden.sum()), D, seed=seed + 3) * 100
@@ -236,7 +266,13 @@ def test_a_masked_key_never_affects_the_output(B, T, S, d_h, need_weights, seed,
 
 
 @settings(max_examples=40, deadline=None)
-@given(T=st.integers(2, 7), d_h=D_H, need_weights=st.booleans(), seed=st.integers(0, 2**31 - 1), data=st.data())
+@given(
+    T=st.integers(2, 7),
+    d_h=D_H,
+    need_weights=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+    data=st.data(),
+)
 def test_causal_attention_never_sees_the_future(T, d_h, need_weights, seed, data):
     """With the causal mask, changing tokens after t changes no output at positions <= t."""
     D, H = d_h
@@ -252,12 +288,19 @@ def test_causal_attention_never_sees_the_future(T, d_h, need_weights, seed, data
         out2, _ = mha(x2, x2, x2, mask=causal, need_weights=need_weights)
         assert_close(out2[:, : t + 1], out[:, : t + 1], **TIGHT)
         leak = (mha(x2, x2, x2)[0] - mha(x, x, x)[0])[:, : t + 1].abs().max()
-        assert leak > 1e-6, "without the mask the future does leak, so the check above is not vacuous"
+        assert leak > 1e-6, (
+            "without the mask the future does leak, so the check above is not vacuous"
+        )
 
 
 @settings(max_examples=30, deadline=None)
-@given(T=st.integers(2, 6), S=st.integers(1, 5), norm_first=st.booleans(), seed=st.integers(0, 2**31 - 1),
-       data=st.data())
+@given(
+    T=st.integers(2, 6),
+    S=st.integers(1, 5),
+    norm_first=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+    data=st.data(),
+)
 def test_decoder_layer_never_sees_the_future(T, S, norm_first, seed, data):
     """The decoder's masked self-attention: changing target tokens after t changes no output at <= t
     (the cross-attention and the feed-forward must not mix positions either)."""
@@ -280,7 +323,9 @@ def test_decoder_layer_never_sees_the_future(T, S, norm_first, seed, data):
 def test_encoder_layer_matches_torch(norm_first):
     """Post-norm and pre-norm, with a padding mask and with causal & padding. Catches swapped norms,
     a post-norm written as pre-norm, a FeedForward in the wrong order, a residual left out."""
-    theirs = nn.TransformerEncoderLayer(12, 3, 20, dropout=0.0, batch_first=True, norm_first=norm_first, dtype=F64)
+    theirs = nn.TransformerEncoderLayer(
+        12, 3, 20, dropout=0.0, batch_first=True, norm_first=norm_first, dtype=F64
+    )
     theirs = randomize(theirs, seed=3).eval()
     ours = EncoderLayer.from_torch(theirs)
     assert ours.norm_first == norm_first and not ours.training
@@ -292,7 +337,9 @@ def test_encoder_layer_matches_torch(norm_first):
     assert_close(ours(x, mask=padding_attention_mask(lengths)), expected, **EXACT)
     future = torch.ones(S, S, dtype=torch.bool).triu(1)
     expected = theirs(x, src_mask=future, src_key_padding_mask=pad)
-    out, weights = ours(x, mask=causal_attention_mask(S) & padding_attention_mask(lengths), need_weights=True)
+    out, weights = ours(
+        x, mask=causal_attention_mask(S) & padding_attention_mask(lengths), need_weights=True
+    )
     assert_close(out, expected, **EXACT)
     assert weights.shape == (B, 3, S, S)
     assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in theirs.parameters())
@@ -302,15 +349,21 @@ def test_encoder_layer_matches_torch(norm_first):
 def test_decoder_layer_matches_torch(norm_first):
     """Causal & padding on the target, padding on the source; the cross-attention's queries come
     from the decoder and its keys from memory (swapping them changes the shapes and the numbers)."""
-    theirs = nn.TransformerDecoderLayer(12, 3, 20, dropout=0.0, batch_first=True, norm_first=norm_first, dtype=F64)
+    theirs = nn.TransformerDecoderLayer(
+        12, 3, 20, dropout=0.0, batch_first=True, norm_first=norm_first, dtype=F64
+    )
     theirs = randomize(theirs, seed=5).eval()
     ours = DecoderLayer.from_torch(theirs)
     B, T, S = 3, 5, 7
     tgt_lengths, src_lengths = [5, 3, 1], [7, 2, 5]
     x, memory = randn(B, T, 12, seed=6), randn(B, S, 12, seed=7)
-    expected = theirs(x, memory, tgt_mask=torch.ones(T, T, dtype=torch.bool).triu(1),
-                      tgt_key_padding_mask=ignore_from_lengths(tgt_lengths, T),
-                      memory_key_padding_mask=ignore_from_lengths(src_lengths, S))
+    expected = theirs(
+        x,
+        memory,
+        tgt_mask=torch.ones(T, T, dtype=torch.bool).triu(1),
+        tgt_key_padding_mask=ignore_from_lengths(tgt_lengths, T),
+        memory_key_padding_mask=ignore_from_lengths(src_lengths, S),
+    )
     tgt_mask = causal_attention_mask(T) & padding_attention_mask(tgt_lengths)  # (B, 1, T, T)
     memory_mask = padding_attention_mask(src_lengths)  # (B, 1, 1, S)
     assert_close(ours(x, memory, tgt_mask, memory_mask), expected, **EXACT)
@@ -326,8 +379,9 @@ def test_stacks_match_torch_encoder_and_decoder(norm_first):
     """Encoder/Decoder = their layers in order, plus a final LayerNorm exactly when norm_first."""
     kw = dict(dropout=0.0, batch_first=True, norm_first=norm_first, dtype=F64)
     final = (lambda: nn.LayerNorm(12, dtype=F64)) if norm_first else (lambda: None)
-    t_enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(12, 3, 20, **kw), 2, norm=final(),
-                                  enable_nested_tensor=False)
+    t_enc = nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(12, 3, 20, **kw), 2, norm=final(), enable_nested_tensor=False
+    )
     t_dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(12, 3, 20, **kw), 2, norm=final())
     randomize(t_enc, seed=8).eval()
     randomize(t_dec, seed=9).eval()
@@ -344,23 +398,42 @@ def test_stacks_match_torch_encoder_and_decoder(norm_first):
     memory = t_enc(src, src_key_padding_mask=src_pad)
     ours_memory, enc_weights = enc(src, mask=~src_pad[:, None, None, :], need_weights=True)
     assert_close(ours_memory, memory, **EXACT)
-    expected = t_dec(tgt, memory, tgt_mask=torch.ones(4, 4, dtype=torch.bool).triu(1),
-                     memory_key_padding_mask=src_pad)
+    expected = t_dec(
+        tgt,
+        memory,
+        tgt_mask=torch.ones(4, 4, dtype=torch.bool).triu(1),
+        memory_key_padding_mask=src_pad,
+    )
     out = dec(tgt, memory, causal_attention_mask(4), ~src_pad[:, None, None, :])
     assert_close(out, expected, **EXACT)
-    out, self_ws, cross_ws = dec(tgt, memory, causal_attention_mask(4), ~src_pad[:, None, None, :], need_weights=True)
+    out, self_ws, cross_ws = dec(
+        tgt, memory, causal_attention_mask(4), ~src_pad[:, None, None, :], need_weights=True
+    )
     assert_close(out, expected, **EXACT)
-    assert len(enc_weights) == len(self_ws) == len(cross_ws) == 2 and cross_ws[0].shape == (2, 3, 4, 6)
+    assert len(enc_weights) == len(self_ws) == len(cross_ws) == 2 and cross_ws[0].shape == (
+        2,
+        3,
+        4,
+        6,
+    )
 
 
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: nn.TransformerEncoderLayer(8, 2, 16), r"TransformerEncoderLayer has batch_first=False"),
-        (lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, activation="gelu"),
-         r"activation 'gelu'.*ReLU"),
+        (
+            lambda: nn.TransformerEncoderLayer(8, 2, 16),
+            r"TransformerEncoderLayer has batch_first=False",
+        ),
+        (
+            lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, activation="gelu"),
+            r"activation 'gelu'.*ReLU",
+        ),
         (lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, bias=False), r"bias=False"),
-        (lambda: nn.TransformerDecoderLayer(8, 2, 16, batch_first=True), r"expects a torch.nn.TransformerEncoderLayer"),
+        (
+            lambda: nn.TransformerDecoderLayer(8, 2, 16, batch_first=True),
+            r"expects a torch.nn.TransformerEncoderLayer",
+        ),
     ],
 )
 def test_encoder_layer_from_torch_errors(make, message):
@@ -371,8 +444,14 @@ def test_encoder_layer_from_torch_errors(make, message):
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: nn.TransformerDecoderLayer(8, 2, 16), r"TransformerDecoderLayer has batch_first=False"),
-        (lambda: nn.TransformerDecoderLayer(8, 2, 16, batch_first=True, activation="gelu"), r"activation 'gelu'"),
+        (
+            lambda: nn.TransformerDecoderLayer(8, 2, 16),
+            r"TransformerDecoderLayer has batch_first=False",
+        ),
+        (
+            lambda: nn.TransformerDecoderLayer(8, 2, 16, batch_first=True, activation="gelu"),
+            r"activation 'gelu'",
+        ),
     ],
 )
 def test_decoder_layer_from_torch_errors(make, message):
@@ -384,9 +463,14 @@ def test_feed_forward_is_linear_relu_linear_per_token():
     torch.manual_seed(0)
     ff = FeedForward(4, 6).double()
     x = randn(2, 3, 4)
-    expected = torch.relu(x @ ff.linear1.weight.T + ff.linear1.bias) @ ff.linear2.weight.T + ff.linear2.bias
+    expected = (
+        torch.relu(x @ ff.linear1.weight.T + ff.linear1.bias) @ ff.linear2.weight.T
+        + ff.linear2.bias
+    )
     assert_close(ff(x), expected, **TIGHT)
-    assert_close(ff(x[:, 1:2]), ff(x)[:, 1:2], **TIGHT)  # position-wise: a token alone gives the same
+    assert_close(
+        ff(x[:, 1:2]), ff(x)[:, 1:2], **TIGHT
+    )  # position-wise: a token alone gives the same
 
 
 # --- positional encoding ------------------------------------------------------------------
@@ -407,10 +491,14 @@ def test_sinusoidal_encoding_is_interleaved_not_concatenated():
     pe = sinusoidal_positional_encoding(4, 8)
     assert pe[0].tolist() == [0.0, 1.0] * 4
     assert math.isclose(pe[1, 0], math.sin(1.0), abs_tol=1e-7)
-    assert math.isclose(pe[1, 1], math.cos(1.0), abs_tol=1e-7)  # concatenated would put sin(1e-1) here
+    assert math.isclose(
+        pe[1, 1], math.cos(1.0), abs_tol=1e-7
+    )  # concatenated would put sin(1e-1) here
     assert math.isclose(pe[1, 2], math.sin(1 / 10), abs_tol=1e-7)  # 10000^(2/8) = 10
     odd = sinusoidal_positional_encoding(3, 5)
-    assert odd.shape == (3, 5) and math.isclose(odd[2, 4], math.sin(2 / 10000 ** (4 / 5)), abs_tol=1e-7)
+    assert odd.shape == (3, 5) and math.isclose(
+        odd[2, 4], math.sin(2 / 10000 ** (4 / 5)), abs_tol=1e-7
+    )
 
 
 def test_positional_encoding_adds_the_table():
@@ -450,40 +538,87 @@ def _fully_masked():
 
 
 ERRORS = [
-    (lambda: MultiHeadAttention(10, 3),
-     r"d_model=10 is not divisible by num_heads=3: each head gets d_model // num_heads features"),
+    (
+        lambda: MultiHeadAttention(10, 3),
+        r"d_model=10 is not divisible by num_heads=3: each head gets d_model // num_heads features",
+    ),
     (lambda: MultiHeadAttention(8, 0), r"num_heads must be at least 1, got 0"),
     (lambda: MultiHeadAttention(8.0, 2), r"d_model must be a whole number, got 8.0"),
-    (lambda: MultiHeadAttention(8, 2, dropout=1.5), r"dropout is a probability between 0 and 1, got 1.5"),
-    (_attend(query=torch.zeros(2, 3, 6)),
-     r"query has 6 features per token \(shape \(2, 3, 6\)\) but the module expects d_model=8"),
-    (_attend(key=torch.zeros(2, 5, 4), value=torch.zeros(2, 5, 4)), r"key has 4 features per token"),
-    (_attend(query=torch.zeros(3, 8)), r"query must have shape \(B, T_q, D\).*got shape \(3, 8\).*query\[None\]"),
-    (_attend(value=torch.zeros(2, 4, 8)),
-     r"key has T_k=5 positions but value has 4 \(key \(2, 5, 8\), value \(2, 4, 8\)\)"),
-    (_attend(key=torch.zeros(3, 5, 8), value=torch.zeros(3, 5, 8)),
-     r"same batch size B, got query \(2, 3, 8\), key \(3, 5, 8\)"),
-    (_attend(mask=torch.ones(2, 1, 1, 5)), r"mask must be a boolean tensor with True = may attend, got torch.float32"),
-    (_attend(mask=torch.ones(2, 5, dtype=torch.bool)),
-     r"mask of shape \(2, 5\) does not broadcast to \(2, 2, 3, 5\) = \(B, H, T_q, T_k\).*\[:, None, None, :\]"),
-    (_attend(mask=torch.ones(5, 3, dtype=torch.bool)), r"mask of shape \(5, 3\) does not broadcast"),
+    (
+        lambda: MultiHeadAttention(8, 2, dropout=1.5),
+        r"dropout is a probability between 0 and 1, got 1.5",
+    ),
+    (
+        _attend(query=torch.zeros(2, 3, 6)),
+        r"query has 6 features per token \(shape \(2, 3, 6\)\) but the module expects d_model=8",
+    ),
+    (
+        _attend(key=torch.zeros(2, 5, 4), value=torch.zeros(2, 5, 4)),
+        r"key has 4 features per token",
+    ),
+    (
+        _attend(query=torch.zeros(3, 8)),
+        r"query must have shape \(B, T_q, D\).*got shape \(3, 8\).*query\[None\]",
+    ),
+    (
+        _attend(value=torch.zeros(2, 4, 8)),
+        r"key has T_k=5 positions but value has 4 \(key \(2, 5, 8\), value \(2, 4, 8\)\)",
+    ),
+    (
+        _attend(key=torch.zeros(3, 5, 8), value=torch.zeros(3, 5, 8)),
+        r"same batch size B, got query \(2, 3, 8\), key \(3, 5, 8\)",
+    ),
+    (
+        _attend(mask=torch.ones(2, 1, 1, 5)),
+        r"mask must be a boolean tensor with True = may attend, got torch.float32",
+    ),
+    (
+        _attend(mask=torch.ones(2, 5, dtype=torch.bool)),
+        r"mask of shape \(2, 5\) does not broadcast to \(2, 2, 3, 5\) = \(B, H, T_q, T_k\).*\[:, None, None, :\]",
+    ),
+    (
+        _attend(mask=torch.ones(5, 3, dtype=torch.bool)),
+        r"mask of shape \(5, 3\) does not broadcast",
+    ),
     (_attend(mask=_fully_masked()), r"every key masked: mask\[1, 0, 2, :\] is all False"),
-    (_attend(mask=padding_attention_mask(torch.tensor([5, 0]), 5)), r"mask\[1, 0, 0, :\] is all False.*length 0"),
+    (
+        _attend(mask=padding_attention_mask(torch.tensor([5, 0]), 5)),
+        r"mask\[1, 0, 0, :\] is all False.*length 0",
+    ),
     (lambda: split_heads(torch.zeros(2, 3, 10), 4), r"D=10 is not divisible by num_heads=4"),
-    (lambda: split_heads(torch.zeros(3, 10), 2), r"split_heads expects x of shape \(B, T, D\), got \(3, 10\)"),
-    (lambda: merge_heads(torch.zeros(2, 3, 8)), r"merge_heads expects x of shape \(B, H, T, Dh\), got \(2, 3, 8\)"),
+    (
+        lambda: split_heads(torch.zeros(3, 10), 2),
+        r"split_heads expects x of shape \(B, T, D\), got \(3, 10\)",
+    ),
+    (
+        lambda: merge_heads(torch.zeros(2, 3, 8)),
+        r"merge_heads expects x of shape \(B, H, T, Dh\), got \(2, 3, 8\)",
+    ),
     (lambda: padding_attention_mask([2, 7], max_len=5), r"lengths\[1\]=7 exceeds max_len=5"),
     (lambda: padding_attention_mask([2, -1]), r"lengths\[1\]=-1 is negative"),
-    (lambda: padding_attention_mask(torch.tensor([2.0, 1.0])), r"got dtype torch.float32 of shape \(2,\).*long\(\)"),
-    (lambda: padding_attention_mask(torch.ones(2, 1, 3, dtype=torch.bool)),
-     r"boolean padding mask must have shape \(B, S\).*got shape \(2, 1, 3\)"),
+    (
+        lambda: padding_attention_mask(torch.tensor([2.0, 1.0])),
+        r"got dtype torch.float32 of shape \(2,\).*long\(\)",
+    ),
+    (
+        lambda: padding_attention_mask(torch.ones(2, 1, 3, dtype=torch.bool)),
+        r"boolean padding mask must have shape \(B, S\).*got shape \(2, 1, 3\)",
+    ),
     (lambda: padding_attention_mask([[1, 2]]), r"lengths must be 1-D .* got shape \(1, 2\)"),
     (lambda: causal_attention_mask(0), r"T must be at least 1, got 0"),
     (lambda: sinusoidal_positional_encoding(0, 4), r"max_len must be at least 1, got 0"),
-    (lambda: PositionalEncoding(8, kind="rotary"), r'kind must be "sinusoidal" or "learned", got \'rotary\''),
-    (lambda: PositionalEncoding(8, max_len=5)(torch.zeros(1, 7, 8)),
-     r"T=7 positions \(x \(1, 7, 8\)\) but this PositionalEncoding has max_len=5.*max_len >= 7"),
-    (lambda: PositionalEncoding(8)(torch.zeros(1, 7, 6)), r"x has 6 features per token .* d_model=8"),
+    (
+        lambda: PositionalEncoding(8, kind="rotary"),
+        r'kind must be "sinusoidal" or "learned", got \'rotary\'',
+    ),
+    (
+        lambda: PositionalEncoding(8, max_len=5)(torch.zeros(1, 7, 8)),
+        r"T=7 positions \(x \(1, 7, 8\)\) but this PositionalEncoding has max_len=5.*max_len >= 7",
+    ),
+    (
+        lambda: PositionalEncoding(8)(torch.zeros(1, 7, 6)),
+        r"x has 6 features per token .* d_model=8",
+    ),
     (lambda: FeedForward(8, 16)(torch.zeros(2, 3, 4)), r"x has 4 features per token .* d_model=8"),
     (lambda: Encoder(0, 8, 2, 16), r"num_layers must be at least 1, got 0"),
 ]
@@ -514,10 +649,14 @@ def test_gradients_reach_every_parameter(dtype, norm_first):
     memory = enc(pos(src), mask=src_mask)
     out = dec(pos(tgt), memory, tgt_mask=causal_attention_mask(4), memory_mask=src_mask)
     assert out.shape == (2, 4, 8) and out.dtype == dtype
-    (out * torch.randn_like(out)).sum().backward()  # a plain sum of a LayerNorm output has gradient ~0
+    (
+        out * torch.randn_like(out)
+    ).sum().backward()  # a plain sum of a LayerNorm output has gradient ~0
     for name, p in modules.named_parameters():
         assert p.grad is not None and torch.isfinite(p.grad).all() and p.grad.abs().sum() > 0, name
-    assert src.grad is not None and src.grad[1, 3:].abs().sum() == 0, "padded source tokens must get no gradient"
+    assert src.grad is not None and src.grad[1, 3:].abs().sum() == 0, (
+        "padded source tokens must get no gradient"
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

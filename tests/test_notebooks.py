@@ -24,12 +24,18 @@ def test_every_chapter_notebook_is_in_the_table_of_contents():
     for path in NOTEBOOKS:
         assert str(path.relative_to(ROOT)) in listed, f"{path.name} is not in _toc.yml"
     for f in TOC_FILES:
-        assert any((ROOT / (f + ext)).is_file() for ext in (".ipynb", ".md")), f"_toc.yml lists {f}, which does not exist"
+        assert any((ROOT / (f + ext)).is_file() for ext in (".ipynb", ".md")), (
+            f"_toc.yml lists {f}, which does not exist"
+        )
 
 
 def test_first_cells_are_in_sync_with_config():
     """`tools/notebooks.py check` must report nothing to change (nbdev-style drift check)."""
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "notebooks.py"), "check"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "notebooks.py"), "check"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -39,7 +45,9 @@ def test_install_cell_installs_from_the_configured_repository():
     assert f"git+{url}" in source and "TUTORLIB_SOURCE" in source
     from IPython.core.inputtransformer2 import TransformerManager
 
-    compile(TransformerManager().transform_cell(source), "install-cell", "exec")  # it holds %config lines
+    compile(
+        TransformerManager().transform_cell(source), "install-cell", "exec"
+    )  # it holds %config lines
     assert 'figure_formats = ["svg"]' in source, "the book's figures are SVG (sharp on any screen)"
 
 
@@ -59,8 +67,14 @@ def test_notebook_is_committed_executed_and_clean(path):
             assert out.output_type != "error", f"a committed output is an error: {out.get('ename')}"
             text = out.get("text", "") + json.dumps(out.get("data", {}))
             assert "Traceback" not in text, "a committed output shows a traceback"
-            assert out.get("name") != "stderr", f"a committed output has stderr text: {out.get('text', '')[:200]}"
-    titles = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")]
+            assert out.get("name") != "stderr", (
+                f"a committed output has stderr text: {out.get('text', '')[:200]}"
+            )
+    titles = [
+        c.source.splitlines()[0]
+        for c in nb.cells
+        if c.cell_type == "markdown" and c.source.startswith("# ")
+    ]
     assert len(titles) == 1, f"one '# ' title per chapter, found {titles}"
 
 
@@ -71,10 +85,16 @@ CODE_COLUMN = 88  # characters: the width of the book's code column at 1366 px
 def test_code_lines_fit_the_code_column(path):
     """Past 88 characters a line is cut off in the book (the hidden part is usually the shape comment)."""
     nb = nbformat.read(path, as_version=4)
-    long = [f"cell {i}: {line[:60]}... ({len(line)} characters)"
-            for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and nbtools.INSTALL_TAG not in
-            cell.metadata.get("tags", []) for line in cell.source.splitlines() if len(line) > CODE_COLUMN]
-    assert not long, f"{len(long)} code lines longer than {CODE_COLUMN} characters:\n" + "\n".join(long)
+    long = [
+        f"cell {i}: {line[:60]}... ({len(line)} characters)"
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and nbtools.INSTALL_TAG not in cell.metadata.get("tags", [])
+        for line in cell.source.splitlines()
+        if len(line) > CODE_COLUMN
+    ]
+    assert not long, f"{len(long)} code lines longer than {CODE_COLUMN} characters:\n" + "\n".join(
+        long
+    )
 
 
 EXERCISES = {f.split("/")[-1][:4]: f for f in TOC_FILES if f.startswith("exercises/ex")}
@@ -96,10 +116,13 @@ def test_a_chapter_with_an_exercise_ends_by_linking_to_it(path):
     name = exercise.split("/")[-1]
     assert last.cell_type == "markdown", "the chapter should end with its Practice section"
     assert f"../exercises/{name}.ipynb" in last.source, f"the last cell does not link to {exercise}"
-    assert f"../exercises/solutions/{name}.ipynb" in last.source, "the last cell does not link to the solutions"
+    assert f"../exercises/solutions/{name}.ipynb" in last.source, (
+        "the last cell does not link to the solutions"
+    )
 
 
 # --- outputs that hold on every CPU (CONTRIBUTING.md; the tags are read by ../conftest.py) -----
+
 
 def _project_conftest():
     """The root conftest.py (tests/conftest.py shadows its module name)."""
@@ -115,13 +138,17 @@ UNCOMPARED_TAGS = _project_conftest().UNCOMPARED_TAGS
 
 
 def _code_without_magics(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    return "\n".join(
+        line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))
+    )
 
 
 def _asserts(source: str) -> int:
     import ast
 
-    return sum(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(_code_without_magics(source))))
+    return sum(
+        isinstance(node, ast.Assert) for node in ast.walk(ast.parse(_code_without_magics(source)))
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -129,8 +156,13 @@ def test_a_trained_cell_asserts_its_claim(path):
     """A ``trained`` cell's digits are not compared, so the cell itself must check what the prose says
     of it, with a margin that holds on every CPU: without an assert, a broken training would pass."""
     nb = nbformat.read(path, as_version=4)
-    silent = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-              and "trained" in c.metadata.get("tags", []) and not _asserts(c.source)]
+    silent = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        and "trained" in c.metadata.get("tags", [])
+        and not _asserts(c.source)
+    ]
     assert not silent, f"cells {silent} are tagged 'trained' but assert nothing"
 
 
@@ -144,9 +176,11 @@ def test_outputs_left_uncompared_say_why(path):
             continue
         tags = set(c.metadata.get("tags", []))
         assert "NBVAL_IGNORE_OUTPUT" not in c.source and "NBVAL_SKIP" not in c.source, (
-            f"cell {i}: use the tag 'trained' or 'measured' instead of an nbval comment")
+            f"cell {i}: use the tag 'trained' or 'measured' instead of an nbval comment"
+        )
         assert not {t for t in tags if t.startswith("nbval-")}, (
-            f"cell {i}: use the tag 'trained' or 'measured' instead of nbval's own tags")
+            f"cell {i}: use the tag 'trained' or 'measured' instead of nbval's own tags"
+        )
         assert len(tags & set(UNCOMPARED_TAGS)) <= 1, f"cell {i}: one reason is enough"
 
 
@@ -156,9 +190,15 @@ PIN_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA", "DNNL_
 def test_nothing_pins_the_cpu_kernels():
     """A pinned kernel set would make the committed outputs hold on one kind of CPU only, and hide that
     from the tests. Only tools/kernels.py names the variable: it runs nbval under each kernel set."""
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
     if not tracked:  # not a git checkout: every file under the root
-        tracked = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and ".venv" not in p.parts]
+        tracked = [
+            str(p.relative_to(ROOT))
+            for p in ROOT.rglob("*")
+            if p.is_file() and ".venv" not in p.parts
+        ]
     allowed = {"tools/kernels.py", "tests/test_notebooks.py", "CONTRIBUTING.md", "README.md"}
     pins = []
     for name in tracked:
@@ -180,27 +220,37 @@ def test_tools_kernels_runs_every_kernel_set_of_the_cpu():
     assert kernels.native_capability() in {"default", "avx2", "avx512", "sve256", "zvector", "vsx"}
 
 
-@pytest.mark.parametrize("tag, outcome", [("trained", "passed"), ("measured", "passed"), (None, "failed")])
+@pytest.mark.parametrize(
+    "tag, outcome", [("trained", "passed"), ("measured", "passed"), (None, "failed")]
+)
 def test_the_tags_take_a_cell_out_of_nbvals_comparison(pytester, tag, outcome):
     """The tags work through conftest.py's hook: a cell whose committed output is wrong passes nbval when
     it is tagged, and fails when it is not (the proof that an untagged cell is still compared)."""
-    cell = nbformat.v4.new_code_cell("print(1 + 1)", execution_count=1,
-                                     outputs=[nbformat.v4.new_output("stream", name="stdout", text="3\n")])
+    cell = nbformat.v4.new_code_cell(
+        "print(1 + 1)",
+        execution_count=1,
+        outputs=[nbformat.v4.new_output("stream", name="stdout", text="3\n")],
+    )
     if tag:
         cell.metadata["tags"] = [tag]
     nb = nbformat.v4.new_notebook(cells=[cell])
     nbformat.write(nb, pytester.path / "probe.ipynb")
     pytester.makeconftest((ROOT / "conftest.py").read_text())
-    result = pytester.runpytest_subprocess("--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
-                                           "probe.ipynb")
+    result = pytester.runpytest_subprocess(
+        "--nbval", "--nbval-current-env", "-p", "no:cacheprovider", "probe.ipynb"
+    )
     result.assert_outcomes(**{outcome: 1})
 
 
 def test_a_failing_assert_in_a_trained_cell_still_fails_nbval(pytester):
-    cell = nbformat.v4.new_code_cell("final_loss = 0.5\nassert final_loss < 0.1, final_loss",
-                                     execution_count=1, metadata={"tags": ["trained"]})
+    cell = nbformat.v4.new_code_cell(
+        "final_loss = 0.5\nassert final_loss < 0.1, final_loss",
+        execution_count=1,
+        metadata={"tags": ["trained"]},
+    )
     nbformat.write(nbformat.v4.new_notebook(cells=[cell]), pytester.path / "probe.ipynb")
     pytester.makeconftest((ROOT / "conftest.py").read_text())
-    result = pytester.runpytest_subprocess("--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
-                                           "probe.ipynb")
+    result = pytester.runpytest_subprocess(
+        "--nbval", "--nbval-current-env", "-p", "no:cacheprovider", "probe.ipynb"
+    )
     result.assert_outcomes(failed=1)

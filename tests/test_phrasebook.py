@@ -10,9 +10,9 @@ import hashlib
 import json
 import os
 import re
-from collections import Counter
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -56,7 +56,9 @@ def lookup(splits):
         for en, pt in pairs:
             if re.sub(r"(, \w+)?[.!?]?$", "", en) in PHRASES:  # "hello", "hello, maria!"
                 continue
-            assert table.setdefault(en, pt) == pt, f"{en!r} has two translations: {table[en]!r} and {pt!r}"
+            assert table.setdefault(en, pt) == pt, (
+                f"{en!r} has two translations: {table[en]!r} and {pt!r}"
+            )
     return table
 
 
@@ -64,10 +66,22 @@ def _digest(splits) -> str:
     return hashlib.sha256(json.dumps(splits, ensure_ascii=False).encode()).hexdigest()
 
 
-CONTRACTIONS = {"i'm": "i am", "you're": "you are", "he's": "he is", "she's": "she is", "we're": "we are",
-                "they're": "they are", "isn't": "is not", "aren't": "are not", "doesn't": "does not",
-                "don't": "do not", "wasn't": "was not", "weren't": "were not", "didn't": "did not",
-                "won't": "will not"}
+CONTRACTIONS = {
+    "i'm": "i am",
+    "you're": "you are",
+    "he's": "he is",
+    "she's": "she is",
+    "we're": "we are",
+    "they're": "they are",
+    "isn't": "is not",
+    "aren't": "are not",
+    "doesn't": "does not",
+    "don't": "do not",
+    "wasn't": "was not",
+    "weren't": "were not",
+    "didn't": "did not",
+    "won't": "will not",
+}
 _CONTRACTED = re.compile(r"\b(" + "|".join(re.escape(c) for c in CONTRACTIONS) + r")(?=\s|$)")
 
 
@@ -93,7 +107,9 @@ ISSUE_EXAMPLES = [
 @pytest.mark.parametrize("mark", ["", "."])
 def test_issue_examples_translate_exactly(lookup, en, pt, mark):
     """The issue's examples, lower-case, with no final mark and with "."."""
-    assert lookup.get(en + mark) == pt + mark, f"{en + mark!r} -> {lookup.get(en + mark)!r}, expected {pt + mark!r}"
+    assert lookup.get(en + mark) == pt + mark, (
+        f"{en + mark!r} -> {lookup.get(en + mark)!r}, expected {pt + mark!r}"
+    )
 
 
 PHENOMENA = {
@@ -151,9 +167,15 @@ PHENOMENA = {
         ("is the car red?", "o carro é vermelho?"),
     ],
     "plural nouns": [
-        ("the cats", "os gatos"), ("the dogs", "os cachorros"), ("the houses", "as casas"),
-        ("the cars", "os carros"), ("the books", "os livros"), ("the apples", "as maçãs"),
-        ("the girls", "as meninas"), ("the boys", "os meninos"), ("the tables", "as mesas"),
+        ("the cats", "os gatos"),
+        ("the dogs", "os cachorros"),
+        ("the houses", "as casas"),
+        ("the cars", "os carros"),
+        ("the books", "os livros"),
+        ("the apples", "as maçãs"),
+        ("the girls", "as meninas"),
+        ("the boys", "os meninos"),
+        ("the tables", "as mesas"),
     ],
     "english verb forms": [
         ("they have a car", "eles têm um carro"),
@@ -206,8 +228,14 @@ def test_phenomena_translate_exactly(lookup, phenomenon):
 def test_fixed_expressions(splits):
     """What a learner types first, in the training split."""
     train = dict(splits["train"])
-    for en, pt in [("hello", "olá"), ("thank you", "obrigado"), ("i love you", "te amo"), ("good morning", "bom dia"),
-                   ("how are you?", "como você está?"), ("thank you very much.", "muito obrigado.")]:
+    for en, pt in [
+        ("hello", "olá"),
+        ("thank you", "obrigado"),
+        ("i love you", "te amo"),
+        ("good morning", "bom dia"),
+        ("how are you?", "como você está?"),
+        ("thank you very much.", "muito obrigado."),
+    ]:
         assert train.get(en) == pt, (en, train.get(en), pt)
     said_to = Counter()
     for en, pt in splits["train"]:
@@ -220,8 +248,11 @@ def test_fixed_expressions(splits):
 
 @pytest.mark.parametrize("mark", ["", ".", "!", "?"])
 def test_the_final_mark_is_kept_on_both_sides(lookup, mark):
-    for en, pt in [("i am happy", "sou feliz"), ("she is tired", "ela está cansada"),
-                   ("he does not eat", "ele não come")]:
+    for en, pt in [
+        ("i am happy", "sou feliz"),
+        ("she is tired", "ela está cansada"),
+        ("he does not eat", "ele não come"),
+    ]:
         assert lookup[en + mark] == pt + mark
 
 
@@ -286,8 +317,12 @@ PAST = {
 GO_PT = "vou vai vamos vão".split()
 # English pronoun -> (Portuguese subject or "" when dropped, person index 0..3, gender, plural)
 PRONOUNS = {
-    "i": ("", 0, "m", False), "you": ("você", 1, "m", False), "he": ("ele", 1, "m", False),
-    "she": ("ela", 1, "f", False), "we": ("", 2, "m", True), "they": ("eles", 3, "m", True),
+    "i": ("", 0, "m", False),
+    "you": ("você", 1, "m", False),
+    "he": ("ele", 1, "m", False),
+    "she": ("ela", 1, "f", False),
+    "we": ("", 2, "m", True),
+    "they": ("eles", 3, "m", True),
 }
 BE = {"ser": "sou é somos são".split(), "estar": "estou está estamos estão".split()}
 # The core adjectives a person can be: copula and (m sg, f sg, m pl, f pl).
@@ -308,7 +343,20 @@ def _subject_pt(pron, rest):
     return f"{subj} {rest}" if subj else rest
 
 
-FIRST_VERBS = {"see", "eat", "have", "like", "read", "want", "buy", "need", "sell", "wash", "find", "draw"}
+FIRST_VERBS = {
+    "see",
+    "eat",
+    "have",
+    "like",
+    "read",
+    "want",
+    "buy",
+    "need",
+    "sell",
+    "wash",
+    "find",
+    "draw",
+}
 
 
 @pytest.mark.parametrize("verb", sorted(VERBS))
@@ -325,7 +373,11 @@ def test_every_verb_is_conjugated_right_in_every_person(by_start, verb):
     for pron, (_, person, _, _) in PRONOUNS.items():
         does = "does" if pron in ("he", "she") else "do"
         shapes = [  # (English start, Portuguese start, must occur)
-            (f"{pron} {en_3s if pron in ('he', 'she') else verb}", _subject_pt(pron, forms[person]), first),
+            (
+                f"{pron} {en_3s if pron in ('he', 'she') else verb}",
+                _subject_pt(pron, forms[person]),
+                first,
+            ),
             (f"{pron} {does} not {verb}", _subject_pt(pron, f"não {forms[person]}"), False),
             (f"{pron} {does}n't {verb}", _subject_pt(pron, f"não {forms[person]}"), False),
             (f"{does} {pron} {verb}", _subject_pt(pron, forms[person]), False),
@@ -335,7 +387,9 @@ def test_every_verb_is_conjugated_right_in_every_person(by_start, verb):
             assert found or not required, f"no sentence starts with {en_start!r}"
             checked += len(found)
             for en, pt in found:
-                assert re.match(rf"{re.escape(pt_start)}(?=[ ,.!?]|$)", pt), f"{en!r} -> {pt!r}, not {pt_start!r}..."
+                assert re.match(rf"{re.escape(pt_start)}(?=[ ,.!?]|$)", pt), (
+                    f"{en!r} -> {pt!r}, not {pt_start!r}..."
+                )
     assert checked >= 8, f"only {checked} sentences with {verb!r} and a pronoun"
 
 
@@ -357,19 +411,29 @@ def test_be_with_every_pronoun_and_core_adjective(lookup, pron):
 def test_eu_and_nos_are_always_dropped(lookup):
     for en, pt in lookup.items():
         words = tokenize(pt)
-        assert "eu" not in words and "nós" not in words, f"{en!r} -> {pt!r} keeps a subject pronoun Portuguese drops"
+        assert "eu" not in words and "nós" not in words, (
+            f"{en!r} -> {pt!r} keeps a subject pronoun Portuguese drops"
+        )
 
 
 NOUNS_PT = {  # the core nouns: Portuguese singular, plural, gender
-    "gato": ("gatos", "m"), "cachorro": ("cachorros", "m"), "casa": ("casas", "f"), "carro": ("carros", "m"),
-    "livro": ("livros", "m"), "maçã": ("maçãs", "f"), "menina": ("meninas", "f"), "menino": ("meninos", "m"),
+    "gato": ("gatos", "m"),
+    "cachorro": ("cachorros", "m"),
+    "casa": ("casas", "f"),
+    "carro": ("carros", "m"),
+    "livro": ("livros", "m"),
+    "maçã": ("maçãs", "f"),
+    "menina": ("meninas", "f"),
+    "menino": ("meninos", "m"),
     "mesa": ("mesas", "f"),
 }
 DETERMINERS_PT = {  # which words may stand right before a noun of each gender and number
     ("m", False): {"o", "um", "meu", "seu", "do", "no"},
     ("f", False): {"a", "uma", "minha", "sua", "da", "na"},
-    ("m", True): {"os", "meus", "seus", "dos", "nos", "dois"} | set("três quatro cinco seis sete oito nove dez".split()),
-    ("f", True): {"as", "minhas", "suas", "das", "nas", "duas"} | set("três quatro cinco seis sete oito nove dez".split()),
+    ("m", True): {"os", "meus", "seus", "dos", "nos", "dois"}
+    | set("três quatro cinco seis sete oito nove dez".split()),
+    ("f", True): {"as", "minhas", "suas", "das", "nas", "duas"}
+    | set("três quatro cinco seis sete oito nove dez".split()),
 }
 ADJECTIVES_PT = {}  # form -> set of (gender, plural) it fits
 for _copula, _forms in PERSON_ADJECTIVES.values():
@@ -378,9 +442,19 @@ for _copula, _forms in PERSON_ADJECTIVES.values():
 for _forms in ("vermelho vermelha vermelhos vermelhas", "preto preta pretos pretas"):
     for _i, _form in enumerate(_forms.split()):
         ADJECTIVES_PT.setdefault(_form, set()).add(("mf"[_i % 2], _i >= 2))
-COPULAS_PT = {"é": False, "está": False, "são": True, "estão": True, "era": False, "estava": False, "eram": True,
-              "estavam": True}
-VERB_FORMS_PT = {f: (i == 3) for _, fs in VERBS.values() for i, f in enumerate(fs.split()) if i in (1, 3)}
+COPULAS_PT = {
+    "é": False,
+    "está": False,
+    "são": True,
+    "estão": True,
+    "era": False,
+    "estava": False,
+    "eram": True,
+    "estavam": True,
+}
+VERB_FORMS_PT = {
+    f: (i == 3) for _, fs in VERBS.values() for i, f in enumerate(fs.split()) if i in (1, 3)
+}
 
 
 def test_agreement_with_every_core_noun(lookup):
@@ -403,7 +477,9 @@ def test_agreement_with_every_core_noun(lookup):
             key = (gender, number)
             checked += 1
             before = toks[i - 1] if i > 0 else None
-            assert before in DETERMINERS_PT[key] or (number and before.isdigit()), f"{pt!r}: {before!r} before {tok!r}"
+            assert before in DETERMINERS_PT[key] or (number and before.isdigit()), (
+                f"{pt!r}: {before!r} before {tok!r}"
+            )
             j = i + 1
             if j < len(toks) and toks[j] in ADJECTIVES_PT:
                 assert key in ADJECTIVES_PT[toks[j]], f"{pt!r}: {toks[j]!r} after {tok!r}"
@@ -413,9 +489,13 @@ def test_agreement_with_every_core_noun(lookup):
             if j < len(toks) and toks[j] in COPULAS_PT:
                 assert COPULAS_PT[toks[j]] == number, f"{pt!r}: {toks[j]!r} with {tok!r}"
                 if j + 1 < len(toks) and toks[j + 1] in ADJECTIVES_PT:
-                    assert key in ADJECTIVES_PT[toks[j + 1]], f"{pt!r}: {toks[j + 1]!r} predicated of {tok!r}"
+                    assert key in ADJECTIVES_PT[toks[j + 1]], (
+                        f"{pt!r}: {toks[j + 1]!r} predicated of {tok!r}"
+                    )
             elif j < len(toks) and toks[j] in VERB_FORMS_PT:
-                assert VERB_FORMS_PT[toks[j]] == number, f"{pt!r}: {toks[j]!r} with the subject {tok!r}"
+                assert VERB_FORMS_PT[toks[j]] == number, (
+                    f"{pt!r}: {toks[j]!r} with the subject {tok!r}"
+                )
     assert checked > 3000, f"only {checked} core nouns checked"
 
 
@@ -432,7 +512,9 @@ def test_de_contracts_with_the_definite_article(lookup):
         for i, tok in enumerate(toks):
             if tok.startswith(("gost", "precis")):
                 nxt = toks[i + 1] if i + 1 < len(toks) else None
-                assert nxt in {"do", "da", "dos", "das", "de"}, f"{en!r} -> {pt!r}: no de after {tok!r}"
+                assert nxt in {"do", "da", "dos", "das", "de"}, (
+                    f"{en!r} -> {pt!r}: no de after {tok!r}"
+                )
                 seen.add(nxt)
     assert seen == {"do", "da", "dos", "das", "de"}, seen
 
@@ -443,9 +525,17 @@ def test_english_is_grammatical(lookup):
     s3 = "|".join(v[0] for v in VERBS.values())
     base = "|".join(VERBS)
     bad = [
-        rf"^(he|she) ({base})\b", rf"^(i|you|we|they) ({s3})\b", rf"\b(do|does) not ({s3})\b",
-        rf"^(do|does) (\w+ ){{1,3}}({s3})\b", r"^does (i|you|we|they)\b", r"^do (he|she)\b",
-        r"^i (is|are)\b", r"^(he|she) (am|are)\b", r"^(you|we|they) (am|is)\b", r"\ba [aeiou]", r"\ban [^aeiou]",
+        rf"^(he|she) ({base})\b",
+        rf"^(i|you|we|they) ({s3})\b",
+        rf"\b(do|does) not ({s3})\b",
+        rf"^(do|does) (\w+ ){{1,3}}({s3})\b",
+        r"^does (i|you|we|they)\b",
+        r"^do (he|she)\b",
+        r"^i (is|are)\b",
+        r"^(he|she) (am|are)\b",
+        r"^(you|we|they) (am|is)\b",
+        r"\ba [aeiou]",
+        r"\ban [^aeiou]",
         r"^(the|my|your) (\w+ )?(cats|dogs|houses|cars|books|apples|girls|boys|tables) (is|isn't|does|doesn't|has)\b",
         r"^(the|my|your|a|an) (\w+ )?(cat|dog|house|car|book|apple|girl|boy|table) (are|aren't|do|don't|have)\b",
     ]
@@ -464,9 +554,14 @@ def test_sizes_and_uniqueness(splits):
     assert {s: len(splits[s]) for s in SPLITS} == pb.SPLIT_SIZES
     assert len(set(pairs)) == len(pairs) >= 20_000, "a pair occurs twice"
     assert len({en for en, _ in pairs}) == len(pairs), "an English sentence occurs twice"
-    assert len({_bare(en) for en, _ in pairs}) >= 20_000, "fewer than 20,000 sentences once marks are ignored"
+    assert len({_bare(en) for en, _ in pairs}) >= 20_000, (
+        "fewer than 20,000 sentences once marks are ignored"
+    )
     for en, pt in pairs:
-        assert en == en.lower().strip() and pt == pt.lower().strip() and "  " not in en + pt, (en, pt)
+        assert en == en.lower().strip() and pt == pt.lower().strip() and "  " not in en + pt, (
+            en,
+            pt,
+        )
 
 
 def test_phrasebook_is_deterministic_and_pinned(splits):
@@ -475,11 +570,15 @@ def test_phrasebook_is_deterministic_and_pinned(splits):
     Catches randomness that depends on the machine, the process (set order) or the call.
     """
     assert phrasebook("train") == splits["train"]
-    code = ("import hashlib, json; from tutorlib.phrasebook import phrasebook; "
-            "print(hashlib.sha256(json.dumps({s: phrasebook(s) for s in ('train', 'valid', 'test')}, "
-            "ensure_ascii=False).encode()).hexdigest())")
+    code = (
+        "import hashlib, json; from tutorlib.phrasebook import phrasebook; "
+        "print(hashlib.sha256(json.dumps({s: phrasebook(s) for s in ('train', 'valid', 'test')}, "
+        "ensure_ascii=False).encode()).hexdigest())"
+    )
     env = dict(os.environ, PYTHONHASHSEED="12345")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == _digest(splits), "another process made other pairs"
     assert _digest(splits) == PHRASEBOOK_SHA256, (
@@ -495,15 +594,31 @@ def test_phrasebook_returns_a_copy():
 
 
 def test_phrasebook_rejects_unknown_split():
-    with pytest.raises(ValueError, match=r"split must be one of \['test', 'train', 'valid'\], got 'validation'"):
+    with pytest.raises(
+        ValueError, match=r"split must be one of \['test', 'train', 'valid'\], got 'validation'"
+    ):
         phrasebook("validation")
     with pytest.raises(ValueError, match="only 'test' and 'valid'"):
         held_out("train")
 
 
 NOUN_FORMS = {}  # English noun, singular or plural -> singular, for the nouns of the held-out combinations
-DETERMINERS_EN = {"the", "a", "an", "my", "your", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                  "ten"}
+DETERMINERS_EN = {
+    "the",
+    "a",
+    "an",
+    "my",
+    "your",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+}
 SKIP_AFTER_NOUN = {"is", "are", "was", "were", "not", "will", "be"}
 
 
@@ -549,13 +664,24 @@ def test_test_split_holds_out_combinations(splits):
     """
     test, valid = held_out("test"), held_out("valid")
     assert len(test["adjective_noun"]) >= 20 and len(test["verb_object"]) >= 20
-    assert not (test["adjective_noun"] & valid["adjective_noun"]) and not (test["verb_object"] & valid["verb_object"])
+    assert not (test["adjective_noun"] & valid["adjective_noun"]) and not (
+        test["verb_object"] & valid["verb_object"]
+    )
     for kind in ("adjective_noun", "verb_object"):
         for pair in test[kind]:
-            assert pair not in {("red", "car"), ("black", "cat"), ("like", "cat"), ("eat", "apple")}, pair
+            assert pair not in {
+                ("red", "car"),
+                ("black", "cat"),
+                ("like", "cat"),
+                ("eat", "apple"),
+            }, pair
 
     bare = {s: {_bare(en) for en, _ in splits[s]} for s in SPLITS}
-    assert not bare["test"] & bare["train"] and not bare["valid"] & bare["train"] and not bare["test"] & bare["valid"]
+    assert (
+        not bare["test"] & bare["train"]
+        and not bare["valid"] & bare["train"]
+        and not bare["test"] & bare["valid"]
+    )
     for en, _ in splits["train"]:
         assert not _combos_in(en, test), f"train has {en!r} with held-out {_combos_in(en, test)}"
         assert not _combos_in(en, valid), f"train has {en!r} with held-out {_combos_in(en, valid)}"
@@ -565,7 +691,10 @@ def test_test_split_holds_out_combinations(splits):
         assert _combos_in(en, valid) and not _combos_in(en, test), en
     # Both kinds are really tested, and the held-out words are all taught in other combinations.
     kinds = [{c[0] for c in _combos_in(en, test)} for en, _ in splits["test"]]
-    assert sum("adjective_noun" in k for k in kinds) > 300 and sum("verb_object" in k for k in kinds) > 300
+    assert (
+        sum("adjective_noun" in k for k in kinds) > 300
+        and sum("verb_object" in k for k in kinds) > 300
+    )
 
 
 def test_every_test_word_is_taught_in_training(splits):
@@ -576,7 +705,9 @@ def test_every_test_word_is_taught_in_training(splits):
         for s in ("valid", "test"):
             for en, pt in splits[s]:
                 missing = set(tokenize((en, pt)[side])) - set(vocab.tokens)
-                assert missing <= set(tokenize(en)) & set(tokenize(pt)), f"{s}: {en!r} has untaught {missing}"
+                assert missing <= set(tokenize(en)) & set(tokenize(pt)), (
+                    f"{s}: {en!r} has untaught {missing}"
+                )
 
 
 # --- past and future ---------------------------------------------------------------------------
@@ -591,18 +722,26 @@ def test_past_and_future_in_every_person(by_start, verb):
     forms = forms.split()
     found = 0
     for pron, (_, person, _, _) in PRONOUNS.items():
-        shapes = [(f"{pron} {en_past}", _subject_pt(pron, forms[person])),
-                  (f"{pron} did not {verb}", _subject_pt(pron, f"não {forms[person]}")),
-                  (f"did {pron} {verb}", _subject_pt(pron, forms[person]))]
+        shapes = [
+            (f"{pron} {en_past}", _subject_pt(pron, forms[person])),
+            (f"{pron} did not {verb}", _subject_pt(pron, f"não {forms[person]}")),
+            (f"did {pron} {verb}", _subject_pt(pron, forms[person])),
+        ]
         if inf:
-            shapes += [(f"{pron} will {verb}", _subject_pt(pron, f"{GO_PT[person]} {inf}")),
-                       (f"{pron} will not {verb}", _subject_pt(pron, f"não {GO_PT[person]} {inf}"))]
+            shapes += [
+                (f"{pron} will {verb}", _subject_pt(pron, f"{GO_PT[person]} {inf}")),
+                (f"{pron} will not {verb}", _subject_pt(pron, f"não {GO_PT[person]} {inf}")),
+            ]
         else:
-            assert not by_start.get((pron, "will", verb)), f"{pron} will {verb}: 'go' has no future here"
+            assert not by_start.get((pron, "will", verb)), (
+                f"{pron} will {verb}: 'go' has no future here"
+            )
         for en_start, pt_start in shapes:
             for en, pt in by_start.get(tuple(en_start.split()), []):
                 found += 1
-                assert re.match(rf"{re.escape(pt_start)}(?=[ ,.!?]|$)", pt), f"{en!r} -> {pt!r}, not {pt_start!r}..."
+                assert re.match(rf"{re.escape(pt_start)}(?=[ ,.!?]|$)", pt), (
+                    f"{en!r} -> {pt!r}, not {pt_start!r}..."
+                )
     assert found >= 5, f"only {found} sentences in the past or future of {verb!r}"
 
 
@@ -618,8 +757,10 @@ def test_be_in_the_past_and_future(by_start, pron):
     checked = 0
     for adj, (copula, forms) in PERSON_ADJECTIVES.items():
         form = forms.split()[(gender == "f") + 2 * plural]
-        for en_start, pt_start in [(f"{pron} {was} {adj}", _subject_pt(pron, f"{BE_PAST[copula][person]} {form}")),
-                                   (f"{pron} will be {adj}", _subject_pt(pron, f"{GO_PT[person]} {copula} {form}"))]:
+        for en_start, pt_start in [
+            (f"{pron} {was} {adj}", _subject_pt(pron, f"{BE_PAST[copula][person]} {form}")),
+            (f"{pron} will be {adj}", _subject_pt(pron, f"{GO_PT[person]} {copula} {form}")),
+        ]:
             for en, pt in by_start.get(tuple(en_start.split()), []):
                 checked += 1
                 assert pt.startswith(pt_start), f"{en!r} -> {pt!r}, not {pt_start!r}..."
@@ -628,7 +769,12 @@ def test_be_in_the_past_and_future(by_start, pron):
 
 def test_times_match_the_tense(lookup):
     """ "yesterday" only in the past, "tomorrow" only in the future, each with its Portuguese word."""
-    times = {"yesterday": "ontem", "tomorrow": "amanhã", "today": "hoje", "every day": "todos os dias"}
+    times = {
+        "yesterday": "ontem",
+        "tomorrow": "amanhã",
+        "today": "hoje",
+        "every day": "todos os dias",
+    }
     seen = set()
     for en_sentence, pt_sentence in lookup.items():
         # one clause at a time: "she will eat and he slept yesterday"
@@ -642,7 +788,9 @@ def test_times_match_the_tense(lookup):
                     seen.add(time)
                     assert pt_time in pt, f"{en!r} -> {pt!r}: no {pt_time!r}"
                     if time == "tomorrow":
-                        assert " will " in f" {en} " and re.search(r"\b(vou|vai|vamos|vão)\b", pt), (en, pt)
+                        assert " will " in f" {en} " and re.search(
+                            r"\b(vou|vai|vamos|vão)\b", pt
+                        ), (en, pt)
                     if time == "yesterday":
                         assert not re.search(r"\b(will|do|does|am|is|are)\b", en), en
     assert seen == set(times), seen
@@ -691,7 +839,9 @@ def test_names_and_numbers_are_copied_and_used_once(splits):
     vocab = Vocab.build((tokenize(en) for en, _ in splits["train"]), min_freq=2)
     assert not once & set(vocab.tokens)
     rare = {t for t in count if count[t] < 3} - once - {t for en in PHRASES for t in tokenize(en)}
-    assert not rare, f"words of the lexicon seen only twice in the whole phrasebook: {sorted(rare)[:10]}"
+    assert not rare, (
+        f"words of the lexicon seen only twice in the whole phrasebook: {sorted(rare)[:10]}"
+    )
 
 
 def test_numbers_agree_and_digits_stay_digits(lookup):
@@ -717,9 +867,15 @@ def test_names_take_no_gendered_adjective(lookup):
             names += 1
             assert pt.startswith(f"{'meu' if m[1] == 'my' else 'seu'} nome é {m[2]}"), (en, pt)
         m = re.match(r"^(\w+) (?:não )?(?:é|está|era|estava|vai ser|vai estar) (\w+)", pt)
-        if m and m[1] in tokenize(en) and not re.search(r"\b(o|a|os|as|um|uma|ele|ela|eles|você)\b", m[1]):
+        if (
+            m
+            and m[1] in tokenize(en)
+            and not re.search(r"\b(o|a|os|as|um|uma|ele|ela|eles|você)\b", m[1])
+        ):
             if m[1] != "onde" and m[2] not in {"com", "no", "na", "em"} and m[1] == tokenize(en)[0]:
-                assert not re.search(r"[oa]s?$", m[2]), f"{pt!r}: a gendered adjective after the name {m[1]!r}"
+                assert not re.search(r"[oa]s?$", m[2]), (
+                    f"{pt!r}: a gendered adjective after the name {m[1]!r}"
+                )
     assert names >= 20, names
 
 
@@ -728,4 +884,16 @@ def test_the_lexicon_is_large():
     their -s and past forms, adjectives, numbers, times and fixed expressions."""
     words = pb.english_words() - {"x"}
     assert len(words) >= 400, len(words)
-    assert {"love", "want", "go", "know", "where", "what", "yesterday", "tomorrow", "two", "and", "but"} <= words
+    assert {
+        "love",
+        "want",
+        "go",
+        "know",
+        "where",
+        "what",
+        "yesterday",
+        "tomorrow",
+        "two",
+        "and",
+        "but",
+    } <= words

@@ -28,7 +28,11 @@ ATOL = 1e-9
 
 PT, EN = SPREADSHEET["portuguese"], SPREADSHEET["english"]
 RNG = np.random.default_rng(7)
-W_Q, W_K, W_V = RNG.standard_normal((2, 2)), RNG.standard_normal((2, 2)), RNG.standard_normal((2, 2))
+W_Q, W_K, W_V = (
+    RNG.standard_normal((2, 2)),
+    RNG.standard_normal((2, 2)),
+    RNG.standard_normal((2, 2)),
+)
 # A second, lopsided example: T_q=3 != T_k=4, d_k=3, d_v=2, values that differ from the keys, and
 # projections to d_k'=2 and d_v'=3, so that a transposed or mis-sized table cannot pass by symmetry.
 R2 = np.random.default_rng(11)
@@ -49,13 +53,26 @@ def recalculate(paths: list[Path], workdir: Path) -> dict[str, Path]:
             "libreoffice-calc)"
         )
     out = workdir / "recalculated"
-    profile = workdir / "lo-profile"  # a private profile: no clash with a running LibreOffice or another test
-    cmd = [SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
-           "--convert-to", "xlsx", "--outdir", str(out), *map(str, paths)]
+    profile = (
+        workdir / "lo-profile"
+    )  # a private profile: no clash with a running LibreOffice or another test
+    cmd = [
+        SOFFICE,
+        f"-env:UserInstallation={profile.as_uri()}",
+        "--headless",
+        "--norestore",
+        "--convert-to",
+        "xlsx",
+        "--outdir",
+        str(out),
+        *map(str, paths),
+    ]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     copies = {p.name: out / p.name for p in paths}
     missing = [n for n, c in copies.items() if not c.is_file()]
-    assert not missing, f"LibreOffice did not convert {missing}: rc={result.returncode}\n{result.stdout}\n{result.stderr}"
+    assert not missing, (
+        f"LibreOffice did not convert {missing}: rc={result.returncode}\n{result.stdout}\n{result.stderr}"
+    )
     return copies
 
 
@@ -86,11 +103,19 @@ def expected_tables(q, k, v, prefix="") -> dict[str, np.ndarray]:
     scaled = scores / np.sqrt(d_k)
     e = np.exp(scaled)
     output, weights = scaled_dot_product_attention(q, k, v)
-    np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), softmax(scaled), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        e / e.sum(axis=1, keepdims=True), softmax(scaled), rtol=0, atol=1e-12
+    )
     tables = {
-        "d_k": np.array([[d_k]]), "sqrt_d_k": np.array([[np.sqrt(d_k)]]),
-        "scores": scores, "scaled_scores": scaled, "exp_scores": e, "row_sums": e.sum(axis=1, keepdims=True),
-        "weights": weights, "weight_sums": np.ones((q.shape[0], 1)), "output": output,
+        "d_k": np.array([[d_k]]),
+        "sqrt_d_k": np.array([[np.sqrt(d_k)]]),
+        "scores": scores,
+        "scaled_scores": scaled,
+        "exp_scores": e,
+        "row_sums": e.sum(axis=1, keepdims=True),
+        "weights": weights,
+        "weight_sums": np.ones((q.shape[0], 1)),
+        "output": output,
     }
     return {prefix + name: table for name, table in tables.items()}
 
@@ -104,8 +129,19 @@ def expected_workbook(queries, keys, values=None, w=None) -> dict[str, np.ndarra
         w_q, w_k, w_v = w
         # (T, D) @ (D, d) -> (T, d)
         q, k, v = xq @ w_q, xk @ w_k, xv @ w_v
-        tables.update({"proj_x_q": xq, "proj_x_k": xk, "proj_x_v": xv, "proj_w_q": w_q, "proj_w_k": w_k,
-                       "proj_w_v": w_v, "proj_q": q, "proj_k": k, "proj_v": v})
+        tables.update(
+            {
+                "proj_x_q": xq,
+                "proj_x_k": xk,
+                "proj_x_v": xv,
+                "proj_w_q": w_q,
+                "proj_w_k": w_k,
+                "proj_w_v": w_v,
+                "proj_q": q,
+                "proj_k": k,
+                "proj_v": v,
+            }
+        )
         tables.update(expected_tables(q, k, v, prefix="proj_"))
     return tables
 
@@ -144,12 +180,16 @@ def workbooks(tmp_path_factory):
 
 def compare(original: Path, recalculated: Path, expected: dict[str, np.ndarray]):
     names = named_ranges(openpyxl.load_workbook(original))
-    assert set(names) == set(expected), f"named tables {sorted(names)} != expected {sorted(expected)}"
+    assert set(names) == set(expected), (
+        f"named tables {sorted(names)} != expected {sorted(expected)}"
+    )
     wb = openpyxl.load_workbook(recalculated, data_only=True)
     for name, want in expected.items():
         got = read_table(wb, *names[name])
         assert got.shape == want.shape, f"{name}: table of shape {got.shape}, expected {want.shape}"
-        np.testing.assert_allclose(got, want, rtol=0, atol=ATOL, err_msg=f"table {name!r} ({names[name]})")
+        np.testing.assert_allclose(
+            got, want, rtol=0, atol=ATOL, err_msg=f"table {name!r} ({names[name]})"
+        )
 
 
 @pytest.mark.slow  # recalculates in LibreOffice
@@ -158,7 +198,11 @@ def test_libreoffice_computes_every_table_as_numpy_does(workbooks, case):
     original, recalculated = workbooks[case]
     kwargs = CASES[case]
     w = (kwargs["w_q"], kwargs["w_k"], kwargs["w_v"]) if "w_q" in kwargs else None
-    compare(original, recalculated, expected_workbook(kwargs["queries"], kwargs["keys"], kwargs.get("values"), w))
+    compare(
+        original,
+        recalculated,
+        expected_workbook(kwargs["queries"], kwargs["keys"], kwargs.get("values"), w),
+    )
 
 
 @pytest.mark.slow  # recalculates in LibreOffice
@@ -167,7 +211,9 @@ def test_the_video_numbers_come_out_of_the_spreadsheet(workbooks):
     names = named_ranges(openpyxl.load_workbook(workbooks["video.xlsx"][0]))
     weights = read_table(wb, *names["weights"])
     # "sou" takes about 30 % from "I" and 63 % from "am"; "feliz" about 71 % from "happy"
-    np.testing.assert_allclose(weights.round(2), [[0.30, 0.63, 0.06], [0.14, 0.14, 0.71]], atol=1e-12)
+    np.testing.assert_allclose(
+        weights.round(2), [[0.30, 0.63, 0.06], [0.14, 0.14, 0.71]], atol=1e-12
+    )
 
 
 @pytest.mark.slow  # recalculates in LibreOffice
@@ -179,9 +225,21 @@ def test_changing_one_embedding_changes_every_table_that_depends_on_it(workbooks
     before = openpyxl.load_workbook(workbooks["projected.xlsx"][1], data_only=True)
     after = openpyxl.load_workbook(recalculated, data_only=True)
     names = named_ranges(openpyxl.load_workbook(original))
-    for name in ("values", "scores", "weights", "output", "proj_x_k", "proj_k", "proj_v", "proj_weights", "proj_output"):
+    for name in (
+        "values",
+        "scores",
+        "weights",
+        "output",
+        "proj_x_k",
+        "proj_k",
+        "proj_v",
+        "proj_weights",
+        "proj_output",
+    ):
         moved = np.abs(read_table(after, *names[name]) - read_table(before, *names[name])).max()
-        assert moved > 1e-3, f"table {name} did not change when 'am' changed: its formulas do not read the input"
+        assert moved > 1e-3, (
+            f"table {name} did not change when 'am' changed: its formulas do not read the input"
+        )
 
 
 @pytest.mark.slow  # recalculates in LibreOffice
@@ -199,7 +257,9 @@ def test_inputs_are_numbers_and_everything_else_is_a_formula_without_a_stored_va
             for c in row:
                 table_cells.add((sheet, c.coordinate))
                 if name in inputs:
-                    assert isinstance(c.value, float), f"input {name} {c.coordinate} holds {c.value!r}"
+                    assert isinstance(c.value, float), (
+                        f"input {name} {c.coordinate} holds {c.value!r}"
+                    )
                 else:
                     assert isinstance(c.value, str) and c.value.startswith("="), (
                         f"{name} {sheet}!{c.coordinate} holds {c.value!r}, not a formula"
@@ -207,9 +267,16 @@ def test_inputs_are_numbers_and_everything_else_is_a_formula_without_a_stored_va
                     # no cached result: whatever number LibreOffice shows, it computed itself
                     assert cached[sheet][c.coordinate].value is None
     # every formula of the workbook sits in a named table, so the comparisons above saw all of them
-    formulas = {(ws.title, c.coordinate) for ws in wb for row in ws.iter_rows() for c in row
-                if isinstance(c.value, str) and c.value.startswith("=")}
-    assert formulas <= table_cells, f"formulas outside the named tables: {sorted(formulas - table_cells)[:5]}"
+    formulas = {
+        (ws.title, c.coordinate)
+        for ws in wb
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=")
+    }
+    assert formulas <= table_cells, (
+        f"formulas outside the named tables: {sorted(formulas - table_cells)[:5]}"
+    )
 
 
 @pytest.mark.slow  # recalculates in LibreOffice
@@ -218,7 +285,9 @@ def test_values_default_to_formulas_that_copy_the_keys(workbooks):
     names = named_ranges(wb)
     assert "Learned projections" not in wb.sheetnames
     sheet, ref = names["values"]
-    assert all(isinstance(c.value, str) and c.value.startswith("=") for row in wb[sheet][ref] for c in row)
+    assert all(
+        isinstance(c.value, str) and c.value.startswith("=") for row in wb[sheet][ref] for c in row
+    )
 
 
 @pytest.mark.slow  # recalculates in LibreOffice
@@ -298,9 +367,13 @@ def test_the_same_tables_give_the_same_bytes(tmp_path):
     import time
     import zipfile
 
-    first = export_cross_attention_xlsx(tmp_path / "a.xlsx", SPREADSHEET["portuguese"], SPREADSHEET["english"])
+    first = export_cross_attention_xlsx(
+        tmp_path / "a.xlsx", SPREADSHEET["portuguese"], SPREADSHEET["english"]
+    )
     time.sleep(1.1)  # zip entries and docProps carry seconds
-    second = export_cross_attention_xlsx(tmp_path / "b.xlsx", SPREADSHEET["portuguese"], SPREADSHEET["english"])
+    second = export_cross_attention_xlsx(
+        tmp_path / "b.xlsx", SPREADSHEET["portuguese"], SPREADSHEET["english"]
+    )
     assert first.read_bytes() == second.read_bytes()
     with zipfile.ZipFile(first) as z:
         assert {i.date_time for i in z.infolist()} == {(2026, 1, 1, 0, 0, 0)}
@@ -309,7 +382,9 @@ def test_the_same_tables_give_the_same_bytes(tmp_path):
 
 def test_chapter_7_ships_its_workbook_for_download():
     path = Path(__file__).resolve().parent.parent / "chapters" / "data" / "cross_attention.xlsx"
-    assert path.is_file(), "chapter 7 links chapters/data/cross_attention.xlsx: run the chapter to write it"
+    assert path.is_file(), (
+        "chapter 7 links chapters/data/cross_attention.xlsx: run the chapter to write it"
+    )
     book = openpyxl.load_workbook(path)
     names = {n for sheet in TABLE_NAMES.values() for n in sheet}
     assert names <= set(book.defined_names), sorted(names - set(book.defined_names))

@@ -11,7 +11,11 @@ from tutorlib.static import Control
 
 
 def _twin_data(page: str) -> dict:
-    data = json.loads(re.search(r'<script type="application/json" class="tutorlib-states">(.*?)</script>', page).group(1))
+    data = json.loads(
+        re.search(
+            r'<script type="application/json" class="tutorlib-states">(.*?)</script>', page
+        ).group(1)
+    )
     data["pages"] = static.unpack(data["pages"])
     return data
 
@@ -25,9 +29,11 @@ def _lookup(data: dict, indices: list[int]) -> str:
 
 
 def test_every_state_maps_to_its_own_view():
-    controls = [Control("a", "a", (("one", 1), ("two", 2), ("three", 3)), 2, "slider"),
-                Control("b", "b", (("x", "x"), ("y", "y")), "y", "buttons"),
-                Control("c", "c", (("off", False), ("on", True)), False, "checkbox")]
+    controls = [
+        Control("a", "a", (("one", 1), ("two", 2), ("three", 3)), 2, "slider"),
+        Control("b", "b", (("x", "x"), ("y", "y")), "y", "buttons"),
+        Control("c", "c", (("off", False), ("on", True)), False, "checkbox"),
+    ]
     page = static.explorer_html(controls, lambda a, b, c: f"<p>{a}-{b}-{c}</p>", "demo")
     data = _twin_data(page)
     assert data["sizes"] == [3, 2, 2] and len(data["index"]) == 12 and len(data["pages"]) == 12
@@ -38,7 +44,10 @@ def test_every_state_maps_to_its_own_view():
     # the starting view is shown before any script runs, and the controls start at their values
     assert '<div class="tutorlib-view"><p>2-y-False</p></div>' in page
     # a brief status line announces changes, not the whole view; paper says where it moves
-    assert '<p class="tutorlib-announce" role="status" aria-live="polite" aria-atomic="true"></p>' in page
+    assert (
+        '<p class="tutorlib-announce" role="status" aria-live="polite" aria-atomic="true"></p>'
+        in page
+    )
     assert "aria-live" not in page.split('class="tutorlib-view"')[1]
     assert static.OFFLINE_NOTE in page and 'aria-valuetext="two"' in page
     assert 'value="1"' in page and "<output" in page and ">two</output>" in page
@@ -49,13 +58,17 @@ def test_states_that_look_the_same_are_stored_once_and_packing_is_deterministic(
     page = static.explorer_html(controls, lambda n: "<b>even</b>" if n % 2 == 0 else "<b>odd</b>")
     data = _twin_data(page)
     assert data["pages"] == ["<b>even</b>", "<b>odd</b>"] and data["index"] == [0, 1] * 5
-    assert page == static.explorer_html(controls, lambda n: "<b>even</b>" if n % 2 == 0 else "<b>odd</b>")
+    assert page == static.explorer_html(
+        controls, lambda n: "<b>even</b>" if n % 2 == 0 else "<b>odd</b>"
+    )
 
 
 def test_controls_start_disabled_and_are_labelled():
     controls = [Control("q", "query ↓", (("a <b>", 0), ("c", 1)), 0, "menu")]
     page = static.explorer_html(controls, lambda q: str(q))
-    assert page.count(" disabled") == 1, "a page without the book's script must not offer dead controls"
+    assert page.count(" disabled") == 1, (
+        "a page without the book's script must not offer dead controls"
+    )
     assert html.escape("a <b>") in page and "query ↓" in page
 
 
@@ -78,12 +91,18 @@ def test_each_explorer_offers_its_twin_next_to_the_widget():
 
     box = explorers.temperature_explorer([2.0, 1.0, 0.1], ["cat", "dog", "car"], temperature=1.0)
     bundle = box._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["text/html"] == box.static_html
+    assert (
+        "application/vnd.jupyter.widget-view+json" in bundle
+        and bundle["text/html"] == box.static_html
+    )
     data = _twin_data(box.static_html)
     steps = explorers.temperature_steps()
     assert data["sizes"] == [len(steps)] and len(steps) == 50
     for i in (0, 9, 49):
-        assert _lookup(data, [i]) == explorers.temperature_view([2.0, 1.0, 0.1], ["cat", "dog", "car"], steps[i])[1]
+        assert (
+            _lookup(data, [i])
+            == explorers.temperature_view([2.0, 1.0, 0.1], ["cat", "dog", "car"], steps[i])[1]
+        )
     with pytest.raises(ValueError, match="not one of them"):
         explorers.temperature_explorer([1.0, 2.0], ["a", "b"], temperature=1.05)
 
@@ -92,8 +111,12 @@ def test_the_twin_is_well_formed_xml_for_the_epub():
     # The EPUB's pages are XHTML: a bare `disabled` or an unclosed <input> breaks the whole page there.
     import xml.etree.ElementTree as ET
 
-    controls = [Control("a", "a", (("one", 1), ("two", 2)), 2, "slider"),
-                Control("m", "m", (("x", "x"), ("y", "y")), "y", "menu"),
-                Control("b", "b", (("x", "x"), ("y", "y")), "y", "buttons"),
-                Control("c", "c", (("off", False), ("on", True)), True, "checkbox")]
-    ET.fromstring(static.explorer_html(controls, lambda a, m, b, c: f"<p>{a}{m}{b}{c}<br/></p>", "demo"))
+    controls = [
+        Control("a", "a", (("one", 1), ("two", 2)), 2, "slider"),
+        Control("m", "m", (("x", "x"), ("y", "y")), "y", "menu"),
+        Control("b", "b", (("x", "x"), ("y", "y")), "y", "buttons"),
+        Control("c", "c", (("off", False), ("on", True)), True, "checkbox"),
+    ]
+    ET.fromstring(
+        static.explorer_html(controls, lambda a, m, b, c: f"<p>{a}{m}{b}{c}<br/></p>", "demo")
+    )

@@ -6,7 +6,6 @@ split. Each test names, in its docstring or assert message, the wrong
 program it catches.
 """
 
-import math
 import subprocess
 import sys
 import warnings
@@ -17,30 +16,42 @@ import torch
 from torch.testing import assert_close
 
 from tutorlib.data import Vocab, make_batches, phrasebook, tokenize
-from tutorlib.nn import Decoder, DecoderLayer, Encoder, EncoderLayer, causal_attention_mask, padding_attention_mask
-from tutorlib.training import CheckpointError, build_vocabs, load_checkpoint, read_checkpoint, save_model
+from tutorlib.nn import (
+    Decoder,
+    DecoderLayer,
+    Encoder,
+    EncoderLayer,
+    causal_attention_mask,
+    padding_attention_mask,
+)
+from tutorlib.training import (
+    CheckpointError,
+    build_vocabs,
+    load_checkpoint,
+    read_checkpoint,
+    save_model,
+)
 from tutorlib.translation import decoding as decoding_module  # where translate() finds its helpers
 from tutorlib.translator import (
-    MAX_RUN,
-    NO_REPEAT_NGRAM,
-    UNK_ID,
-    _repetition_mask,
-    cross_attention,
-    translate_sentences,
-    translate_with_alignment,
     BOS_ID,
     EOS_ID,
+    MAX_RUN,
+    NO_REPEAT_NGRAM,
     PAD_ID,
     PRETRAINED_PATH,
     KVCache,
     Translator,
     TranslatorConfig,
+    _repetition_mask,
     beam_search,
+    cross_attention,
     evaluate,
     greedy_decode,
     length_penalty_factor,
     load_pretrained,
     translate,
+    translate_sentences,
+    translate_with_alignment,
 )
 
 F64 = torch.float64
@@ -57,8 +68,10 @@ def pairs():
 
     fixed = {en for en, _ in PHRASES}
     train = phrasebook("train")
-    start = next(i for i, (en, _) in enumerate(train) if en.rstrip(".!?").split(",")[0] not in fixed)
-    return train[start:start + 400]
+    start = next(
+        i for i, (en, _) in enumerate(train) if en.rstrip(".!?").split(",")[0] not in fixed
+    )
+    return train[start : start + 400]
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +82,17 @@ def vocabs(pairs):
 def random_model(vocabs, seed=0, dtype=F64, **overrides) -> Translator:
     """A random, untrained translator; biases and LayerNorms randomised too, so no sublayer is an identity."""
     src_vocab, tgt_vocab = vocabs
-    config = TranslatorConfig(src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), d_model=32, num_heads=4,
-                              d_ff=64, num_encoder_layers=2, num_decoder_layers=2, dropout=0.1, max_len=16)
+    config = TranslatorConfig(
+        src_vocab_size=len(src_vocab),
+        tgt_vocab_size=len(tgt_vocab),
+        d_model=32,
+        num_heads=4,
+        d_ff=64,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        dropout=0.1,
+        max_len=16,
+    )
     torch.manual_seed(seed)
     model = Translator(replace(config, **overrides), src_vocab, tgt_vocab).to(dtype)
     with torch.no_grad():
@@ -110,8 +132,12 @@ def test_model_needs_the_vocabulary_sizes():
 def test_built_from_tutorlibs_own_layers(vocabs):
     """The translator is chapter 8's Encoder and Decoder, not torch.nn.Transformer or a copy."""
     model = random_model(vocabs)
-    assert type(model.encoder) is Encoder and all(type(layer) is EncoderLayer for layer in model.encoder.layers)
-    assert type(model.decoder) is Decoder and all(type(layer) is DecoderLayer for layer in model.decoder.layers)
+    assert type(model.encoder) is Encoder and all(
+        type(layer) is EncoderLayer for layer in model.encoder.layers
+    )
+    assert type(model.decoder) is Decoder and all(
+        type(layer) is DecoderLayer for layer in model.decoder.layers
+    )
     assert len(model.encoder.layers) == 2 and len(model.decoder.layers) == 2
     assert not any(isinstance(m, torch.nn.Transformer) for m in model.modules())
 
@@ -121,8 +147,16 @@ def test_shared_embeddings_and_tied_output(pairs):
     joint, joint2 = build_vocabs(pairs, share=True)
     assert joint is joint2 and "carro" in joint and "car" in joint
     V = len(joint)
-    base = TranslatorConfig(src_vocab_size=V, tgt_vocab_size=V, d_model=32, num_heads=4, d_ff=64,
-                            num_encoder_layers=1, num_decoder_layers=1, tie_output=False)
+    base = TranslatorConfig(
+        src_vocab_size=V,
+        tgt_vocab_size=V,
+        d_model=32,
+        num_heads=4,
+        d_ff=64,
+        num_encoder_layers=1,
+        num_decoder_layers=1,
+        tie_output=False,
+    )
     separate = Translator(base)
     shared = Translator(replace(base, share_embeddings=True))
     tied = Translator(replace(base, share_embeddings=True, tie_output=True))
@@ -155,7 +189,9 @@ def test_forward_shapes_causality_and_padding(vocabs, batch):
 def test_too_long_input_to_the_model_is_a_clear_error(vocabs):
     model = random_model(vocabs)
     src = torch.full((1, 17), 5)
-    with pytest.raises(ValueError, match="the source has 17 positions but the model was built with max_len=16"):
+    with pytest.raises(
+        ValueError, match="the source has 17 positions but the model was built with max_len=16"
+    ):
         model.encode(src, padding_attention_mask(src != PAD_ID))
 
 
@@ -173,7 +209,9 @@ def test_decoder_step_with_cache_equals_the_whole_prefix(vocabs, batch, norm_fir
     T = tgt.shape[1]
     full = model.decode(tgt, memory, batch.src_key_mask, causal_attention_mask(T))  # (B, T, V)
     cache = KVCache()
-    steps = [model.decode(tgt[:, t : t + 1], memory, batch.src_key_mask, cache=cache) for t in range(T)]
+    steps = [
+        model.decode(tgt[:, t : t + 1], memory, batch.src_key_mask, cache=cache) for t in range(T)
+    ]
     assert_close(torch.cat(steps, dim=1), full, **TIGHT)
     assert cache.length == T
     k = cache.layers[0]["self_attn"]["k"]
@@ -187,7 +225,9 @@ def test_greedy_with_cache_is_identical_to_without(vocabs, batch, norm_first):
     with_cache = greedy_decode(model, batch.src, batch.src_key_mask, use_cache=True)
     without = greedy_decode(model, batch.src, batch.src_key_mask, use_cache=False)
     assert with_cache == without
-    assert any(len(ids) > 3 for ids in with_cache), "a random model writes several tokens before EOS"
+    assert any(len(ids) > 3 for ids in with_cache), (
+        "a random model writes several tokens before EOS"
+    )
 
 
 @pytest.mark.parametrize("beam_size, alpha", [(2, 0.0), (4, 0.6), (5, 1.0)])
@@ -201,7 +241,9 @@ def test_beam_search_with_cache_is_identical_to_without(vocabs, batch, beam_size
 
 def test_beam_size_one_is_greedy(vocabs, batch):
     model = random_model(vocabs, seed=3)
-    assert beam_search(model, batch.src, batch.src_key_mask, 1) == greedy_decode(model, batch.src, batch.src_key_mask)
+    assert beam_search(model, batch.src, batch.src_key_mask, 1) == greedy_decode(
+        model, batch.src, batch.src_key_mask
+    )
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.6, 2.0])
@@ -223,7 +265,9 @@ def test_beam_search_as_wide_as_the_vocabulary_finds_the_best_sequence(vocabs, b
         # every [BOS, w, w2] at once: (V*V, 3) -> log-probabilities (V*V, 3, V)
         tokens = torch.tensor([[BOS_ID, w, w2] for w in range(V) for w2 in range(V)])
         memory = model.encode(src[b : b + 1], mask[b : b + 1]).expand(V * V, -1, -1)
-        lp = torch.log_softmax(model.decode(tokens, memory, mask[b : b + 1], causal_attention_mask(3)), -1)
+        lp = torch.log_softmax(
+            model.decode(tokens, memory, mask[b : b + 1], causal_attention_mask(3)), -1
+        )
         scores = {(): penalised(lp[0, 0, EOS_ID].item(), 1)}
         for w in words:
             row = w * V
@@ -232,7 +276,9 @@ def test_beam_search_as_wide_as_the_vocabulary_finds_the_best_sequence(vocabs, b
                 scores[(w, w2)] = penalised(lp[row, 0, w].item() + lp[row + w2, 1, w2].item(), 2)
         best = max(scores, key=scores.get)
         best_ids = [i for i in best if i != PAD_ID]
-        assert got[b] == best_ids, f"sentence {b}, alpha={alpha}: beam {got[b]}, exhaustive best {best_ids}"
+        assert got[b] == best_ids, (
+            f"sentence {b}, alpha={alpha}: beam {got[b]}, exhaustive best {best_ids}"
+        )
 
 
 def test_length_penalty_factor():
@@ -255,7 +301,9 @@ def test_unknown_words_get_one_plain_notice_per_sentence(vocabs):
     """A Python repr list ("['zorblax', 'quux']") or one notice per word would fail; so would a silent drop."""
     model = random_model(vocabs, dtype=torch.float32)
     notices = []
-    out = translate(["the zorblax quux", "the cat"], model, on_notice=lambda i, m: notices.append((i, m)))
+    out = translate(
+        ["the zorblax quux", "the cat"], model, on_notice=lambda i, m: notices.append((i, m))
+    )
     assert all(isinstance(o, str) and "<unk>" not in o for o in out)
     assert len(notices) == 1 and notices[0][0] == 0, notices
     assert "['" not in notices[0][1] and '"zorblax"' in notices[0][1] and '"quux"' in notices[0][1]
@@ -272,7 +320,10 @@ def test_empty_input_gives_an_empty_translation(vocabs):
 
 def test_input_longer_than_the_model_is_a_clear_error(vocabs):
     model = random_model(vocabs, dtype=torch.float32)
-    with pytest.raises(ValueError, match="sentence 1 cannot be translated: it has 20 tokens, more than the 16 positions"):
+    with pytest.raises(
+        ValueError,
+        match="sentence 1 cannot be translated: it has 20 tokens, more than the 16 positions",
+    ):
         translate(["the cat", " ".join(["cat"] * 20)], model)
 
 
@@ -295,15 +346,23 @@ def saved(vocabs, tmp_path):
 def test_checkpoint_round_trip(saved):
     model, path = saved
     loaded, src_vocab, tgt_vocab = load_checkpoint(path, device="cpu")
-    assert src_vocab == model.src_vocab and tgt_vocab == model.tgt_vocab and loaded.config == model.config
+    assert (
+        src_vocab == model.src_vocab
+        and tgt_vocab == model.tgt_vocab
+        and loaded.config == model.config
+    )
     for (name, a), (_, b) in zip(model.state_dict().items(), loaded.state_dict().items()):
         assert torch.equal(a, b), name
     assert not loaded.training
-    assert read_checkpoint(path.parent)["meta"] == {"note": "test"}, "a folder means its translator.pt"
+    assert read_checkpoint(path.parent)["meta"] == {"note": "test"}, (
+        "a folder means its translator.pt"
+    )
 
 
 def test_missing_checkpoint_names_the_file(tmp_path):
-    with pytest.raises(FileNotFoundError, match=f"no translator checkpoint at {tmp_path / 'nope.pt'}"):
+    with pytest.raises(
+        FileNotFoundError, match=f"no translator checkpoint at {tmp_path / 'nope.pt'}"
+    ):
         load_checkpoint(tmp_path / "nope.pt")
 
 
@@ -311,7 +370,11 @@ def test_missing_checkpoint_names_the_file(tmp_path):
 def test_corrupted_checkpoint_names_the_file(saved, damage):
     _, path = saved
     data = path.read_bytes()
-    broken = {"truncated": data[: len(data) // 2], "garbage": b"\x00not a checkpoint" * 50, "empty": b""}
+    broken = {
+        "truncated": data[: len(data) // 2],
+        "garbage": b"\x00not a checkpoint" * 50,
+        "empty": b"",
+    }
     path.write_bytes(broken[damage])
     with pytest.raises(CheckpointError, match=f"{path} cannot be read as a checkpoint.*corrupted"):
         load_checkpoint(path)
@@ -320,7 +383,9 @@ def test_corrupted_checkpoint_names_the_file(saved, damage):
 def test_foreign_torch_file_is_not_taken_for_a_checkpoint(tmp_path):
     path = tmp_path / "other.pt"
     torch.save({"state_dict": {"w": torch.zeros(2)}}, path)
-    with pytest.raises(CheckpointError, match=f"{path} is a PyTorch file but not a tutorlib translator checkpoint"):
+    with pytest.raises(
+        CheckpointError, match=f"{path} is a PyTorch file but not a tutorlib translator checkpoint"
+    ):
         load_checkpoint(path)
 
 
@@ -344,7 +409,9 @@ def test_vocabulary_that_does_not_match_the_config_names_the_file(saved):
 
 # --- the shipped model -------------------------------------------------------------------------
 
-shipped = pytest.mark.skipif(not PRETRAINED_PATH.exists(), reason="no tutorlib/pretrained/translator.pt")
+shipped = pytest.mark.skipif(
+    not PRETRAINED_PATH.exists(), reason="no tutorlib/pretrained/translator.pt"
+)
 
 
 @pytest.fixture(scope="module")
@@ -360,16 +427,19 @@ def test_shipped_checkpoint_is_small(pretrained):
 
 
 @shipped
-@pytest.mark.parametrize("english, portuguese", [
-    ("I am happy", "sou feliz"),
-    ("she is tired.", "ela está cansada."),
-    ("the red car", "o carro vermelho"),
-    ("the black cats", "os gatos pretos"),
-    ("he does not eat.", "ele não come."),
-    ("I am hungry", "estou com fome"),
-    ("I like the cat", "gosto do gato"),
-    ("We are ready!", "estamos prontos!"),
-])
+@pytest.mark.parametrize(
+    "english, portuguese",
+    [
+        ("I am happy", "sou feliz"),
+        ("she is tired.", "ela está cansada."),
+        ("the red car", "o carro vermelho"),
+        ("the black cats", "os gatos pretos"),
+        ("he does not eat.", "ele não come."),
+        ("I am hungry", "estou com fome"),
+        ("I like the cat", "gosto do gato"),
+        ("We are ready!", "estamos prontos!"),
+    ],
+)
 def test_shipped_model_translates_the_issues_examples(pretrained, english, portuguese):
     assert translate(english, pretrained[0]) == portuguese
     assert translate(english, pretrained[0], beam_size=4) == portuguese
@@ -387,7 +457,10 @@ def test_shipped_model_meets_the_issues_figures_and_its_cache_changes_nothing(pr
     assert 0 <= scores["chrf"] <= 100 and scores["sentences"] == len(test)
     without = translate([e for e, _ in test[:300]], model, use_cache=False)
     assert without == scores["hypotheses"][:300]
-    beams = [translate([e for e, _ in test[:100]], model, beam_size=4, use_cache=c) for c in (True, False)]
+    beams = [
+        translate([e for e, _ in test[:100]], model, beam_size=4, use_cache=c)
+        for c in (True, False)
+    ]
     assert beams[0] == beams[1]
 
 
@@ -396,7 +469,9 @@ def _core_pairs():
     be hungry, a verb alone), as the phrasebook writes them."""
     from tutorlib import phrasebook as pb
 
-    pairs = [pb.render(spec, contracted, mark) for spec, contracted in pb._EXAMPLES for mark in ("", ".")]
+    pairs = [
+        pb.render(spec, contracted, mark) for spec, contracted in pb._EXAMPLES for mark in ("", ".")
+    ]
     return pairs + [pb.render(spec, False, ".") for spec in pb._small_templates()]
 
 
@@ -413,21 +488,30 @@ def test_shipped_model_gets_the_core_sentences_all_right(pretrained):
     got = translate([en for en, _ in pairs], pretrained[0])
     wrong = [(en, g, pt) for (en, pt), g in zip(pairs, got) if g != pt]
     assert not wrong, f"{len(wrong)} of {len(pairs)} core sentences wrong, e.g. {wrong[:5]}"
-    phrases = [(en + to + mark, pt + to + mark) for en, pt in pb.PHRASES for mark in ("", ".", "!")
-               for to in ("", ", Maria")]
+    phrases = [
+        (en + to + mark, pt + to + mark)
+        for en, pt in pb.PHRASES
+        for mark in ("", ".", "!")
+        for to in ("", ", Maria")
+    ]
     got = translate([en for en, _ in phrases], pretrained[0], on_notice=lambda i, m: None)
     wrong = [(en, g) for (en, pt), g in zip(phrases, got) if g != pt]
     assert wrong == [("no", "não não")], wrong
 
 
 @shipped
-@pytest.mark.parametrize("english, portuguese, copied", [
-    ("Maria saw John yesterday.", "Maria viu John ontem.", {0: 0, 2: 2}),
-    ("I have 3 dogs", "tenho 3 cachorros", {1: 2}),
-    ("My name is Anna.", "meu nome é Anna.", {3: 3}),
-    ("we will visit Paris tomorrow", "vamos visitar Paris amanhã", {2: 3}),
-])
-def test_shipped_model_copies_names_and_numbers_where_attention_points(pretrained, english, portuguese, copied):
+@pytest.mark.parametrize(
+    "english, portuguese, copied",
+    [
+        ("Maria saw John yesterday.", "Maria viu John ontem.", {0: 0, 2: 2}),
+        ("I have 3 dogs", "tenho 3 cachorros", {1: 2}),
+        ("My name is Anna.", "meu nome é Anna.", {3: 3}),
+        ("we will visit Paris tomorrow", "vamos visitar Paris amanhã", {2: 3}),
+    ],
+)
+def test_shipped_model_copies_names_and_numbers_where_attention_points(
+    pretrained, english, portuguese, copied
+):
     """Names and numbers it never saw come out as typed, in their place; and each copy is where the heatmap
     (ALIGN_LAYER's cross-attention, heads averaged) has its largest weight in that row, over the whole
     sentence, not only over the unknown words: the alignment is real, not forced by the restriction."""
@@ -448,36 +532,58 @@ def test_shipped_model_never_loops_on_a_learners_sentences(pretrained):
 
     rng = random.Random(14)
     model, src_vocab, _ = pretrained
-    words = [w for w in src_vocab.tokens[4:] if w.isalpha()] + ["Zanzibar", "42", "Ljubljana", "très", "bien"]
+    words = [w for w in src_vocab.tokens[4:] if w.isalpha()] + [
+        "Zanzibar",
+        "42",
+        "Ljubljana",
+        "très",
+        "bien",
+    ]
     sentences = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(300)]
     results = translate_sentences(sentences, model)
     for sentence, r in zip(sentences, results):
         out = tokenize(r.text)
         assert len(out) <= 2 * len(tokenize(sentence)) + 5, (sentence, r.text)
-        assert not any(out[i] == out[i + 1] == out[i + 2] for i in range(len(out) - 2)), (sentence, r.text)
-        grams = [tuple(out[i:i + 4]) for i in range(len(out) - 3)]
+        assert not any(out[i] == out[i + 1] == out[i + 2] for i in range(len(out) - 2)), (
+            sentence,
+            r.text,
+        )
+        grams = [tuple(out[i : i + 4]) for i in range(len(out) - 3)]
         assert len(grams) == len(set(grams)), (sentence, r.text)
 
 
 @shipped
 def test_a_batch_translates_like_its_sentences_one_by_one(pretrained):
     """Padding shorter sentences to the longest must not change them (a missing source mask would)."""
-    sentences = ["the cat", "my friend does not want the new red books.", "are you tired?", "we eat"]
+    sentences = [
+        "the cat",
+        "my friend does not want the new red books.",
+        "are you tired?",
+        "we eat",
+    ]
     assert translate(sentences, pretrained[0]) == [translate(s, pretrained[0]) for s in sentences]
 
 
 @shipped
 def test_cli_translate_prints_the_translation():
-    done = subprocess.run([sys.executable, "-m", "tutorlib", "translate", "I am happy", "the red car"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tutorlib", "translate", "I am happy", "the red car"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["sou feliz", "o carro vermelho"]
 
 
 def test_cli_names_a_missing_checkpoint(tmp_path):
     missing = tmp_path / "none.pt"
-    done = subprocess.run([sys.executable, "-m", "tutorlib", "translate", "--checkpoint", str(missing), "the cat"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tutorlib", "translate", "--checkpoint", str(missing), "the cat"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     assert f"no translator checkpoint at {missing}" in done.stderr
 
@@ -505,11 +611,18 @@ def test_each_sentence_gets_its_own_budget_of_2s_plus_5(vocabs):
     model = stuck_model(vocabs)
     src, mask = sources(vocabs, [1, 3, 6, 20])
     off = dict(max_run=None, no_repeat_ngram=None)
-    assert [len(h) for h in greedy_decode(model, src, mask, **off)] == [7, 11, 17, 39]  # 2S + 5, at most 39
+    assert [len(h) for h in greedy_decode(model, src, mask, **off)] == [
+        7,
+        11,
+        17,
+        39,
+    ]  # 2S + 5, at most 39
     assert [len(h) for h in beam_search(model, src, mask, 3, **off)] == [7, 11, 17, 39]
     assert [len(h) for h in greedy_decode(model, src, mask, max_len=9, **off)] == [7, 9, 9, 9]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the random model writes <unk>s that are dropped, with a notice
+        warnings.simplefilter(
+            "ignore"
+        )  # the random model writes <unk>s that are dropped, with a notice
         assert len(translate_sentences(["the cat"], model, max_len=3)[0].output_tokens) == 3
     with pytest.raises(ValueError, match="max_len must be at least 1, got 0"):
         translate("the cat", model, max_len=0)
@@ -566,8 +679,11 @@ def test_the_guard_stops_runs_and_repeated_4grams(vocabs, beam):
     """Without the guard the stuck model writes "gato gato gato ..."; a guard that misses a case fails here."""
     model = stuck_model(vocabs)
     src, mask = sources(vocabs, [2, 5])
-    decode = (lambda **k: greedy_decode(model, src, mask, **k)) if beam == 1 else (
-        lambda **k: beam_search(model, src, mask, beam, **k))
+    decode = (
+        (lambda **k: greedy_decode(model, src, mask, **k))
+        if beam == 1
+        else (lambda **k: beam_search(model, src, mask, beam, **k))
+    )
     assert all(repeats(h) for h in decode(max_run=None, no_repeat_ngram=None))
     guarded = decode()
     assert (MAX_RUN, NO_REPEAT_NGRAM) == (2, 4)
@@ -576,12 +692,20 @@ def test_the_guard_stops_runs_and_repeated_4grams(vocabs, beam):
 
 def test_repetition_mask_bans_exactly_the_repeats():
     V = 10
-    banned = _repetition_mask(torch.tensor([[BOS_ID, 5, 6, 7, 8, 5, 6, 7], [BOS_ID, 4, 9, 9, 4, 9, 8, 4]]), V, 2, 4)
-    assert banned[0].nonzero().flatten().tolist() == [8], "5 6 7 was followed by 8: 5 6 7 8 would repeat"
-    assert banned[1].nonzero().flatten().tolist() == [], "no run of two at the end, no 3-gram seen twice"
+    banned = _repetition_mask(
+        torch.tensor([[BOS_ID, 5, 6, 7, 8, 5, 6, 7], [BOS_ID, 4, 9, 9, 4, 9, 8, 4]]), V, 2, 4
+    )
+    assert banned[0].nonzero().flatten().tolist() == [8], (
+        "5 6 7 was followed by 8: 5 6 7 8 would repeat"
+    )
+    assert banned[1].nonzero().flatten().tolist() == [], (
+        "no run of two at the end, no 3-gram seen twice"
+    )
     banned = _repetition_mask(torch.tensor([[BOS_ID, 4, 9, 9]]), V, 2, 4)
     assert banned[0].nonzero().flatten().tolist() == [9]
-    assert not _repetition_mask(torch.tensor([[BOS_ID, EOS_ID, EOS_ID]]), V, 2, 4)[0, EOS_ID], "EOS stays allowed"
+    assert not _repetition_mask(torch.tensor([[BOS_ID, EOS_ID, EOS_ID]]), V, 2, 4)[0, EOS_ID], (
+        "EOS stays allowed"
+    )
 
 
 @shipped
@@ -596,9 +720,15 @@ def test_the_guard_changes_nothing_where_it_is_not_triggered(pretrained, beam):
     src = torch.tensor([r + [PAD_ID] * (S - len(r)) for r in rows])
     args = (model, src, padding_attention_mask(src != PAD_ID))
     if beam == 1:
-        free, guarded = greedy_decode(*args, max_run=None, no_repeat_ngram=None), greedy_decode(*args)
+        free, guarded = (
+            greedy_decode(*args, max_run=None, no_repeat_ngram=None),
+            greedy_decode(*args),
+        )
     else:
-        free, guarded = beam_search(*args, beam, max_run=None, no_repeat_ngram=None), beam_search(*args, beam)
+        free, guarded = (
+            beam_search(*args, beam, max_run=None, no_repeat_ngram=None),
+            beam_search(*args, beam),
+        )
     untriggered = [i for i, h in enumerate(free) if not repeats(h)]
     assert len(untriggered) > 100, "the test needs sentences the guard leaves alone"
     assert [guarded[i] for i in untriggered] == [free[i] for i in untriggered]
@@ -616,6 +746,7 @@ def test_cross_attention_rows_are_distributions_over_the_real_source(vocabs):
 
 def fake_decoding(monkeypatch, hyp_words, weights):
     """Decoding writes hyp_words; the cross-attention is the given (T, S) matrix."""
+
     def decode(model, src, mask, *args, **kwargs):
         return [[model.tgt_vocab.token_to_id(w) for w in hyp_words] for _ in range(src.shape[0])]
 
@@ -627,16 +758,18 @@ def test_an_unknown_word_is_copied_from_the_unknown_source_word_it_attends_to(vo
     """The argmax over the unknown positions only: the row's overall argmax ("the", known) would be wrong."""
     model = random_model(vocabs, dtype=torch.float32)
     assert {"the", "is"} <= set(vocabs[0].tokens) and {"o", "é"} <= set(vocabs[1].tokens)
-    fake_decoding(monkeypatch, ["o", "<unk>", "é", "<unk>"],
-                  # source: the   Zorblax  is   Quux   (the 2nd row looks most at "the", then Quux)
-                  [[0.7, 0.1, 0.1, 0.1],
-                   [0.5, 0.1, 0.1, 0.3],
-                   [0.1, 0.1, 0.7, 0.1],
-                   [0.1, 0.6, 0.2, 0.1]])
+    fake_decoding(
+        monkeypatch,
+        ["o", "<unk>", "é", "<unk>"],
+        # source: the   Zorblax  is   Quux   (the 2nd row looks most at "the", then Quux)
+        [[0.7, 0.1, 0.1, 0.1], [0.5, 0.1, 0.1, 0.3], [0.1, 0.1, 0.7, 0.1], [0.1, 0.6, 0.2, 0.1]],
+    )
     result = translate_with_alignment("the Zorblax is Quux", model)
     assert result.source_tokens == ["the", "Zorblax", "is", "Quux"]
     assert result.copied == {1: 3, 3: 1}, "each <unk> goes to its own unknown word"
-    assert result.output_tokens == ["o", "Quux", "é", "Zorblax"] and result.text == "o Quux é Zorblax"
+    assert (
+        result.output_tokens == ["o", "Quux", "é", "Zorblax"] and result.text == "o Quux é Zorblax"
+    )
     assert result.weights.shape == (4, 4)
     assert '"Zorblax" copied as is' in result.notice and '"Quux" copied as is' in result.notice
 
@@ -651,24 +784,33 @@ def test_an_unk_with_no_unknown_source_word_is_dropped_and_said(vocabs, monkeypa
 
 def test_translate_rejects_bad_arguments_clearly(vocabs):
     model = random_model(vocabs, dtype=torch.float32)
-    for bad, message in [(None, "sentences is None"), (["the cat", 3], r"sentences\[1\] is a int"),
-                         (42, "must be a string or an iterable")]:
+    for bad, message in [
+        (None, "sentences is None"),
+        (["the cat", 3], r"sentences\[1\] is a int"),
+        (42, "must be a string or an iterable"),
+    ]:
         with pytest.raises(ValueError, match=message):
             translate(bad, model)
-    for kwargs, message in [({"batch_size": 0}, "batch_size must be at least 1, got 0"),
-                            ({"batch_size": -1}, "batch_size must be at least 1, got -1"),
-                            ({"batch_size": 2.0}, "batch_size must be a whole number"),
-                            ({"length_penalty": float("inf")}, "length_penalty must be a finite number"),
-                            ({"beam_size": 0}, "beam_size must be at least 1")]:
+    for kwargs, message in [
+        ({"batch_size": 0}, "batch_size must be at least 1, got 0"),
+        ({"batch_size": -1}, "batch_size must be at least 1, got -1"),
+        ({"batch_size": 2.0}, "batch_size must be a whole number"),
+        ({"length_penalty": float("inf")}, "length_penalty must be a finite number"),
+        ({"beam_size": 0}, "beam_size must be at least 1"),
+    ]:
         with pytest.raises(ValueError, match=message):
             translate(["the cat"], model, **kwargs)
     one_by_one = [translate(s, model) for s in ("the cat", "the dog")]
-    assert translate((s for s in ("the cat", "the dog")), model) == one_by_one, "a generator is an iterable"
+    assert translate((s for s in ("the cat", "the dog")), model) == one_by_one, (
+        "a generator is an iterable"
+    )
 
 
 def test_a_sentence_with_no_known_word_is_refused_not_made_up(vocabs):
     model = random_model(vocabs, dtype=torch.float32)
-    with pytest.raises(ValueError, match="none of its words are in the translator's English vocabulary"):
+    with pytest.raises(
+        ValueError, match="none of its words are in the translator's English vocabulary"
+    ):
         translate("Ich bin sehr müde", model)
     results = translate_sentences(["Ich bin sehr müde", "the cat"], model)
     assert results[0].error and results[0].text == "" and not results[1].error and results[1].text
@@ -687,7 +829,9 @@ def test_non_finite_weights_are_refused_naming_the_tensor(saved):
     state = model.state_dict()
     state[name][0, 0] = float("inf")
     save_model(model, path)
-    with pytest.raises(CheckpointError, match=f"{path}: the weights '{name}' hold .* NaN or infinite"):
+    with pytest.raises(
+        CheckpointError, match=f"{path}: the weights '{name}' hold .* NaN or infinite"
+    ):
         load_checkpoint(path)
 
 
@@ -722,19 +866,29 @@ def test_a_device_this_machine_lacks_is_a_clear_error(saved):
 @shipped
 def test_cli_translate_answers_each_stdin_line_as_it_arrives():
     """A CLI that reads all of stdin before translating would block here: stdin is still open."""
-    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "tutorlib", "translate"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         cli.stdin.write("I am happy. The red car!\n")
         cli.stdin.flush()
         assert cli.stdout.readline() == "sou feliz. o carro vermelho!\n", "two sentences, one line"
         cli.stdin.write(" ".join(["cat"] * 40) + ". the red car\nIch bin müde\n")
         cli.stdin.close()
-        assert cli.stdout.readline() == "o carro vermelho\n", "the over-long sentence must not take the other"
+        assert cli.stdout.readline() == "o carro vermelho\n", (
+            "the over-long sentence must not take the other"
+        )
         assert cli.wait(timeout=120) == 1, "a sentence failed: non-zero exit"
         err = cli.stderr.read()
         assert "line 2, sentence 1: not translated: it has 41 tokens" in err
-        assert "line 3: not translated: none of its words are in the translator's English vocabulary" in err
+        assert (
+            "line 3: not translated: none of its words are in the translator's English vocabulary"
+            in err
+        )
         assert "UserWarning" not in err and "Traceback" not in err
     finally:
         cli.kill()
@@ -744,8 +898,13 @@ def test_cli_ctrl_c_while_reading_stdin_is_one_line_and_130():
     import signal
     import time
 
-    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "tutorlib", "translate"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         cli.stdin.write("the cat\n")
         cli.stdin.flush()
@@ -754,7 +913,9 @@ def test_cli_ctrl_c_while_reading_stdin_is_one_line_and_130():
         cli.send_signal(signal.SIGINT)
         assert cli.wait(timeout=60) == 130
         err = cli.stderr.read()
-        assert "interrupted" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert (
+            "interrupted" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+        ), err
     finally:
         cli.kill()
 
@@ -762,8 +923,12 @@ def test_cli_ctrl_c_while_reading_stdin_is_one_line_and_130():
 @shipped
 def test_cli_output_piped_into_head_exits_quietly():
     """`... | head -1`: the reader goes away; Python's BrokenPipeError traceback must not appear."""
-    cli = subprocess.Popen([sys.executable, "-m", "tutorlib", "translate"], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "tutorlib", "translate"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         cli.stdin.write(b"the red car\n")
         cli.stdin.flush()
@@ -783,7 +948,11 @@ def test_cli_output_piped_into_head_exits_quietly():
 def test_evaluate_skips_pairs_longer_than_the_model_and_counts_them(vocabs):
     """It used to raise on the first long sentence, losing the whole evaluation."""
     model = random_model(vocabs, dtype=torch.float32)
-    pairs = [("the cat", "o gato"), (" ".join(["cat"] * 20), "gato"), ("the dog", " ".join(["cão"] * 20))]
+    pairs = [
+        ("the cat", "o gato"),
+        (" ".join(["cat"] * 20), "gato"),
+        ("the dog", " ".join(["cão"] * 20)),
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores = evaluate(model, pairs)

@@ -65,8 +65,16 @@ def toc_pages(toc: dict = TOC) -> list[tuple[str | None, str]]:
 
 def jupyter_book(builder: list[str], out: Path, source: Path = ROOT) -> None:
     """Build the book from `source` with a builder, warnings as errors, into `out`/_build/..."""
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(source), *builder,
-           "--path-output", str(out), "--warningiserror", "--keep-going"]
+    cmd = [
+        str(Path(sys.executable).parent / "jupyter-book"),
+        "build",
+        str(source),
+        *builder,
+        "--path-output",
+        str(out),
+        "--warningiserror",
+        "--keep-going",
+    ]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         sys.stderr.write(run.stdout[-4000:] + run.stderr[-4000:])
@@ -142,9 +150,11 @@ PRINT_CSS = """
 }
 """
 
-FOOTER = ('<div style="font-size:8pt;width:100%;padding:0 16mm;display:flex;justify-content:space-between;'
-          'color:#444"><span>{title}</span><span><span class="pageNumber"></span> / '
-          '<span class="totalPages"></span></span></div>')
+FOOTER = (
+    '<div style="font-size:8pt;width:100%;padding:0 16mm;display:flex;justify-content:space-between;'
+    'color:#444"><span>{title}</span><span><span class="pageNumber"></span> / '
+    '<span class="totalPages"></span></span></div>'
+)
 
 WAIT = """async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
@@ -180,13 +190,15 @@ def start_pages(pdf: Path, titles: list[str], skip: int) -> list[int]:
     """The page (1-based) on which each title first appears, in order, after the first `skip` pages."""
     if shutil.which("pdftotext") is None:
         raise SystemExit("pdftotext (Debian: poppler-utils) is needed to number the contents")
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
     pages = [_normalise(p) for p in text.split("\f")]
     found, at = [], skip
     for title in titles:
         key = _normalise(title)[:40]
         # each document starts on a new page, its title at the top (elsewhere it is a mention)
-        page = next((i for i in range(at, len(pages)) if key in pages[i][:len(key) + 60]), None)
+        page = next((i for i in range(at, len(pages)) if key in pages[i][: len(key) + 60]), None)
         if page is None:
             raise SystemExit(f"the PDF has no page with the title {title!r} after page {at + 1}")
         found.append(page + 1)
@@ -204,9 +216,15 @@ def print_pdf(html_dir: Path, out: Path, pages=None) -> dict:
     facts: dict = {}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-                "--headless", "--no-sandbox", "--disable-gpu",
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"])
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM,
+                args=[
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+                ],
+            )
             page = browser.new_page(viewport={"width": 1000, "height": 1400})
             page.set_default_timeout(120_000)
             page.goto(base + "index.html", wait_until="load")
@@ -216,19 +234,40 @@ def print_pdf(html_dir: Path, out: Path, pages=None) -> dict:
             date = time.strftime("%B %Y")
             numbers: list = []
             footer = FOOTER.format(title=html.escape(title))
-            options = dict(format="A4", print_background=True, display_header_footer=True,
-                           header_template="<span></span>", footer_template=footer, outline=True, tagged=True,
-                           margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
+            options = dict(
+                format="A4",
+                print_background=True,
+                display_header_footer=True,
+                header_template="<span></span>",
+                footer_template=footer,
+                outline=True,
+                tagged=True,
+                margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
+            )
             out.parent.mkdir(parents=True, exist_ok=True)
             # 0: the title page and contents alone, to count their pages (the contents name every
             # title, so the search for where each document starts begins after them);
             # 1: the book with placeholder page numbers; 2: the book with the numbers pass 1 found.
             front = 0
             for attempt in range(3):
-                page.evaluate("() => { const f = document.getElementById('tl-front-matter'); if (f) f.remove(); }")
-                page.evaluate("(on) => document.documentElement.classList.toggle('tl-front-only', on)", attempt == 0)
-                titles = page.evaluate(PREPARE, [title, CONFIG.get("author", ""), date, ONLINE,
-                                                 [list(x) for x in pages], numbers])
+                page.evaluate(
+                    "() => { const f = document.getElementById('tl-front-matter'); if (f) f.remove(); }"
+                )
+                page.evaluate(
+                    "(on) => document.documentElement.classList.toggle('tl-front-only', on)",
+                    attempt == 0,
+                )
+                titles = page.evaluate(
+                    PREPARE,
+                    [
+                        title,
+                        CONFIG.get("author", ""),
+                        date,
+                        ONLINE,
+                        [list(x) for x in pages],
+                        numbers,
+                    ],
+                )
                 page.evaluate(WAIT)
                 page.pdf(path=str(out), **options)
                 if attempt == 0:
@@ -250,15 +289,23 @@ def publish(out: Path) -> None:
         shutil.copy2(out, site / out.name)
 
 
-def build_pdf(out: Path = BUILD / "pdf" / f"{NAME}.pdf", source: Path = ROOT, work: Path = ROOT) -> dict:
+def build_pdf(
+    out: Path = BUILD / "pdf" / f"{NAME}.pdf", source: Path = ROOT, work: Path = ROOT
+) -> dict:
     """Build the one-page book of `source` under `work`/_build and print it to `out`; returns facts."""
     start = time.perf_counter()
     jupyter_book(["--builder", "singlehtml"], work, source)
-    facts = print_pdf(work / "_build" / "singlehtml", out, toc_pages(yaml.safe_load((source / "_toc.yml").read_text())))
+    facts = print_pdf(
+        work / "_build" / "singlehtml",
+        out,
+        toc_pages(yaml.safe_load((source / "_toc.yml").read_text())),
+    )
     publish(out)
-    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
-          f"({out.stat().st_size / 1e6:.1f} MB, {len(facts['titles'])} documents, "
-          f"{time.perf_counter() - start:.0f} s)")
+    print(
+        f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
+        f"({out.stat().st_size / 1e6:.1f} MB, {len(facts['titles'])} documents, "
+        f"{time.perf_counter() - start:.0f} s)"
+    )
     return facts
 
 
@@ -269,9 +316,12 @@ MATH = re.compile(r'<(span|div) class="math notranslate nohighlight">(.*?)</\1>'
 SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>\s*", re.S)
 # myst-nb's collapsed cells (the solutions): open on paper and in the EPUB, where a reader may not
 # open a <details>, and a <summary> may not hold the <p> titles myst-nb puts in it.
-HIDDEN_CELL = re.compile(r'<details class="admonition hide ([^"]*)">\s*<summary[^>]*>\s*'
-                         r'<p class="collapsed admonition-title">(.*?)</p>\s*<p class="expanded admonition-title">.*?</p>\s*'
-                         r"</summary>(.*?)</details>", re.S)
+HIDDEN_CELL = re.compile(
+    r'<details class="admonition hide ([^"]*)">\s*<summary[^>]*>\s*'
+    r'<p class="collapsed admonition-title">(.*?)</p>\s*<p class="expanded admonition-title">.*?</p>\s*'
+    r"</summary>(.*?)</details>",
+    re.S,
+)
 STYLESHEET = re.compile(r'<link rel="stylesheet"[^>]*href="([^"]+)"[^>]*/>\s*')
 SVG_DOCTYPE = re.compile(r"<!DOCTYPE svg[^\[>]*(\[.*?\])?\s*>\s*", re.S)
 
@@ -281,7 +331,7 @@ def _tex(source: str) -> tuple[str, bool]:
     text = html.unescape(source).strip()
     for left, right, display in ((r"\(", r"\)", False), (r"\[", r"\]", True), ("$$", "$$", True)):
         if text.startswith(left) and text.endswith(right):
-            return text[len(left):-len(right)], display
+            return text[len(left) : -len(right)], display
     return text, True  # amsmath environments (\begin{align} ...) stand alone
 
 
@@ -302,7 +352,9 @@ def mathml_epub(epub: Path) -> dict:
 
     with zipfile.ZipFile(epub) as z:
         files = {info.filename: z.read(info.filename) for info in z.infolist()}
-    pages = {name: data.decode() for name, data in files.items() if name.endswith((".xhtml", ".html"))}
+    pages = {
+        name: data.decode() for name, data in files.items() if name.endswith((".xhtml", ".html"))
+    }
     found = {name: MATH.findall(text) for name, text in pages.items()}
     sources = sorted({m[1] for ms in found.values() for m in ms})
     mathjax = ROOT / "vendor" / "static" / "mathjax" / "tex-chtml.js"
@@ -314,9 +366,11 @@ def mathml_epub(epub: Path) -> dict:
         page.add_script_tag(path=str(mathjax))
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
         page.evaluate("() => MathJax.startup.promise")
-        converted = page.evaluate("""(items) => items.map(([tex, display]) => {
+        converted = page.evaluate(
+            """(items) => items.map(([tex, display]) => {
             try { return MathJax.tex2mml(tex, {display}); } catch (e) { return null; } })""",
-                                  [list(_tex(src)) for src in sources])
+            [list(_tex(src)) for src in sources],
+        )
         browser.close()
     mathml = dict(zip(sources, converted))
     failed = [src[:60] for src, mml in mathml.items() if mml is None or "merror" in mml]
@@ -324,16 +378,23 @@ def mathml_epub(epub: Path) -> dict:
         raise SystemExit(f"MathJax could not convert {len(failed)} formulas, e.g. {failed[:3]}")
     with_math, with_forms = set(), set()
     for name, text in pages.items():
+
         def swap(m):
             mml = mathml[m[2]]
             if "xmlns=" not in mml.split(">", 1)[0]:
                 mml = mml.replace("<math", '<math xmlns="http://www.w3.org/1998/Math/MathML"', 1)
             return f'<{m[1]} class="math">{mml}</{m[1]}>'
+
         new = MATH.sub(swap, text)
         if new != text:
             with_math.add(name)
-        new = HIDDEN_CELL.sub(lambda m: f'<div class="admonition hide {m[1]}"><p class="admonition-title">{m[2]}</p>'
-                                        f"{m[3]}</div>", SCRIPT.sub("", new))
+        new = HIDDEN_CELL.sub(
+            lambda m: (
+                f'<div class="admonition hide {m[1]}"><p class="admonition-title">{m[2]}</p>'
+                f"{m[3]}</div>"
+            ),
+            SCRIPT.sub("", new),
+        )
         folder = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
         new = STYLESHEET.sub(lambda m: m[0] if _resolve(folder, m[1]) in files else "", new)
         # the front page's links to the PDF and EPUB lead to the published files
@@ -349,6 +410,7 @@ def mathml_epub(epub: Path) -> dict:
         def unique(m):
             seen[m[1]] = seen.get(m[1], 0) + 1
             return m[0] if seen[m[1]] == 1 else f'id="{m[1]}-{seen[m[1]]}"'
+
         files[name] = re.sub(r'\bid="([^"]+)"', unique, svg).encode()
     # An e-reader shows an XHTML page that is not well-formed as an error, or not at all.
     import xml.etree.ElementTree as ET
@@ -360,8 +422,10 @@ def mathml_epub(epub: Path) -> dict:
         except ET.ParseError as err:
             broken.append(f"{name}: {err}")
     if broken:
-        raise SystemExit("pages of the EPUB that are not well-formed XHTML (raw HTML in an output?):\n"
-                         + "\n".join(broken))
+        raise SystemExit(
+            "pages of the EPUB that are not well-formed XHTML (raw HTML in an output?):\n"
+            + "\n".join(broken)
+        )
     opf = next(n for n in files if n.endswith(".opf"))
     manifest = files[opf].decode()
     base = opf.rsplit("/", 1)[0] + "/" if "/" in opf else ""
@@ -370,24 +434,33 @@ def mathml_epub(epub: Path) -> dict:
         href = base + m[1]
         item = m[0]
         # EPUB 3 asks pages with MathML, and with forms (the explorers' controls), to say so
-        props = " ".join(p for p, pages in (("mathml", with_math), ("scripted", with_forms)) if href in pages)
+        props = " ".join(
+            p for p, pages in (("mathml", with_math), ("scripted", with_forms)) if href in pages
+        )
         if props and "properties=" not in item:
             item = item.replace(" href=", f' properties="{props}" href=', 1)
         return item
+
     files[opf] = re.sub(r'<item [^>]*href="([^"]+)"[^>]*/>', mark, manifest).encode()
     tmp = epub.with_suffix(".tmp")
     with zipfile.ZipFile(tmp, "w") as z:
-        z.writestr(zipfile.ZipInfo("mimetype"), files.pop("mimetype"), compress_type=zipfile.ZIP_STORED)
+        z.writestr(
+            zipfile.ZipInfo("mimetype"), files.pop("mimetype"), compress_type=zipfile.ZIP_STORED
+        )
         for name, data in files.items():
             z.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
     tmp.replace(epub)
     return {"formulas": len(sources), "pages_with_math": len(with_math)}
 
 
-def build_epub(out: Path = BUILD / "epub" / f"{NAME}.epub", source: Path = ROOT, work: Path = ROOT) -> dict:
+def build_epub(
+    out: Path = BUILD / "epub" / f"{NAME}.epub", source: Path = ROOT, work: Path = ROOT
+) -> dict:
     """Build the EPUB of `source` under `work`/_build into `out`, maths as MathML; returns facts."""
     start = time.perf_counter()
-    shutil.rmtree(work / "_build" / "epub", ignore_errors=True)  # its manifest lists what the folder holds
+    shutil.rmtree(
+        work / "_build" / "epub", ignore_errors=True
+    )  # its manifest lists what the folder holds
     jupyter_book(["--builder", "custom", "--custom-builder", "epub"], work, source)
     made = sorted((work / "_build" / "epub").glob("*.epub"))
     if len(made) != 1:
@@ -401,9 +474,11 @@ def build_epub(out: Path = BUILD / "epub" / f"{NAME}.epub", source: Path = ROOT,
         bad = z.testzip()
         if bad:
             raise SystemExit(f"{out}: {bad} is damaged")
-    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
-          f"({out.stat().st_size / 1e6:.1f} MB, {facts['formulas']} formulas as MathML, "
-          f"{time.perf_counter() - start:.0f} s)")
+    print(
+        f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
+        f"({out.stat().st_size / 1e6:.1f} MB, {facts['formulas']} formulas as MathML, "
+        f"{time.perf_counter() - start:.0f} s)"
+    )
     return facts
 
 

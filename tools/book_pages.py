@@ -47,7 +47,7 @@ def is_solution(docname: str | None) -> bool:
 
 def exercise_of(docname: str) -> str:
     """exercises/solutions/ex04_x -> exercises/ex04_x"""
-    return "exercises/" + docname[len(SOLUTIONS):]
+    return "exercises/" + docname[len(SOLUTIONS) :]
 
 
 def hide_nbval_markers(app, doctree) -> None:
@@ -62,8 +62,10 @@ def hide_nbval_markers(app, doctree) -> None:
 
 def _link(app, pagename: str, target: str) -> dict:
     title = app.env.titles[target]
-    return {"link": app.builder.get_relative_uri(pagename, target),
-            "title": app.builder.render_partial(title)["title"]}
+    return {
+        "link": app.builder.get_relative_uri(pagename, target),
+        "title": app.builder.render_partial(title)["title"],
+    }
 
 
 def _step(relations: dict, docname: str, direction: int) -> str | None:
@@ -106,7 +108,9 @@ def one_copy_of_each_script(app, pagename, templatename, context, doctree) -> No
     context["script_files"] = unique
 
 
-FONTAWESOME_SCRIPT = re.compile(r'[ \t]*<script[^>]*src="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*></script>\n?')
+FONTAWESOME_SCRIPT = re.compile(
+    r'[ \t]*<script[^>]*src="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*></script>\n?'
+)
 
 
 def drop_icon_script(app, exception) -> None:
@@ -142,7 +146,9 @@ def label_hidden_cells_by_their_text(app) -> None:
 def epub_without_launch_buttons(app) -> None:
     if app.builder.name == "epub":
         app.config.html_theme_options = {**app.config.html_theme_options, "launch_buttons": {}}
-        app.config.html_static_path = [p for p in app.config.html_static_path if not p.startswith("vendor")]
+        app.config.html_static_path = [
+            p for p in app.config.html_static_path if not p.startswith("vendor")
+        ]
 
 
 def setup(app):

@@ -87,7 +87,7 @@ SETUP_MARKER = "# Check your answers in place:"
 # Every line of the generated notebooks fits the book's code column (88 characters).
 LINE_WIDTH = 88
 
-SETUP_TEMPLATE = '''\
+SETUP_TEMPLATE = """\
 # Check your answers in place: run this cell once, then grader.check("q1") and so on.
 # It writes this exercise's public tests to a temporary folder and points otter-grader
 # at them (offline, also in Colab). The instructor grades with more tests, hidden ones.
@@ -103,7 +103,7 @@ os.makedirs(tests_dir, exist_ok=True)
 for file_name, text in PUBLIC_TESTS.items():
     with open(os.path.join(tests_dir, file_name), "w", encoding="utf-8") as f:
         f.write(text)
-grader = otter.Notebook(tests_dir=tests_dir)'''
+grader = otter.Notebook(tests_dir=tests_dir)"""
 
 # The student page's note, after the title: grader.check needs a live kernel, and where to get one.
 PRACTICE_NOTE = """\
@@ -180,7 +180,8 @@ def launch_links(name: str) -> dict[str, str]:
     colab = buttons.get("colab_url", "https://colab.research.google.com").rstrip("/")
     binder = buttons.get("binderhub_url", "https://mybinder.org").rstrip("/")
     interface = {"classic": "tree", "jupyterlab": "lab/tree"}[
-        buttons.get("notebook_interface", "classic")]
+        buttons.get("notebook_interface", "classic")
+    ]
     path = f"exercises/{name}.ipynb"
     return {
         "colab": f"{colab}/github/{owner_repo}/blob/{branch}/{path}",
@@ -211,8 +212,12 @@ def test_cells(nb) -> list[tuple[str, object]]:
 
 def _test_body(cell) -> list:
     """The statements of a test cell, without its '# BEGIN TEST CONFIG' docstring."""
-    source = re.sub(r'(?s)^\s*(?:.\s*=\s*)?"""?\s*#\s*BEGIN\s+TEST\s+CONFIG.*?"""?\s*#\s*END\s+TEST\s+CONFIG[^\n]*\n',
-                    "", cell.source, flags=re.I)
+    source = re.sub(
+        r'(?s)^\s*(?:.\s*=\s*)?"""?\s*#\s*BEGIN\s+TEST\s+CONFIG.*?"""?\s*#\s*END\s+TEST\s+CONFIG[^\n]*\n',
+        "",
+        cell.source,
+        flags=re.I,
+    )
     return ast.parse(source).body
 
 
@@ -221,7 +226,9 @@ def infer_ok_format(nb) -> bool:
     function definition (otter calls it with arguments from the notebook), else OK format (each cell
     runs as a doctest in the notebook, so it must call what it defines)."""
     cells = test_cells(nb)
-    lone = [len(b) == 1 and isinstance(b[0], ast.FunctionDef) for b in (_test_body(c) for _, c in cells)]
+    lone = [
+        len(b) == 1 and isinstance(b[0], ast.FunctionDef) for b in (_test_body(c) for _, c in cells)
+    ]
     return not (cells and all(lone))
 
 
@@ -231,20 +238,27 @@ def check_tests(nb, where: str, ok_format: bool) -> None:
     for question, cell in test_cells(nb):
         body = _test_body(cell)
         defined = [n.name for n in body if isinstance(n, ast.FunctionDef)]
-        called = {n.func.id for n in ast.walk(ast.Module(body=body, type_ignores=[]))
-                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        called = {
+            n.func.id
+            for n in ast.walk(ast.Module(body=body, type_ignores=[]))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        }
         if ok_format:
             for name in defined:
                 if name not in called:
-                    raise SystemExit(f"{where}, {question}: the test cell defines {name}() but never calls it; "
-                                     "with OK-format tests each cell runs as a doctest, so it would always pass. "
-                                     "Call it, or make every test cell one function and set tests: ok_format: false")
+                    raise SystemExit(
+                        f"{where}, {question}: the test cell defines {name}() but never calls it; "
+                        "with OK-format tests each cell runs as a doctest, so it would always pass. "
+                        "Call it, or make every test cell one function and set tests: ok_format: false"
+                    )
         else:
             names = seen.setdefault(question, set())
             for name in defined:
                 if name in names:
-                    raise SystemExit(f"{where}, {question}: two test functions are named {name}(); otter would "
-                                     "keep only the last. Give each test function its own name")
+                    raise SystemExit(
+                        f"{where}, {question}: two test functions are named {name}(); otter would "
+                        "keep only the last. Give each test function its own name"
+                    )
                 names.add(name)
 
 
@@ -268,7 +282,10 @@ def why_cells(nb) -> dict[str, list]:
 
 
 def is_config_cell(cell) -> bool:
-    return cell.cell_type == "raw" and re.match(r"#\s+assignment\s+config\s*", cell.source, re.I) is not None
+    return (
+        cell.cell_type == "raw"
+        and re.match(r"#\s+assignment\s+config\s*", cell.source, re.I) is not None
+    )
 
 
 def is_install_cell(cell) -> bool:
@@ -281,10 +298,17 @@ def prepared_master(path: Path) -> tuple[nbformat.NotebookNode, dict]:
     nb = nbformat.read(path, as_version=4)
     configs = [c for c in nb.cells if is_config_cell(c)]
     if len(configs) != 1:
-        raise SystemExit(f"{path.name}: expected one raw '# ASSIGNMENT CONFIG' cell, found {len(configs)}")
-    config = yaml.safe_load(configs[0].source.split("\n", 1)[1] if "\n" in configs[0].source else "") or {}
+        raise SystemExit(
+            f"{path.name}: expected one raw '# ASSIGNMENT CONFIG' cell, found {len(configs)}"
+        )
+    config = (
+        yaml.safe_load(configs[0].source.split("\n", 1)[1] if "\n" in configs[0].source else "")
+        or {}
+    )
     if config.get("name") != path.stem:
-        raise SystemExit(f"{path.name}: the ASSIGNMENT CONFIG name is {config.get('name')!r}, expected {path.stem!r}")
+        raise SystemExit(
+            f"{path.name}: the ASSIGNMENT CONFIG name is {config.get('name')!r}, expected {path.stem!r}"
+        )
     config.update(FORCED_CONFIG)
     tests = dict(config.get("tests") or {})
     tests["files"] = True
@@ -338,11 +362,13 @@ def _clean(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
-    nb.metadata = nbformat.from_dict({
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-        **({"otter": {"assignment_name": name}} if "otter" in nb.metadata else {}),
-    })
+    nb.metadata = nbformat.from_dict(
+        {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            **({"otter": {"assignment_name": name}} if "otter" in nb.metadata else {}),
+        }
+    )
     nb.nbformat, nb.nbformat_minor = 4, 5
     return nb
 
@@ -356,7 +382,10 @@ def _setup_cells(name: str, public_tests: dict[str, str]) -> list:
 
 
 def _is_check_cell(cell) -> bool:
-    return cell.cell_type == "code" and re.fullmatch(r"\s*(grader\.check\([^)]*\)\s*)+", cell.source) is not None
+    return (
+        cell.cell_type == "code"
+        and re.fullmatch(r"\s*(grader\.check\([^)]*\)\s*)+", cell.source) is not None
+    )
 
 
 def practice_note_cell(name: str):
@@ -368,8 +397,10 @@ def student_notebook(result: Path, name: str) -> str:
     public = {p.name: p.read_text() for p in sorted((result / "student" / "tests").glob("*.py"))}
     cells = list(nb.cells)
     # the note goes right after the title (and intro) cell, before the first grader.check
-    title = next((i for i, c in enumerate(cells) if c.cell_type == "markdown"
-                  and c.source.startswith("# ")), -1)
+    title = next(
+        (i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("# ")),
+        -1,
+    )
     cells.insert(title + 1, practice_note_cell(name))
     nb.cells = _setup_cells(name, public) + cells
     nb.metadata["otter"] = {"assignment_name": name}
@@ -452,8 +483,11 @@ def solutions_notebook(result: Path, name: str, whys: dict[str, list] | None = N
                 heading = re.sub(r"^Exercise\b", "Solutions to exercise", title)
                 if heading == title:
                     heading = f"Solutions: {title}"
-                cell.source = f"# {heading}\n\n" + SOLUTIONS_NOTE.format(title=title, student=f"../{name}.ipynb") + (
-                    f"\n{rest}" if rest.strip() else "")
+                cell.source = (
+                    f"# {heading}\n\n"
+                    + SOLUTIONS_NOTE.format(title=title, student=f"../{name}.ipynb")
+                    + (f"\n{rest}" if rest.strip() else "")
+                )
         if cell.cell_type == "code":
             cell.source = solution_code(cell.source)
             tags = [t for t in cell.metadata.get("tags", []) if not t.startswith("otter_")]
@@ -465,8 +499,10 @@ def solutions_notebook(result: Path, name: str, whys: dict[str, list] | None = N
                 if parts[q] > 1:
                     what += f" (part {seen[q]} of {parts[q]})"
                 tags.append("hide-input")
-                cell.metadata["mystnb"] = {"code_prompt_show": f"Show {what}",
-                                           "code_prompt_hide": f"Hide {what}"}
+                cell.metadata["mystnb"] = {
+                    "code_prompt_show": f"Show {what}",
+                    "code_prompt_hide": f"Hide {what}",
+                }
             if tags:
                 cell.metadata["tags"] = tags
             else:
@@ -491,14 +527,22 @@ def execute_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     rounded values; no timings are recorded."""
     from nbclient import NotebookClient
 
-    runnable = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-                and INSTALL_TAG not in c.metadata.get("tags", [])]
+    runnable = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and INSTALL_TAG not in c.metadata.get("tags", [])
+    ]
     run = nbformat.from_dict(copy.deepcopy(nb))
     run.cells = [run.cells[i] for i in runnable]
     with tempfile.TemporaryDirectory(prefix="solutions-") as tmp:
         env = {**os.environ, "PYTHONHASHSEED": "0"}
-        client = NotebookClient(run, timeout=300, kernel_name="python3", record_timing=False,
-                                resources={"metadata": {"path": tmp}})
+        client = NotebookClient(
+            run,
+            timeout=300,
+            kernel_name="python3",
+            record_timing=False,
+            resources={"metadata": {"path": tmp}},
+        )
         client.execute(env=env, stderr=subprocess.DEVNULL)  # not its start-up warnings
     for i, cell in zip(runnable, run.cells):
         nb.cells[i].outputs = _merged_streams(cell.outputs)
@@ -512,8 +556,12 @@ def _merged_streams(outputs: list) -> list:
     depends on timing, so the file would differ from run to run."""
     merged = []
     for out in outputs:
-        if (out.output_type == "stream" and merged and merged[-1].output_type == "stream"
-                and merged[-1].name == out.name):
+        if (
+            out.output_type == "stream"
+            and merged
+            and merged[-1].output_type == "stream"
+            and merged[-1].name == out.name
+        ):
             merged[-1].text += out.text
         else:
             merged.append(out)
@@ -529,7 +577,11 @@ def autograder_zip(result: Path, name: str) -> bytes:
     if len(zips) != 1:
         raise SystemExit(f"{name}: otter assign wrote {len(zips)} autograder zips")
     with zipfile.ZipFile(zips[0]) as zf:
-        entries = {n: zf.read(n) for n in zf.namelist() if n == "otter_config.json" or n.startswith(("tests/", "files/"))}
+        entries = {
+            n: zf.read(n)
+            for n in zf.namelist()
+            if n == "otter_config.json" or n.startswith(("tests/", "files/"))
+        }
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as out:
         for entry in sorted(entries):
@@ -573,7 +625,8 @@ def assign(check: bool, only: list[str] | None = None) -> int:
             raise SystemExit(
                 f"course.yml names the exercises {sorted(manifest.exercises)}, exercises/masters/ "
                 f"holds {present}: give each master's chapter in course.yml its `exercise:` "
-                "(or remove the master), then run tools/course.py sync")
+                "(or remove the master), then run tools/course.py sync"
+            )
     wanted: dict[Path, bytes] = {}
     for path in paths:
         wanted.update(generate(path))
@@ -599,7 +652,9 @@ def assign(check: bool, only: list[str] | None = None) -> int:
         if check:
             print(f"would change: {rel}")
             if target.suffix in (".ipynb", ".yml") and old is not None:
-                diff = difflib.unified_diff(old.decode().splitlines(), data.decode().splitlines(), lineterm="", n=1)
+                diff = difflib.unified_diff(
+                    old.decode().splitlines(), data.decode().splitlines(), lineterm="", n=1
+                )
                 print("\n".join(list(diff)[:40]))
         elif data == b"":
             target.unlink()
@@ -633,14 +688,28 @@ def private_autograders(masters_dir: Path, out: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("assign", help="regenerate student notebooks, autograder zips, solutions and _toc.yml")
-    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if anything would change")
-    p.add_argument("names", nargs="*", help="only these exercises (e.g. ex02_embeddings); default: every master")
-    p = sub.add_parser("autograder", help="autograder zips from a private folder of masters, into --out only")
+    p = sub.add_parser(
+        "assign", help="regenerate student notebooks, autograder zips, solutions and _toc.yml"
+    )
+    p.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 if anything would change"
+    )
+    p.add_argument(
+        "names",
+        nargs="*",
+        help="only these exercises (e.g. ex02_embeddings); default: every master",
+    )
+    p = sub.add_parser(
+        "autograder", help="autograder zips from a private folder of masters, into --out only"
+    )
     p.add_argument("masters", type=Path, help="a folder of private masters exNN_topic.ipynb")
-    p.add_argument("--out", type=Path, required=True, help="where to write exNN_topic.zip (keep it private)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="where to write exNN_topic.zip (keep it private)"
+    )
     args = parser.parse_args(argv)
     if args.command == "autograder":
         return private_autograders(args.masters.resolve(), args.out.resolve())

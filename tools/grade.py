@@ -37,28 +37,54 @@ from grading import batch, checker, reports, sandbox  # noqa: E402
 from grading.reports import table, write_reports  # noqa: E402,F401  (the report writers, for tests)
 from grading.screen import why_not_run  # noqa: E402,F401
 
-CELL_TIMEOUT = 20          # seconds per notebook cell, and per test case
-SUBMISSION_TIMEOUT = 300   # seconds for one whole submission (all cells, restarts and tests)
+CELL_TIMEOUT = 20  # seconds per notebook cell, and per test case
+SUBMISSION_TIMEOUT = 300  # seconds for one whole submission (all cells, restarts and tests)
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--worker"]:
         return checker.main(argv)
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("paths", nargs="+", help="submitted notebooks (.ipynb) and folders of them")
-    p.add_argument("--out", default="grades", help="folder for <name>.json and summary.csv (default: grades)")
-    p.add_argument("--exercise", help="grade every submission as this exercise (exNN, exNN_topic or a zip)")
-    p.add_argument("--autograder", default=str(batch.AUTOGRADER),
-                   help="folder of autograder zips, e.g. built from private masters (default: exercises/autograder)")
-    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="submissions graded at once")
-    p.add_argument("--timeout", type=float, default=SUBMISSION_TIMEOUT, help="seconds for one submission")
-    p.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT, help="seconds for one cell or test")
-    p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb,
-                   help="address-space limit of the submission's kernel in MB")
-    p.add_argument("--checker-memory", type=int, default=checker.CHECKER_MEMORY_MB,
-                   help="address-space limit in MB of the process that runs the tests and reads the kernel's replies")
-    p.add_argument("--no-sandbox", action="store_true",
-                   help="grade without bubblewrap (see what that loses in exercises/README.md)")
+    p.add_argument(
+        "--out", default="grades", help="folder for <name>.json and summary.csv (default: grades)"
+    )
+    p.add_argument(
+        "--exercise", help="grade every submission as this exercise (exNN, exNN_topic or a zip)"
+    )
+    p.add_argument(
+        "--autograder",
+        default=str(batch.AUTOGRADER),
+        help="folder of autograder zips, e.g. built from private masters (default: exercises/autograder)",
+    )
+    p.add_argument(
+        "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="submissions graded at once"
+    )
+    p.add_argument(
+        "--timeout", type=float, default=SUBMISSION_TIMEOUT, help="seconds for one submission"
+    )
+    p.add_argument(
+        "--cell-timeout", type=float, default=CELL_TIMEOUT, help="seconds for one cell or test"
+    )
+    p.add_argument(
+        "--memory",
+        type=int,
+        default=sandbox.Limits.memory_mb,
+        help="address-space limit of the submission's kernel in MB",
+    )
+    p.add_argument(
+        "--checker-memory",
+        type=int,
+        default=checker.CHECKER_MEMORY_MB,
+        help="address-space limit in MB of the process that runs the tests and reads the kernel's replies",
+    )
+    p.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="grade without bubblewrap (see what that loses in exercises/README.md)",
+    )
     p.add_argument("--quiet", action="store_true", help="print only the table")
     opts = p.parse_args(argv)
     if not Path(opts.autograder).is_dir():
@@ -66,9 +92,12 @@ def main(argv: list[str]) -> int:
     if opts.no_sandbox:
         print(f"warning: --no-sandbox: {sandbox.LOST_WITHOUT_SANDBOX}", file=sys.stderr)
     elif sandbox.bwrap() is None:
-        print("tools/grade.py runs each submission in a bubblewrap sandbox, and bwrap is missing or does not "
-              "work here: install it (Debian/Ubuntu: apt-get install bubblewrap; `make test` does), or pass "
-              f"--no-sandbox to grade without it, knowing that {sandbox.LOST_WITHOUT_SANDBOX}.", file=sys.stderr)
+        print(
+            "tools/grade.py runs each submission in a bubblewrap sandbox, and bwrap is missing or does not "
+            "work here: install it (Debian/Ubuntu: apt-get install bubblewrap; `make test` does), or pass "
+            f"--no-sandbox to grade without it, knowing that {sandbox.LOST_WITHOUT_SANDBOX}.",
+            file=sys.stderr,
+        )
         return 2
     results = batch.grade_all(opts.paths, opts)
     summary, _ = reports.write_reports(results, Path(opts.out))

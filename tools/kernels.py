@@ -31,8 +31,9 @@ def native_capability() -> str:
     """The kernel set PyTorch picks on this CPU when nothing is set, e.g. 'avx512' or 'default'."""
     env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
     code = "import torch; print(torch.backends.cpu.get_cpu_capability())"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     return out.stdout.strip().lower()
 
 
@@ -48,17 +49,22 @@ def main(argv: list[str]) -> int:
     native = native_capability()
     sets = kernel_sets(native)
     args = argv or ["chapters"]
-    print(f"this CPU's own kernel set: {native}; running nbval under {', '.join(sets)}",
-          flush=True)
+    print(f"this CPU's own kernel set: {native}; running nbval under {', '.join(sets)}", flush=True)
     failed = []
     for capability in sets:
         env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
         start = time.perf_counter()
         print(f"\n=== ATEN_CPU_CAPABILITY={capability} ===", flush=True)
-        code = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-                               *args], cwd=ROOT, env=env).returncode
-        print(f"=== {capability}: {'passed' if code == 0 else 'FAILED'} "
-              f"in {time.perf_counter() - start:.0f} s ===", flush=True)
+        code = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+            cwd=ROOT,
+            env=env,
+        ).returncode
+        print(
+            f"=== {capability}: {'passed' if code == 0 else 'FAILED'} "
+            f"in {time.perf_counter() - start:.0f} s ===",
+            flush=True,
+        )
         if code != 0:
             failed.append(capability)
     if failed:

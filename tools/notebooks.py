@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The tag of every notebook's install cell (chapters, exercises, solutions), which the book hides.
 INSTALL_TAG = "install-tutorlib"
 
-INSTALL_TEMPLATE = '''\
+INSTALL_TEMPLATE = """\
 # Colab, Binder or a fresh Jupyter: install the course's helper package if it is missing.
 # Set TUTORLIB_SOURCE to install from elsewhere, e.g. a local checkout of the course.
 import importlib, importlib.util, os, subprocess, sys
@@ -37,12 +37,12 @@ if importlib.util.find_spec("tutorlib") is None:
 %config InlineBackend.figure_formats = ["svg"]
 %config InlineBackend.print_figure_kwargs = {{"bbox_inches": "tight", "metadata": {{"Date": None}}}}
 import matplotlib as mpl
-mpl.rcParams.update({{"svg.fonttype": "none", "svg.hashsalt": "attention", "font.size": 11}})'''
+mpl.rcParams.update({{"svg.fonttype": "none", "svg.hashsalt": "attention", "font.size": 11}})"""
 
 # The exercises' install cell (student and solution notebooks, tools/exercises.py): tutorlib and
 # the otter-grader version the course pins. tools/grading/screen.py skips a cell that starts with
 # its first line.
-EXERCISE_INSTALL_TEMPLATE = '''\
+EXERCISE_INSTALL_TEMPLATE = """\
 # Colab, Binder or a fresh Jupyter: install tutorlib and otter-grader if missing.
 # Set TUTORLIB_SOURCE to install tutorlib from elsewhere (e.g. a local checkout).
 import importlib, importlib.util, os, subprocess, sys
@@ -55,7 +55,7 @@ if importlib.util.find_spec("otter") is None:
 if missing:
     pip = [sys.executable, "-m", "pip", "install", "--quiet"]
     subprocess.run([*pip, *missing], check=True)
-    importlib.invalidate_caches()'''
+    importlib.invalidate_caches()"""
 
 
 def repository_url() -> str:
@@ -79,7 +79,11 @@ def synced(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     nb = nbformat.from_dict(copy.deepcopy(nb))
     source = install_cell_source()
     first = nb.cells[0] if nb.cells else None
-    if first is not None and first.cell_type == "code" and INSTALL_TAG in first.metadata.get("tags", []):
+    if (
+        first is not None
+        and first.cell_type == "code"
+        and INSTALL_TAG in first.metadata.get("tags", [])
+    ):
         if first.source != source:
             first.source = source
     else:
@@ -87,7 +91,11 @@ def synced(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         nb.cells.insert(0, first)
     first.metadata["tags"] = [INSTALL_TAG, "remove-cell"]  # the rendered book does not show it
     first.outputs = []
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3",
+        "language": "python",
+        "name": "python3",
+    }
     nb.metadata.setdefault("language_info", {"name": "python"})
     nb.metadata.pop("colab", None)
     # No widget state: the book shows each explorer's static twin (tutorlib/static.py), and a
@@ -122,7 +130,11 @@ def execute(paths: list[Path]) -> int:
     for path in paths:
         nb = synced(nbformat.read(path, as_version=4))
         client = NotebookClient(
-            nb, timeout=600, kernel_name="python3", record_timing=False, store_widget_state=False,
+            nb,
+            timeout=600,
+            kernel_name="python3",
+            record_timing=False,
+            store_widget_state=False,
             resources={"metadata": {"path": str(path.parent)}},
         )
         client.execute()
@@ -136,7 +148,9 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     command, names = argv[0], argv[1:]
-    paths = [Path(n).resolve() for n in names] or (chapter_notebooks() if command != "execute" else [])
+    paths = [Path(n).resolve() for n in names] or (
+        chapter_notebooks() if command != "execute" else []
+    )
     missing = [p for p in paths if not p.is_file()]
     if missing:
         print(f"no such notebook: {', '.join(str(p) for p in missing)}", file=sys.stderr)

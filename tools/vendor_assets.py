@@ -30,19 +30,26 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "vendor"
-CACHE = VENDOR / "npm"        # the downloaded tarballs, kept between builds
-STATIC = VENDOR / "static"    # copied as is into _build/html/_static by Sphinx
-TESTS = VENDOR / "tests"      # what only the tests load (not part of the book)
+CACHE = VENDOR / "npm"  # the downloaded tarballs, kept between builds
+STATIC = VENDOR / "static"  # copied as is into _build/html/_static by Sphinx
+TESTS = VENDOR / "tests"  # what only the tests load (not part of the book)
 
 MATHJAX_OTHER_BUNDLES = {  # es5/*.js combined bundles the book does not load (it loads tex-chtml.js)
-    "tex-mml-chtml.js", "tex-chtml-full.js", "tex-chtml-full-speech.js", "tex-svg.js", "tex-svg-full.js",
-    "tex-mml-svg.js", "mml-chtml.js", "mml-svg.js", "node-main.js",
+    "tex-mml-chtml.js",
+    "tex-chtml-full.js",
+    "tex-chtml-full-speech.js",
+    "tex-svg.js",
+    "tex-svg-full.js",
+    "tex-mml-svg.js",
+    "mml-chtml.js",
+    "mml-svg.js",
+    "node-main.js",
 }
 
 
@@ -54,14 +61,14 @@ def _mathjax_file(rel: PurePosixPath) -> bool:
 
 @dataclass(frozen=True)
 class Package:
-    name: str                                  # npm name
-    version: str                               # exact version
-    integrity: str                             # the registry's dist.integrity for that version
-    source: str                                # folder inside the tarball to take files from
-    dest: str                                  # folder under vendor/static (and _build/html/_static)
-    keep: Callable[[PurePosixPath], bool]      # which files of `source` to take
-    extra: tuple[str, ...] = ()                # files outside `source` to take too (licenses)
-    in_book: bool = True                       # False: under vendor/tests, for the tests only
+    name: str  # npm name
+    version: str  # exact version
+    integrity: str  # the registry's dist.integrity for that version
+    source: str  # folder inside the tarball to take files from
+    dest: str  # folder under vendor/static (and _build/html/_static)
+    keep: Callable[[PurePosixPath], bool]  # which files of `source` to take
+    extra: tuple[str, ...] = ()  # files outside `source` to take too (licenses)
+    in_book: bool = True  # False: under vendor/tests, for the tests only
 
     @property
     def home(self) -> Path:
@@ -124,23 +131,39 @@ def fetch(pkg: Package) -> Path:
         raise VendorError(
             f"npm is needed to fetch {pkg.spec} from the npm registry (the book serves MathJax and the "
             "widget scripts itself), but `npm` is not on PATH. Install Node.js with npm "
-            "(Debian/Ubuntu: `apt-get install npm`; `make book` does this when apt-get is available).")
+            "(Debian/Ubuntu: `apt-get install npm`; `make book` does this when apt-get is available)."
+        )
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        cmd = [npm, "pack", pkg.spec, "--pack-destination", tmp, "--loglevel", "error",
-               "--fetch-retries", "1", "--fetch-timeout", "60000"]
+        cmd = [
+            npm,
+            "pack",
+            pkg.spec,
+            "--pack-destination",
+            tmp,
+            "--loglevel",
+            "error",
+            "--fetch-retries",
+            "1",
+            "--fetch-timeout",
+            "60000",
+        ]
         run = subprocess.run(cmd, capture_output=True, text=True)
         got = sorted(Path(tmp).glob("*.tgz"))
         if run.returncode != 0 or len(got) != 1:
             raise VendorError(
                 f"`npm pack {pkg.spec}` failed (exit {run.returncode}), so the book's {pkg.dest} assets "
                 f"could not be fetched. Is https://registry.npmjs.org reachable (proxy, offline)? npm said:\n"
-                + (run.stderr.strip() or run.stdout.strip() or "(nothing)"))
+                + (run.stderr.strip() or run.stdout.strip() or "(nothing)")
+            )
         if not _verified(pkg, got[0]):
             raise VendorError(
                 f"{pkg.spec} from the registry does not match its pinned integrity: expected "
                 f"{pkg.integrity}, got {integrity_of(got[0])}. Either the pin in tools/vendor_assets.py is "
-                "wrong (check `npm view " + pkg.spec + " dist.integrity`) or the download was altered.")
+                "wrong (check `npm view "
+                + pkg.spec
+                + " dist.integrity`) or the download was altered."
+            )
         got[0].replace(pkg.tarball)
     return pkg.tarball
 
@@ -162,7 +185,9 @@ def wanted_files(pkg: Package, tarball: Path) -> dict[str, bytes]:
                 continue
             files[str(rel)] = tar.extractfile(member).read()
     if not files:
-        raise VendorError(f"{tarball.name} has no files under {pkg.source}: is the pin for the right package?")
+        raise VendorError(
+            f"{tarball.name} has no files under {pkg.source}: is the pin for the right package?"
+        )
     return files
 
 
@@ -176,7 +201,9 @@ def _differences(pkg: Package, wanted: dict[str, bytes], dest: Path, exact: bool
         elif path.read_bytes() != data:
             problems.append(f"{path} differs from {pkg.spec}'s {rel}")
     if exact and dest.is_dir():
-        extra = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()} - set(wanted)
+        extra = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()} - set(
+            wanted
+        )
         problems += [f"{dest / rel} is not part of {pkg.spec}" for rel in sorted(extra)]
     return problems
 
@@ -208,8 +235,10 @@ def check(static: Path | None = None) -> list[str]:
         if static is not None and not pkg.in_book:
             continue
         if not _verified(pkg, pkg.tarball):
-            problems.append(f"{_shown(pkg.tarball)} is missing or does not match {pkg.spec}'s "
-                            "integrity: run tools/vendor_assets.py")
+            problems.append(
+                f"{_shown(pkg.tarball)} is missing or does not match {pkg.spec}'s "
+                "integrity: run tools/vendor_assets.py"
+            )
             continue
         dest = pkg.home if static is None else static / pkg.dest
         problems += _differences(pkg, wanted_files(pkg, pkg.tarball), dest, exact=static is None)
@@ -222,8 +251,11 @@ def _shown(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="only verify vendor/static against the pinned tarballs; fetch nothing")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="only verify vendor/static against the pinned tarballs; fetch nothing",
+    )
     args = parser.parse_args(argv)
     try:
         if args.check:

@@ -175,7 +175,9 @@ def padding_mask(lengths, max_len: int | None = None) -> np.ndarray:
     """
     arr = np.asarray(lengths)
     if arr.ndim != 1:
-        raise ValueError(f"lengths must be 1-D (one length per sequence), got shape {_shape_str(arr.shape)}")
+        raise ValueError(
+            f"lengths must be 1-D (one length per sequence), got shape {_shape_str(arr.shape)}"
+        )
     if arr.size == 0:
         raise ValueError("lengths is empty: there are no sequences to mask")
     if not np.issubdtype(arr.dtype, np.integer):
@@ -185,11 +187,15 @@ def padding_mask(lengths, max_len: int | None = None) -> np.ndarray:
             raise ValueError(f"lengths must be whole numbers, got {lengths!r}")
     if (arr < 0).any():
         b = int(np.argmax(arr < 0))
-        raise ValueError(f"lengths[{b}]={arr[b]} is negative; a length counts tokens, so it is at least 0")
+        raise ValueError(
+            f"lengths[{b}]={arr[b]} is negative; a length counts tokens, so it is at least 0"
+        )
     if max_len is None:
         max_len = int(arr.max())
         if max_len == 0:
-            raise ValueError("every length is 0: give max_len explicitly to build an all-padding mask")
+            raise ValueError(
+                "every length is 0: give max_len explicitly to build an all-padding mask"
+            )
     max_len = whole_number("max_len", max_len, 1)
     if (arr > max_len).any():
         b = int(np.argmax(arr > max_len))

@@ -20,15 +20,21 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import torch
 
 __all__ = ["BUGS", "BUG_DESCRIPTIONS", "Component", "broken_component"]
 
-BUGS = ("mask_polarity", "padding_axis", "softmax_axis", "missing_scale", "target_leak",
-        "causal_transposed")
+BUGS = (
+    "mask_polarity",
+    "padding_axis",
+    "softmax_axis",
+    "missing_scale",
+    "target_leak",
+    "causal_transposed",
+)
 
 BUG_DESCRIPTIONS = {
     "mask_polarity": "the mask hides the positions it should let through, and the reverse",
@@ -72,10 +78,14 @@ _PLANTED = {
     "padding_axis": ("padding", "    mask = keep[:, :, None]  # True = may attend"),
     "softmax_axis": ("softmax", "    weights = torch.softmax(scores, dim=1)"),
     "missing_scale": ("scores", "    scores = q @ k.transpose(-2, -1)"),
-    "target_leak": ("causal",
-                    "        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril(1)"),
-    "causal_transposed": ("causal",
-                          "        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).triu()"),
+    "target_leak": (
+        "causal",
+        "        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril(1)",
+    ),
+    "causal_transposed": (
+        "causal",
+        "        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).triu()",
+    ),
 }
 
 
@@ -94,8 +104,10 @@ class Component:
 def _rule(learner_id) -> str:
     """The bug planted for ``learner_id``: the documented rule."""
     if not isinstance(learner_id, str) or not learner_id.strip():
-        raise ValueError(f"learner_id must be a non-empty string (your student number, or the id "
-                         f"your instructor gave you), got {learner_id!r}: write it in the cell")
+        raise ValueError(
+            f"learner_id must be a non-empty string (your student number, or the id "
+            f"your instructor gave you), got {learner_id!r}: write it in the cell"
+        )
     h = int(hashlib.sha256(learner_id.strip().encode("utf-8")).hexdigest(), 16)
     return BUGS[h % len(BUGS)]
 

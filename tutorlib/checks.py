@@ -22,7 +22,9 @@ from numbers import Integral, Real
 __all__ = ["whole_number", "finite_number", "shape_str", "token_shape", "attention_shapes"]
 
 
-def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None, *, hint: str = "") -> int:
+def whole_number(
+    name: str, value, minimum: int | None = None, maximum: int | None = None, *, hint: str = ""
+) -> int:
     """``value`` as an ``int``, or a ``ValueError`` saying what was expected, what came, and ``hint`` (the likely cause).
 
     ``whole_number("beam_size", 0, 1)`` raises "beam_size must be at least 1,
@@ -31,7 +33,9 @@ def whole_number(name: str, value, minimum: int | None = None, maximum: int | No
     """
     cause = f": {hint}" if hint else ""
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number, got {value!r} ({type(value).__name__}){cause}")
+        raise ValueError(
+            f"{name} must be a whole number, got {value!r} ({type(value).__name__}){cause}"
+        )
     value = int(value)
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         if minimum is not None and maximum is not None:
@@ -78,8 +82,10 @@ def token_shape(name: str, shape, d_model: int, letters: str = "(B, T, D)") -> N
     """``shape`` must be ``(B, T, D)`` with ``D == d_model``: token sequences for a module."""
     if len(shape) != 3:
         hint = f"; for a single sequence use {name}[None]" if len(shape) == 2 else ""
-        raise ValueError(f"{name} must have shape {letters} = (batch, length, d_model), "
-                         f"got shape {shape_str(shape)}{hint}")
+        raise ValueError(
+            f"{name} must have shape {letters} = (batch, length, d_model), "
+            f"got shape {shape_str(shape)}{hint}"
+        )
     if shape[-1] != d_model:
         raise ValueError(
             f"{name} has {shape[-1]} features per token (shape {shape_str(shape)}) but the "
@@ -88,8 +94,9 @@ def token_shape(name: str, shape, d_model: int, letters: str = "(B, T, D)") -> N
         )
 
 
-def attention_shapes(q, k, v, *, names=("q", "k", "v"), d_model: int | None = None,
-                     heads_axis: int | None = None) -> tuple[int, ...]:
+def attention_shapes(
+    q, k, v, *, names=("q", "k", "v"), d_model: int | None = None, heads_axis: int | None = None
+) -> tuple[int, ...]:
     """Check the shapes of attention's queries, keys and values; return their batch shape.
 
     Reads only ``.shape``, so NumPy arrays and torch tensors are checked alike.

@@ -102,7 +102,11 @@ class Report:
 
 def _check_x(x, name: str = "x") -> torch.Tensor:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.ndim != 3:
-        got = f"shape {tuple(x.shape)}, dtype {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
+        got = (
+            f"shape {tuple(x.shape)}, dtype {x.dtype}"
+            if isinstance(x, torch.Tensor)
+            else type(x).__name__
+        )
         raise ValueError(
             f"{name} must be a float tensor of shape (B, T, D), got {got}. Pass the embedded inputs "
             "(token vectors), not token ids: wrap the embedding inside fn if your model starts from ids"
@@ -142,13 +146,17 @@ def _nan_problem(out: torch.Tensor) -> list:
     bad = ~torch.isfinite(out.flatten(2)).all(dim=-1)  # (B, T)
     if bad.any():
         where = [tuple(int(i) for i in w) for w in torch.nonzero(bad)[:3]]
-        return [f"the output is NaN or inf at (sequence, position) {', '.join(map(str, where))}"
-                + (f" and {int(bad.sum()) - 3} more" if int(bad.sum()) > 3 else "")]
+        return [
+            f"the output is NaN or inf at (sequence, position) {', '.join(map(str, where))}"
+            + (f" and {int(bad.sum()) - 3} more" if int(bad.sum()) > 3 else "")
+        ]
     return []
 
 
-_NAN_CAUSE = ("a query row with every key masked (the softmax divides 0 by 0): a mask with the wrong "
-              "polarity (True = hide where True = attend is expected), or the padding mask on the queries' axis")
+_NAN_CAUSE = (
+    "a query row with every key masked (the softmax divides 0 by 0): a mask with the wrong "
+    "polarity (True = hide where True = attend is expected), or the padding mask on the queries' axis"
+)
 
 
 # --- determinism -----------------------------------------------------------------------------
@@ -174,15 +182,22 @@ def check_determinism(fn, x, *, atol: float = 1e-6, where=None) -> Report:
         a, b = a[where], b[where]
     both_nan = torch.isnan(a) & torch.isnan(b)  # NaN in both runs is the same answer
     gap = float(torch.nan_to_num((a - b).abs().masked_fill(both_nan, 0.0), nan=float("inf")).max())
-    report = Report("check_determinism", summary=f"two runs on the same input differ by at most {gap:.2g}",
-                    details={"max_difference": gap})
+    report = Report(
+        "check_determinism",
+        summary=f"two runs on the same input differ by at most {gap:.2g}",
+        details={"max_difference": gap},
+    )
     if gap > atol * max(1.0, float(torch.nan_to_num(a.abs()).max())):
-        training = [name or "the model" for name, m in _modules(fn) if m.training and _has_dropout(m)]
+        training = [
+            name or "the model" for name, m in _modules(fn) if m.training and _has_dropout(m)
+        ]
         where = f" ({', '.join(training[:3])} in training mode)" if training else ""
         report.problems.append(f"two runs on the same input differ by up to {gap:.3g}{where}")
-        report.cause = ("dropout still active at inference: call model.eval() before evaluating or translating "
-                        "(and model.train() before training again), and write F.dropout(x, p, "
-                        "training=self.training), never F.dropout(x, p) alone")
+        report.cause = (
+            "dropout still active at inference: call model.eval() before evaluating or translating "
+            "(and model.train() before training again), and write F.dropout(x, p, "
+            "training=self.training), never F.dropout(x, p) alone"
+        )
     return report
 
 
@@ -206,8 +221,10 @@ def _modules(fn):
 
 def _has_dropout(m: nn.Module) -> bool:
     return any(isinstance(s, nn.Dropout) and s.p > 0 for s in m.modules()) or any(
-        getattr(s, "dropout", 0) not in (0, 0.0, None) and isinstance(getattr(s, "dropout", 0), float)
-        for s in m.modules())
+        getattr(s, "dropout", 0) not in (0, 0.0, None)
+        and isinstance(getattr(s, "dropout", 0), float)
+        for s in m.modules()
+    )
 
 
 # --- causality ---------------------------------------------------------------------------------
@@ -252,19 +269,29 @@ def check_causality(fn, x, *, atol: float = 1e-5, seed: int = 0) -> Report:
     report.summary = f"no position of {T} reads a later one"
     if leaks:
         i, j = leaks[0]
-        report.problems.append(f"position {i} reads position {j}, which comes after it ({len(leaks)} such "
-                               f"(earlier, later) pairs of {T * (T - 1) // 2})")
+        report.problems.append(
+            f"position {i} reads position {j}, which comes after it ({len(leaks)} such "
+            f"(earlier, later) pairs of {T * (T - 1) // 2})"
+        )
         upper = torch.ones(T, T, dtype=torch.bool).triu(1)
-        if bool(reads[upper].all()) and not bool(reads[~upper & ~torch.eye(T, dtype=torch.bool)].any()):
-            report.cause = ("the mask is transposed or inverted: every position reads the later ones and none of "
-                            "the earlier ones. Use tril (True on and below the diagonal) with True = attend")
+        if bool(reads[upper].all()) and not bool(
+            reads[~upper & ~torch.eye(T, dtype=torch.bool)].any()
+        ):
+            report.cause = (
+                "the mask is transposed or inverted: every position reads the later ones and none of "
+                "the earlier ones. Use tril (True on and below the diagonal) with True = attend"
+            )
         elif bool(reads[upper].all()):
-            report.cause = ("no causal mask reaches the attention: it was not passed (tgt_mask / is_causal), or "
-                            "only the padding mask was. The model will copy the next word in training and fail "
-                            "when it generates")
+            report.cause = (
+                "no causal mask reaches the attention: it was not passed (tgt_mask / is_causal), or "
+                "only the padding mask was. The model will copy the next word in training and fail "
+                "when it generates"
+            )
         else:
-            report.cause = ("a partial causal mask: check how it is built (tril, not triu; <= not >=) and that it "
-                            "is combined with the padding mask by & (True = attend) or | (True = hide)")
+            report.cause = (
+                "a partial causal mask: check how it is built (tril, not triu; <= not >=) and that it "
+                "is combined with the padding mask by & (True = attend) or | (True = hide)"
+            )
     return report
 
 
@@ -287,14 +314,18 @@ def check_padding(fn, x, lengths, *, atol: float = 1e-5, seed: int = 0) -> Repor
     lengths = torch.as_tensor(lengths).long().cpu()
     B, T = x.shape[:2]
     if lengths.shape != (B,):
-        raise ValueError(f"lengths must have one entry per sequence, shape ({B},), got shape {tuple(lengths.shape)}")
+        raise ValueError(
+            f"lengths must have one entry per sequence, shape ({B},), got shape {tuple(lengths.shape)}"
+        )
     if (lengths < 1).any() or (lengths > T).any():
         raise ValueError(f"every length must be between 1 and T={T}, got {lengths.tolist()}")
     report = Report("check_padding")
     real = torch.arange(T)[None, :] < lengths[:, None]  # (1, T) < (B, 1) -> (B, T)
     if bool(real.all()):
-        raise ValueError(f"lengths {lengths.tolist()} leave no padding in x of T={T} positions: nothing to check. "
-                         "Give some sequences a length below T")
+        raise ValueError(
+            f"lengths {lengths.tolist()} leave no padding in x of T={T} positions: nothing to check. "
+            "Give some sequences a length below T"
+        )
     base = _run(fn, x)
     det = check_determinism(fn, x, where=real.to(x.device))
     if not det:
@@ -320,11 +351,14 @@ def check_padding(fn, x, lengths, *, atol: float = 1e-5, seed: int = 0) -> Repor
         report.problems.append(
             f"sequence {b} (length {int(lengths[b])}): real positions {positions[:6]}"
             f"{'...' if len(positions) > 6 else ''} changed when only its padding changed"
-            + (f"; so did sequences {rows[1:6]}" if len(rows) > 1 else ""))
-        report.cause = ("the padding mask does not reach the attention, or hides the wrong axis: it must hide "
-                        "keys (the last axis, mask[:, None, None, :] on (B, H, T_q, T_k) scores), with the "
-                        "convention of the attention function (tutorlib and F.scaled_dot_product_attention: "
-                        "True = attend; nn.MultiheadAttention's key_padding_mask: True = padding)")
+            + (f"; so did sequences {rows[1:6]}" if len(rows) > 1 else "")
+        )
+        report.cause = (
+            "the padding mask does not reach the attention, or hides the wrong axis: it must hide "
+            "keys (the last axis, mask[:, None, None, :] on (B, H, T_q, T_k) scores), with the "
+            "convention of the attention function (tutorlib and F.scaled_dot_product_attention: "
+            "True = attend; nn.MultiheadAttention's key_padding_mask: True = padding)"
+        )
     return report
 
 
@@ -354,7 +388,12 @@ def check_mask_convention(mask, *, expected: str = "tutorlib") -> Report:
 
     Introduced in chapter 12 (Why doesn't my Transformer learn?).
     """
-    targets = {"tutorlib": "attend", "sdpa": "attend", "nn.MultiheadAttention": "hide", "key_padding_mask": "hide"}
+    targets = {
+        "tutorlib": "attend",
+        "sdpa": "attend",
+        "nn.MultiheadAttention": "hide",
+        "key_padding_mask": "hide",
+    }
     if expected not in targets:
         raise ValueError(f"expected must be one of {sorted(targets)}, got {expected!r}")
     m = torch.as_tensor(mask)
@@ -367,30 +406,45 @@ def check_mask_convention(mask, *, expected: str = "tutorlib") -> Report:
         "nn.MultiheadAttention key_padding_mask": convention in ("hide", "additive"),
     }
     report.details.update(convention=convention, evidence=evidence, fits=fits)
-    names = {"attend": "boolean, True = may attend", "hide": "boolean, True = hidden",
-             "additive": "additive, 0 = may attend and -inf (or very negative) = hidden",
-             "multiplicative": "1 = may attend and 0 = hidden, as numbers (Hugging Face's attention_mask)",
-             "unknown": "undetermined"}
-    report.summary = (f"convention: {names[convention]} ({evidence}); fits "
-                      + ", ".join(k for k, v in fits.items() if v))
+    names = {
+        "attend": "boolean, True = may attend",
+        "hide": "boolean, True = hidden",
+        "additive": "additive, 0 = may attend and -inf (or very negative) = hidden",
+        "multiplicative": "1 = may attend and 0 = hidden, as numbers (Hugging Face's attention_mask)",
+        "unknown": "undetermined",
+    }
+    report.summary = f"convention: {names[convention]} ({evidence}); fits " + ", ".join(
+        k for k, v in fits.items() if v
+    )
     want = targets[expected]
     ok = convention == want or (convention == "additive" and expected != "tutorlib")
     if convention == "unknown":
         report.problems.append(f"cannot tell the convention of this mask ({evidence})")
         report.cause = "a mask that is all True or all False hides nothing or everything: is it built from the right lengths?"
     elif not ok:
-        fix = {("hide", "attend"): "negate it with ~mask", ("attend", "hide"): "negate it with ~mask",
-               ("additive", "attend"): "use mask == 0", ("multiplicative", "attend"): "use mask == 1",
-               ("multiplicative", "hide"): "use mask == 0"}.get((convention, want), "convert it")
-        report.problems.append(f"the mask is {names[convention]} ({evidence}), but {expected} expects "
-                               f"{names[want]}")
-        report.cause = (f"a mask written for another library; {fix}. With the wrong polarity a query attends only "
-                        "to the padding (or the future), and a row with every key hidden gives NaN")
+        fix = {
+            ("hide", "attend"): "negate it with ~mask",
+            ("attend", "hide"): "negate it with ~mask",
+            ("additive", "attend"): "use mask == 0",
+            ("multiplicative", "attend"): "use mask == 1",
+            ("multiplicative", "hide"): "use mask == 0",
+        }.get((convention, want), "convert it")
+        report.problems.append(
+            f"the mask is {names[convention]} ({evidence}), but {expected} expects {names[want]}"
+        )
+        report.cause = (
+            f"a mask written for another library; {fix}. With the wrong polarity a query attends only "
+            "to the padding (or the future), and a row with every key hidden gives NaN"
+        )
     if m.ndim == 4 and m.shape[-1] == 1 and m.shape[-2] > 1:
-        report.problems.append(f"the mask has shape {tuple(m.shape)}: it varies along the queries (axis -2) and not "
-                               "along the keys (axis -1)")
-        report.cause = ("a padding mask on the wrong axis: it hides whole query rows instead of key columns; build "
-                        "it as mask[:, None, None, :] (B, 1, 1, S), not mask[:, None, :, None]")
+        report.problems.append(
+            f"the mask has shape {tuple(m.shape)}: it varies along the queries (axis -2) and not "
+            "along the keys (axis -1)"
+        )
+        report.cause = (
+            "a padding mask on the wrong axis: it hides whole query rows instead of key columns; build "
+            "it as mask[:, None, None, :] (B, 1, 1, S), not mask[:, None, :, None]"
+        )
     return report
 
 
@@ -402,7 +456,10 @@ def _convention(m: torch.Tensor) -> tuple[str, str]:
             if bool(diag.all()) and not bool(m.all()):
                 return "attend", "True on the diagonal: every query may see itself"
             if not bool(diag.any()) and bool(m.any()):
-                return "hide", "False on the diagonal: every query sees itself only if True means hidden"
+                return (
+                    "hide",
+                    "False on the diagonal: every query sees itself only if True means hidden",
+                )
         rows = m.reshape(-1, m.shape[-1]) if m.ndim else m.reshape(1, 1)
         # a padding row: True then False (attend) or False then True (hide), along the keys
         ints = rows.int()
@@ -412,9 +469,15 @@ def _convention(m: torch.Tensor) -> tuple[str, str]:
             runs = (ints[:, 1:] != ints[:, :-1]).sum(dim=1)  # changes along each row
             if bool((runs[mixed] == 1).all()):
                 if bool(starts_true[mixed].all()):
-                    return "attend", "each row is True on its first keys and False after: padding at the end is False"
+                    return (
+                        "attend",
+                        "each row is True on its first keys and False after: padding at the end is False",
+                    )
                 if not bool(starts_true[mixed].any()):
-                    return "hide", "each row is False on its first keys and True after: padding at the end is True"
+                    return (
+                        "hide",
+                        "each row is False on its first keys and True after: padding at the end is True",
+                    )
         if bool(m.all()):
             return "unknown", "every entry is True"
         if not bool(m.any()):
@@ -424,7 +487,9 @@ def _convention(m: torch.Tensor) -> tuple[str, str]:
         values = torch.unique(m)
         negative = values[values < 0]
         if bool(((values == 0) | (values <= -1e4)).all()) and negative.numel():
-            return "additive", "float, 0 and " + ("-inf" if bool(torch.isinf(negative).any()) else "large negatives")
+            return "additive", "float, 0 and " + (
+                "-inf" if bool(torch.isinf(negative).any()) else "large negatives"
+            )
         if bool(((values == 0) | (values == 1)).all()):
             return "multiplicative", "float 1/0"
         return "unknown", f"float values {values[:4].tolist()}"
@@ -451,7 +516,9 @@ def check_positions(fn, x, *, atol: float = 1e-5, swap: tuple = (0, 1)) -> Repor
     Introduced in chapter 12 (Why doesn't my Transformer learn?).
     """
     if not isinstance(x, torch.Tensor) or x.ndim < 2:
-        raise ValueError(f"x must be a tensor (B, T, ...) of at least two positions, got {type(x).__name__}")
+        raise ValueError(
+            f"x must be a tensor (B, T, ...) of at least two positions, got {type(x).__name__}"
+        )
     i, j = swap
     T = x.shape[1]
     if not (0 <= i < T and 0 <= j < T and i != j):
@@ -464,20 +531,29 @@ def check_positions(fn, x, *, atol: float = 1e-5, swap: tuple = (0, 1)) -> Repor
     b = (b[0] if isinstance(b, (tuple, list)) else b).float()
     gap = float((a[:, order] - b).abs().max())
     scale = max(1.0, float(a.abs().max()))
-    report = Report("check_positions", details={"difference": gap},
-                    summary=f"swapping positions {i} and {j} changes the outputs by up to {gap:.3g}, not just their order")
+    report = Report(
+        "check_positions",
+        details={"difference": gap},
+        summary=f"swapping positions {i} and {j} changes the outputs by up to {gap:.3g}, not just their order",
+    )
     if gap <= atol * scale:
-        report.problems.append(f"swapping input positions {i} and {j} only swaps the outputs (they differ by "
-                               f"{gap:.2g}): the model cannot tell word order")
-        report.cause = ("no positional information: the positional encodings are not added (or are zero), "
-                        "so self-attention sees a bag of words")
+        report.problems.append(
+            f"swapping input positions {i} and {j} only swaps the outputs (they differ by "
+            f"{gap:.2g}): the model cannot tell word order"
+        )
+        report.cause = (
+            "no positional information: the positional encodings are not added (or are zero), "
+            "so self-attention sees a bag of words"
+        )
     return report
 
 
 # --- teacher forcing -----------------------------------------------------------------------
 
 
-def check_shift(batch, *, bos_id: int = BOS_ID, eos_id: int = EOS_ID, pad_id: int = PAD_ID) -> Report:
+def check_shift(
+    batch, *, bos_id: int = BOS_ID, eos_id: int = EOS_ID, pad_id: int = PAD_ID
+) -> Report:
     """Is the decoder's input the target shifted right behind BOS, as teacher forcing needs?
 
     ``batch`` has ``tgt_in`` and ``tgt_out`` (a ``tutorlib.data.Batch``), or is
@@ -493,42 +569,68 @@ def check_shift(batch, *, bos_id: int = BOS_ID, eos_id: int = EOS_ID, pad_id: in
     elif hasattr(batch, "tgt_in") and hasattr(batch, "tgt_out"):
         tgt_in, tgt_out = batch.tgt_in, batch.tgt_out
     else:
-        raise ValueError(f"check_shift expects a Batch with tgt_in and tgt_out, or a pair (tgt_in, tgt_out), "
-                         f"got {type(batch).__name__}")
+        raise ValueError(
+            f"check_shift expects a Batch with tgt_in and tgt_out, or a pair (tgt_in, tgt_out), "
+            f"got {type(batch).__name__}"
+        )
     tgt_in, tgt_out = torch.as_tensor(tgt_in).cpu(), torch.as_tensor(tgt_out).cpu()
     if tgt_in.shape != tgt_out.shape or tgt_in.ndim != 2:
-        raise ValueError(f"tgt_in and tgt_out must both be (B, T) token ids, got shapes {tuple(tgt_in.shape)} "
-                         f"and {tuple(tgt_out.shape)}")
-    report = Report("check_shift", summary="every row: tgt_in = BOS + target, tgt_out = target + EOS")
+        raise ValueError(
+            f"tgt_in and tgt_out must both be (B, T) token ids, got shapes {tuple(tgt_in.shape)} "
+            f"and {tuple(tgt_out.shape)}"
+        )
+    report = Report(
+        "check_shift", summary="every row: tgt_in = BOS + target, tgt_out = target + EOS"
+    )
     if torch.equal(tgt_in, tgt_out):
-        report.problems.append("tgt_in and tgt_out are the same tensor: position t reads the very word it must "
-                               "predict")
-        report.cause = ("the target is not shifted: the decoder copies its input, the training loss falls to "
-                        "almost nothing and the translations are garbage. Use tgt_in = BOS + target, "
-                        "tgt_out = target + EOS")
+        report.problems.append(
+            "tgt_in and tgt_out are the same tensor: position t reads the very word it must predict"
+        )
+        report.cause = (
+            "the target is not shifted: the decoder copies its input, the training loss falls to "
+            "almost nothing and the translations are garbage. Use tgt_in = BOS + target, "
+            "tgt_out = target + EOS"
+        )
         return report
     B, T = tgt_in.shape
     for b in range(B):
         row_in, row_out = tgt_in[b].tolist(), tgt_out[b].tolist()
-        n_out = len(row_out) - next((k for k, t in enumerate(reversed(row_out)) if t != pad_id), len(row_out))
+        n_out = len(row_out) - next(
+            (k for k, t in enumerate(reversed(row_out)) if t != pad_id), len(row_out)
+        )
         if row_in[0] != bos_id:
-            report.problems.append(f"row {b}: tgt_in starts with id {row_in[0]}, not BOS ({bos_id})")
+            report.problems.append(
+                f"row {b}: tgt_in starts with id {row_in[0]}, not BOS ({bos_id})"
+            )
             shifted_left = row_in[: n_out - 1] == row_out[1:n_out]
-            report.cause = ("the target is shifted the wrong way (tgt_in is ahead of tgt_out)" if shifted_left
-                            else "the decoder's input does not start with BOS: prepend it (tgt_in = BOS + target)")
+            report.cause = (
+                "the target is shifted the wrong way (tgt_in is ahead of tgt_out)"
+                if shifted_left
+                else "the decoder's input does not start with BOS: prepend it (tgt_in = BOS + target)"
+            )
             break
         if bos_id in row_out[:n_out]:
-            report.problems.append(f"row {b}: tgt_out contains BOS at position {row_out.index(bos_id)}")
-            report.cause = "BOS belongs in the decoder's input only; the model never has to predict it"
+            report.problems.append(
+                f"row {b}: tgt_out contains BOS at position {row_out.index(bos_id)}"
+            )
+            report.cause = (
+                "BOS belongs in the decoder's input only; the model never has to predict it"
+            )
             break
         if row_in[1:n_out] != row_out[: n_out - 1]:
             t = next(k for k in range(1, n_out) if row_in[k] != row_out[k - 1])
-            report.problems.append(f"row {b}: tgt_in[{t}] = {row_in[t]} but tgt_out[{t - 1}] = {row_out[t - 1]}: "
-                                   "the input is not the target shifted right by one")
-            report.cause = "tgt_in and tgt_out come from different sentences or are shifted by more than one"
+            report.problems.append(
+                f"row {b}: tgt_in[{t}] = {row_in[t]} but tgt_out[{t - 1}] = {row_out[t - 1]}: "
+                "the input is not the target shifted right by one"
+            )
+            report.cause = (
+                "tgt_in and tgt_out come from different sentences or are shifted by more than one"
+            )
             break
         if n_out and row_out[n_out - 1] != eos_id:
-            report.problems.append(f"row {b}: tgt_out ends with id {row_out[n_out - 1]}, not EOS ({eos_id})")
+            report.problems.append(
+                f"row {b}: tgt_out ends with id {row_out[n_out - 1]}, not EOS ({eos_id})"
+            )
             report.cause = "without EOS in the targets the model never learns to stop"
             break
     return report
@@ -546,29 +648,46 @@ def check_loss_padding(loss_fn, logits, targets, *, pad_id: int = PAD_ID, seed: 
     """
     pad = targets == pad_id
     if not bool(pad.any()):
-        raise ValueError(f"targets hold no padding (id {pad_id}): nothing to check. Use a batch with sentences of "
-                         "different lengths, or pass pad_id")
+        raise ValueError(
+            f"targets hold no padding (id {pad_id}): nothing to check. Use a batch with sentences of "
+            "different lengths, or pass pad_id"
+        )
     with torch.no_grad():
         base = float(loss_fn(logits, targets))
         changed = logits.clone()
         g = torch.Generator().manual_seed(seed)
         changed[pad] = torch.randn(changed[pad].shape, generator=g).to(logits) * 10
         moved = float(loss_fn(changed, targets))
-    report = Report("check_loss_padding", details={"loss": base, "loss_with_other_padding": moved},
-                    summary=f"the loss stays {base:.4f} when the logits at {int(pad.sum())} padded positions change")
+    report = Report(
+        "check_loss_padding",
+        details={"loss": base, "loss_with_other_padding": moved},
+        summary=f"the loss stays {base:.4f} when the logits at {int(pad.sum())} padded positions change",
+    )
     if abs(moved - base) > 1e-6 * max(1.0, abs(base)):
-        report.problems.append(f"the loss moved from {base:.4f} to {moved:.4f} when only the logits at the "
-                               f"{int(pad.sum())} padded positions changed")
-        report.cause = (f"padding counted in the loss: pass ignore_index={pad_id} to F.cross_entropy (or average "
-                        "over the real tokens only)")
+        report.problems.append(
+            f"the loss moved from {base:.4f} to {moved:.4f} when only the logits at the "
+            f"{int(pad.sum())} padded positions changed"
+        )
+        report.cause = (
+            f"padding counted in the loss: pass ignore_index={pad_id} to F.cross_entropy (or average "
+            "over the real tokens only)"
+        )
     return report
 
 
 # --- training -------------------------------------------------------------------------------
 
 
-def overfit_one_batch(model, batch, loss_fn=None, *, steps: int = 100, lr: float = 3e-3, target: float = 0.1,
-                      seed: int = 0) -> Report:
+def overfit_one_batch(
+    model,
+    batch,
+    loss_fn=None,
+    *,
+    steps: int = 100,
+    lr: float = 3e-3,
+    target: float = 0.1,
+    seed: int = 0,
+) -> Report:
     """The classic sanity test: can the model learn *one* batch by heart?
 
     A copy of ``model`` (yours is not touched) is trained with AdamW for
@@ -586,12 +705,16 @@ def overfit_one_batch(model, batch, loss_fn=None, *, steps: int = 100, lr: float
         raise ValueError(f"model must be an nn.Module, got {type(model).__name__}")
     if loss_fn is None:
         if not hasattr(batch, "tgt_out"):
-            raise ValueError("without loss_fn, batch must have tgt_out (a tutorlib.data.Batch); pass "
-                             "loss_fn(model, batch) -> loss for other models")
+            raise ValueError(
+                "without loss_fn, batch must have tgt_out (a tutorlib.data.Batch); pass "
+                "loss_fn(model, batch) -> loss for other models"
+            )
 
         def loss_fn(m, b):
             logits = m(b)  # (B, T, V)
-            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), b.tgt_out.reshape(-1), ignore_index=0)
+            return F.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), b.tgt_out.reshape(-1), ignore_index=0
+            )
 
     torch.manual_seed(seed)
     copy_ = copy.deepcopy(model)
@@ -613,23 +736,36 @@ def overfit_one_batch(model, batch, loss_fn=None, *, steps: int = 100, lr: float
         torch.nn.utils.clip_grad_norm_(copy_.parameters(), 1.0)
         optimizer.step()
     final = losses[-1]
-    report = Report("overfit_one_batch", details={"losses": losses, "target": target},
-                    summary=f"the loss fell from {losses[0]:.3f} to {final:.3f} in {len(losses)} steps "
-                            f"(target below {target})")
+    report = Report(
+        "overfit_one_batch",
+        details={"losses": losses, "target": target},
+        summary=f"the loss fell from {losses[0]:.3f} to {final:.3f} in {len(losses)} steps "
+        f"(target below {target})",
+    )
     if not math.isfinite(final):
         report.problems.append(f"the loss is {final} after {len(losses)} step(s)")
-        report.cause = ("NaN at the first step is a mask (" + _NAN_CAUSE + "); later, the learning rate is too "
-                        "high (use a warmup and gradient clipping)")
+        report.cause = (
+            "NaN at the first step is a mask (" + _NAN_CAUSE + "); later, the learning rate is too "
+            "high (use a warmup and gradient clipping)"
+        )
     elif final > losses[0]:
-        report.problems.append(f"the loss rose from {losses[0]:.3f} to {final:.3f} in {steps} steps on one batch")
-        report.cause = ("a learning rate far too high: every step overshoots. Lower it, warm up to it, and clip "
-                        "the gradient norm")
+        report.problems.append(
+            f"the loss rose from {losses[0]:.3f} to {final:.3f} in {steps} steps on one batch"
+        )
+        report.cause = (
+            "a learning rate far too high: every step overshoots. Lower it, warm up to it, and clip "
+            "the gradient norm"
+        )
     elif final > target:
-        report.problems.append(f"the loss only fell from {losses[0]:.3f} to {final:.3f} in {steps} steps on one "
-                               f"batch (a healthy model goes below {target})")
-        report.cause = ("the model cannot see what it must predict: the source hidden by a wrong mask, inputs "
-                        "and targets misaligned, gradients not flowing (detach, frozen layers), or a learning rate "
-                        "far too low. Look at gradient_norms")
+        report.problems.append(
+            f"the loss only fell from {losses[0]:.3f} to {final:.3f} in {steps} steps on one "
+            f"batch (a healthy model goes below {target})"
+        )
+        report.cause = (
+            "the model cannot see what it must predict: the source hidden by a wrong mask, inputs "
+            "and targets misaligned, gradients not flowing (detach, frozen layers), or a learning rate "
+            "far too low. Look at gradient_norms"
+        )
     return report
 
 
@@ -656,18 +792,30 @@ def gradient_norms(model: nn.Module, *, explode: float = 1e3) -> Report:
             missing.append(name)
             continue
         groups.setdefault(group, []).append(p.grad.detach().float())
-    norms = {g: float(torch.sqrt(sum((t.double() ** 2).sum() for t in ts))) for g, ts in groups.items()}
+    norms = {
+        g: float(torch.sqrt(sum((t.double() ** 2).sum() for t in ts))) for g, ts in groups.items()
+    }
     heads = {}
     from .nn import MultiHeadAttention
 
     for name, m in model.named_modules():
-        if isinstance(m, MultiHeadAttention) and m.w_q.weight.grad is not None and m.w_k.weight.grad is not None:
+        if (
+            isinstance(m, MultiHeadAttention)
+            and m.w_q.weight.grad is not None
+            and m.w_k.weight.grad is not None
+        ):
             gq = m.w_q.weight.grad.view(m.num_heads, m.d_head, -1)  # (D, D) -> (H, Dh, D)
             gk = m.w_k.weight.grad.view(m.num_heads, m.d_head, -1)
-            heads[name] = [float(torch.sqrt((gq[h] ** 2).sum() + (gk[h] ** 2).sum())) for h in range(m.num_heads)]
-    total = math.sqrt(sum(v ** 2 for v in norms.values())) if norms else float("nan")
-    report = Report("gradient_norms", details={"norms": norms, "heads": heads, "total": total, "missing": missing},
-                    summary=f"total gradient norm {total:.3g} over {len(norms)} groups")
+            heads[name] = [
+                float(torch.sqrt((gq[h] ** 2).sum() + (gk[h] ** 2).sum()))
+                for h in range(m.num_heads)
+            ]
+    total = math.sqrt(sum(v**2 for v in norms.values())) if norms else float("nan")
+    report = Report(
+        "gradient_norms",
+        details={"norms": norms, "heads": heads, "total": total, "missing": missing},
+        summary=f"total gradient norm {total:.3g} over {len(norms)} groups",
+    )
     if not groups and not missing:
         raise ValueError("the model has no trainable parameters")
     if not groups:
@@ -676,26 +824,43 @@ def gradient_norms(model: nn.Module, *, explode: float = 1e3) -> Report:
         return report
     bad = [g for g, v in norms.items() if not math.isfinite(v)]
     if bad:
-        report.problems.append(f"NaN or inf gradients in {bad[:3]}" + (f" and {len(bad) - 3} more" if len(bad) > 3 else ""))
-        report.cause = ("divergence: a learning rate too high or a warmup too short (or a schedule that is "
-                        "infinite at step 0), no gradient clipping, fp16 overflow; or a NaN already in the loss")
+        report.problems.append(
+            f"NaN or inf gradients in {bad[:3]}"
+            + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+        )
+        report.cause = (
+            "divergence: a learning rate too high or a warmup too short (or a schedule that is "
+            "infinite at step 0), no gradient clipping, fp16 overflow; or a NaN already in the loss"
+        )
     big = [g for g, v in norms.items() if math.isfinite(v) and v > explode]
     if big:
-        report.problems.append(f"exploding gradients: {big[0]} has norm {norms[big[0]]:.3g} (> {explode:g})")
-        report.cause = report.cause or ("exploding gradients: lower the learning rate, add warmup and clip the "
-                                        "gradient norm (torch.nn.utils.clip_grad_norm_)")
+        report.problems.append(
+            f"exploding gradients: {big[0]} has norm {norms[big[0]]:.3g} (> {explode:g})"
+        )
+        report.cause = report.cause or (
+            "exploding gradients: lower the learning rate, add warmup and clip the "
+            "gradient norm (torch.nn.utils.clip_grad_norm_)"
+        )
     zero = [g for g, v in norms.items() if v == 0.0]
     if missing:
-        report.problems.append(f"no gradient at all for {missing[:3]}" + (f" and {len(missing) - 3} more"
-                                                                          if len(missing) > 3 else ""))
-        report.cause = report.cause or ("parameters that never reach the loss: a layer built but not called, an "
-                                        "output detached (.detach(), .item(), torch.no_grad) or a tensor rebuilt "
-                                        "from numbers")
+        report.problems.append(
+            f"no gradient at all for {missing[:3]}"
+            + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        )
+        report.cause = report.cause or (
+            "parameters that never reach the loss: a layer built but not called, an "
+            "output detached (.detach(), .item(), torch.no_grad) or a tensor rebuilt "
+            "from numbers"
+        )
     if zero:
-        report.problems.append(f"the gradient is exactly zero in {zero[:3]}" + (f" and {len(zero) - 3} more"
-                                                                               if len(zero) > 3 else ""))
-        report.cause = report.cause or ("a dead layer: its output is multiplied by zero, fully masked, or cut off "
-                                        "(e.g. every ReLU unit off)")
+        report.problems.append(
+            f"the gradient is exactly zero in {zero[:3]}"
+            + (f" and {len(zero) - 3} more" if len(zero) > 3 else "")
+        )
+        report.cause = report.cause or (
+            "a dead layer: its output is multiplied by zero, fully masked, or cut off "
+            "(e.g. every ReLU unit off)"
+        )
     return report
 
 
@@ -718,6 +883,7 @@ def attention_maps(model: nn.Module, *args, **kwargs) -> dict:
     maps, handles = {}, []
     for name, m in model.named_modules():
         if isinstance(m, (MultiHeadAttention, nn.MultiheadAttention)):
+
             def pre(module, a, kw):
                 kw["need_weights"] = True
                 if isinstance(module, nn.MultiheadAttention):
@@ -737,12 +903,16 @@ def attention_maps(model: nn.Module, *args, **kwargs) -> dict:
         for h in handles:
             h.remove()
     if not maps:
-        raise ValueError(f"{type(model).__name__} holds no tutorlib MultiHeadAttention or nn.MultiheadAttention "
-                         "whose weights could be collected: pass the weights to attention_entropy yourself")
+        raise ValueError(
+            f"{type(model).__name__} holds no tutorlib MultiHeadAttention or nn.MultiheadAttention "
+            "whose weights could be collected: pass the weights to attention_entropy yourself"
+        )
     return maps
 
 
-def attention_entropy(weights, *args, saturated: float = 0.999, uniform: float = 0.99, **kwargs) -> Report:
+def attention_entropy(
+    weights, *args, saturated: float = 0.999, uniform: float = 0.99, **kwargs
+) -> Report:
     r"""How peaked is each head's attention? Entropy per layer and head, with saturated and uniform heads flagged.
 
     ``weights`` is one tensor ``(..., H, T_q, T_k)``, a list or a dict of them
@@ -770,7 +940,9 @@ def attention_entropy(weights, *args, saturated: float = 0.999, uniform: float =
     for name, w in weights.items():
         w = torch.as_tensor(w).detach().double()
         if w.ndim < 2:
-            raise ValueError(f"attention weights {name!r} must be (..., T_q, T_k), got shape {tuple(w.shape)}")
+            raise ValueError(
+                f"attention weights {name!r} must be (..., T_q, T_k), got shape {tuple(w.shape)}"
+            )
         w = w.reshape(-1, *w.shape[-3:]) if w.ndim >= 3 else w[None, None]  # (N, H, T_q, T_k)
         visible = (w > 0).sum(dim=-1)  # (N, H, T_q)
         rows = visible >= 2
@@ -779,7 +951,9 @@ def attention_entropy(weights, *args, saturated: float = 0.999, uniform: float =
         peak = w.amax(dim=-1)
         per_head = []
         for h in range(w.shape[1]):
-            r = rows[:, h]   # entropy over rows that see two keys or more; a one-hot row counts as peak 1
+            r = rows[
+                :, h
+            ]  # entropy over rows that see two keys or more; a one-hot row counts as peak 1
             peak_h = float(peak[:, h].mean())
             if not bool(r.any()):
                 per_head.append((float("nan"), float("nan"), peak_h))
@@ -788,17 +962,32 @@ def attention_entropy(weights, *args, saturated: float = 0.999, uniform: float =
         table[name] = per_head
         for h, (e, n, p) in enumerate(per_head):
             if p > saturated:
-                problems.append(f"{name} head {h} is saturated (its largest weight averages {p:.3f})")
+                problems.append(
+                    f"{name} head {h} is saturated (its largest weight averages {p:.3f})"
+                )
             elif n > uniform:
-                problems.append(f"{name} head {h} is nearly uniform ({100 * n:.1f}% of the uniform entropy)")
-    report = Report("attention_entropy", problems=problems, details={"heads": table},
-                    summary=f"{sum(len(v) for v in table.values())} heads, none saturated or uniform")
+                problems.append(
+                    f"{name} head {h} is nearly uniform ({100 * n:.1f}% of the uniform entropy)"
+                )
+    report = Report(
+        "attention_entropy",
+        problems=problems,
+        details={"heads": table},
+        summary=f"{sum(len(v) for v in table.values())} heads, none saturated or uniform",
+    )
     if problems:
         sat = any("saturated" in p for p in problems)
-        report.cause = (("saturated softmaxes: the scores are too large; is the 1/sqrt(d_k) scaling missing? "
-                         "Their gradients vanish") if sat else
-                        ("uniform attention: the scores are too small, scaled by d_k or sqrt(d_model) instead of "
-                         "sqrt(d_k), or the model has not learnt (yet) to look anywhere in particular"))
+        report.cause = (
+            (
+                "saturated softmaxes: the scores are too large; is the 1/sqrt(d_k) scaling missing? "
+                "Their gradients vanish"
+            )
+            if sat
+            else (
+                "uniform attention: the scores are too small, scaled by d_k or sqrt(d_model) instead of "
+                "sqrt(d_k), or the model has not learnt (yet) to look anywhere in particular"
+            )
+        )
     return report
 
 
@@ -822,30 +1011,44 @@ def check_bleu(score: float, hypotheses, references, *, tolerance: float = 0.01)
 
     hypotheses, references = list(hypotheses), list(references)
     if len(hypotheses) != len(references) or not hypotheses:
-        raise ValueError(f"got {len(hypotheses)} hypotheses and {len(references)} references: give one reference "
-                         "string per hypothesis")
+        raise ValueError(
+            f"got {len(hypotheses)} hypotheses and {len(references)} references: give one reference "
+            "string per hypothesis"
+        )
     if not all(isinstance(s, str) for s in hypotheses + references):
-        raise ValueError("hypotheses and references must be strings (detokenised sentences), not token lists")
+        raise ValueError(
+            "hypotheses and references must be strings (detokenised sentences), not token lists"
+        )
     corpus = sacrebleu.corpus_bleu(hypotheses, [references]).score
     variants = {
         "corpus BLEU (sacrebleu, the standard)": corpus,
-        "mean of sentence BLEUs": sum(sacrebleu.sentence_bleu(h, [r]).score
-                                      for h, r in zip(hypotheses, references)) / len(hypotheses),
-        "whitespace tokens (punctuation stuck to words)": sacrebleu.corpus_bleu(hypotheses, [references],
-                                                                                 tokenize="none").score,
+        "mean of sentence BLEUs": sum(
+            sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hypotheses, references)
+        )
+        / len(hypotheses),
+        "whitespace tokens (punctuation stuck to words)": sacrebleu.corpus_bleu(
+            hypotheses, [references], tokenize="none"
+        ).score,
         "0-1 scale": corpus / 100,
     }
-    report = Report("check_bleu", details={"variants": variants, "corpus_bleu": corpus},
-                    summary=f"{score:.2f} is sacrebleu's corpus BLEU ({corpus:.2f})")
+    report = Report(
+        "check_bleu",
+        details={"variants": variants, "corpus_bleu": corpus},
+        summary=f"{score:.2f} is sacrebleu's corpus BLEU ({corpus:.2f})",
+    )
     if abs(score - corpus) > tolerance:
         closest = min(variants, key=lambda k: abs(variants[k] - score))
         report.problems.append(f"{score:.2f} is not the corpus BLEU {corpus:.2f}")
         if abs(variants[closest] - score) <= max(tolerance, 0.01 * abs(score)):
             report.cause = f"it matches the {closest}: {variants[closest]:.2f}"
         else:
-            report.cause = ("it matches none of the usual variants: score detokenised strings with "
-                            "sacrebleu.corpus_bleu(hypotheses, [references])")
+            report.cause = (
+                "it matches none of the usual variants: score detokenised strings with "
+                "sacrebleu.corpus_bleu(hypotheses, [references])"
+            )
         if closest == "mean of sentence BLEUs":
-            report.cause += ("; a sentence-level BLEU is 0 (or smoothed) whenever a short sentence misses every "
-                             "4-gram, so the mean is not BLEU: sum the n-gram counts over the corpus first")
+            report.cause += (
+                "; a sentence-level BLEU is 0 (or smoothed) whenever a short sentence misses every "
+                "4-gram, so the mean is not BLEU: sum the n-gram counts over the corpus first"
+            )
     return report

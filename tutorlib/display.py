@@ -60,7 +60,19 @@ OKABE_ITO = {
 #: Rainbow maps (jet, rainbow, hsv, turbo, Spectral) and red-green ones (RdYlGn) are out.
 COLOUR_BLIND_SAFE_CMAPS = frozenset(
     name + suffix
-    for name in ("cividis", "viridis", "plasma", "inferno", "magma", "RdBu", "PuOr", "BrBG", "PRGn", "Greys", "Blues")
+    for name in (
+        "cividis",
+        "viridis",
+        "plasma",
+        "inferno",
+        "magma",
+        "RdBu",
+        "PuOr",
+        "BrBG",
+        "PRGn",
+        "Greys",
+        "Blues",
+    )
     for suffix in ("", "_r")
 )
 
@@ -106,6 +118,7 @@ def relative_luminance(rgb) -> float:
     the stored channels overrates mid-tones, which is how white text once
     ended up on cells too light for it.
     """
+
     def linear(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
 
@@ -151,12 +164,23 @@ class LabelledMatrix:
     colour scale would mislead).
     """
 
-    def __init__(self, values, rows=None, cols=None, title=None, decimals=3, cmap=DEFAULT_CMAP, row_sums=False):
+    def __init__(
+        self,
+        values,
+        rows=None,
+        cols=None,
+        title=None,
+        decimals=3,
+        cmap=DEFAULT_CMAP,
+        row_sums=False,
+    ):
         arr = np.asarray(values, dtype=float)
         if arr.ndim == 1:
             arr = arr[None, :]
         if arr.ndim != 2:
-            raise ValueError(f"matrix() shows 2-D arrays, got shape {arr.shape}; pick one slice, e.g. x[0]")
+            raise ValueError(
+                f"matrix() shows 2-D arrays, got shape {arr.shape}; pick one slice, e.g. x[0]"
+            )
         if cmap is not None:
             _check_cmap(cmap)
         self.values = arr
@@ -182,32 +206,46 @@ class LabelledMatrix:
             return [[plain] * self.values.shape[1] for _ in self.values]
         finite = self.values[np.isfinite(self.values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        return [[shade(x, lo, hi, self.cmap) if np.isfinite(x) else plain for x in row] for row in self.values]
+        return [
+            [shade(x, lo, hi, self.cmap) if np.isfinite(x) else plain for x in row]
+            for row in self.values
+        ]
 
     def _repr_html_(self) -> str:
         esc = html.escape
         colours = self._colours()
-        parts = ['<table class="tutorlib-matrix" style="border-collapse:collapse;font-family:monospace;text-align:right">']
+        parts = [
+            '<table class="tutorlib-matrix" style="border-collapse:collapse;font-family:monospace;text-align:right">'
+        ]
         if self.title:
-            parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(self.title)}</caption>')
+            parts.append(
+                f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(self.title)}</caption>'
+            )
         head = "".join(f'<th scope="col" style="padding:2px 8px">{esc(c)}</th>' for c in self.cols)
         if self.row_sums:
             head += '<th scope="col" style="padding:2px 8px">Σ</th>'
-        parts.append(f'<thead><tr><th></th>{head}</tr></thead><tbody>')
+        parts.append(f"<thead><tr><th></th>{head}</tr></thead><tbody>")
         for label, row, cols in zip(self.rows, self.values, colours):
             cells = "".join(
                 f'<td style="padding:2px 8px;background:{bg};color:{fg}">{self._fmt(x)}</td>'
                 for x, (bg, fg) in zip(row, cols)
             )
             if self.row_sums:
-                cells += f'<td style="padding:2px 8px;font-weight:bold">{self._fmt(np.sum(row))}</td>'
-            parts.append(f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
+                cells += (
+                    f'<td style="padding:2px 8px;font-weight:bold">{self._fmt(np.sum(row))}</td>'
+                )
+            parts.append(
+                f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>'
+            )
         parts.append("</tbody></table>")
         return "".join(parts)
 
     def __repr__(self) -> str:
         cols = self.cols + (["Σ"] if self.row_sums else [])
-        body = [[self._fmt(x) for x in row] + ([self._fmt(np.sum(row))] if self.row_sums else []) for row in self.values]
+        body = [
+            [self._fmt(x) for x in row] + ([self._fmt(np.sum(row))] if self.row_sums else [])
+            for row in self.values
+        ]
         width = max([len(c) for c in cols] + [len(x) for r in body for x in r])
         lead = max(len(r) for r in self.rows)
         lines = [self.title] if self.title else []
@@ -217,12 +255,25 @@ class LabelledMatrix:
         return "\n".join(lines)
 
 
-def matrix(values, rows=None, cols=None, title=None, decimals=3, cmap=DEFAULT_CMAP, row_sums=False) -> LabelledMatrix:
+def matrix(
+    values, rows=None, cols=None, title=None, decimals=3, cmap=DEFAULT_CMAP, row_sums=False
+) -> LabelledMatrix:
     """Show ``values`` as a labelled, colour-scaled table (see :class:`LabelledMatrix`)."""
-    return LabelledMatrix(values, rows, cols, title=title, decimals=decimals, cmap=cmap, row_sums=row_sums)
+    return LabelledMatrix(
+        values, rows, cols, title=title, decimals=decimals, cmap=cmap, row_sums=row_sums
+    )
 
 
-def attention_heatmap(weights, query_labels, key_labels, ax=None, title=None, annotate=True, decimals=2, cmap=DEFAULT_CMAP):
+def attention_heatmap(
+    weights,
+    query_labels,
+    key_labels,
+    ax=None,
+    title=None,
+    annotate=True,
+    decimals=2,
+    cmap=DEFAULT_CMAP,
+):
     """Draw attention weights ``(T_q, T_k)`` as a heatmap: queries down, keys across.
 
     Returns the matplotlib ``Axes``. Values are written in the cells when
@@ -233,7 +284,9 @@ def attention_heatmap(weights, query_labels, key_labels, ax=None, title=None, an
     _check_cmap(cmap)
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
-        raise ValueError(f"attention_heatmap draws one (T_q, T_k) matrix, got shape {w.shape}; pick one head or batch item")
+        raise ValueError(
+            f"attention_heatmap draws one (T_q, T_k) matrix, got shape {w.shape}; pick one head or batch item"
+        )
     q_labels = labels_for(query_labels, w.shape[0], "row")
     k_labels = labels_for(key_labels, w.shape[1], "column")
     if ax is None:
@@ -250,17 +303,33 @@ def attention_heatmap(weights, query_labels, key_labels, ax=None, title=None, an
         for i in range(w.shape[0]):
             for j in range(w.shape[1]):
                 colour = text_colour(image.cmap(norm(w[i, j])))
-                ax.text(j, i, f"{w[i, j]:.{decimals}f}", ha="center", va="center", color=colour, fontsize=10)
+                ax.text(
+                    j,
+                    i,
+                    f"{w[i, j]:.{decimals}f}",
+                    ha="center",
+                    va="center",
+                    color=colour,
+                    fontsize=10,
+                )
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
 
 # Colour-blind-safe pair (Okabe-Ito blue and vermillion), then more of the same palette.
-_GROUP_COLOURS = [OKABE_ITO[c] for c in ("blue", "vermillion", "green", "reddish purple", "orange", "sky blue")]
+_GROUP_COLOURS = [
+    OKABE_ITO[c] for c in ("blue", "vermillion", "green", "reddish purple", "orange", "sky blue")
+]
 _GROUP_MARKERS = ["o", "s", "^", "D", "v", "P"]
 
 
-def plot_word_vectors(groups: Mapping[str, Mapping[str, Sequence[float]]], ax=None, title=None, arrows=True, moved=None):
+def plot_word_vectors(
+    groups: Mapping[str, Mapping[str, Sequence[float]]],
+    ax=None,
+    title=None,
+    arrows=True,
+    moved=None,
+):
     """Plot 2-D word vectors, one colour and marker per group (e.g. per language).
 
     ``groups`` maps a group name to ``{word: (x, y)}``. ``moved`` optionally
@@ -273,25 +342,46 @@ def plot_word_vectors(groups: Mapping[str, Mapping[str, Sequence[float]]], ax=No
         _, ax = plt.subplots(figsize=(5.5, 5))
     points = []
     for g, (group, words) in enumerate(groups.items()):
-        colour, marker = _GROUP_COLOURS[g % len(_GROUP_COLOURS)], _GROUP_MARKERS[g % len(_GROUP_MARKERS)]
+        colour, marker = (
+            _GROUP_COLOURS[g % len(_GROUP_COLOURS)],
+            _GROUP_MARKERS[g % len(_GROUP_MARKERS)],
+        )
         for n, (word, vec) in enumerate(words.items()):
             vec = np.asarray(vec, dtype=float)
             if vec.shape != (2,):
-                raise ValueError(f"plot_word_vectors draws 2-D vectors; {word!r} has shape {vec.shape}")
+                raise ValueError(
+                    f"plot_word_vectors draws 2-D vectors; {word!r} has shape {vec.shape}"
+                )
             points.append(vec)
             if arrows:
-                ax.annotate("", xy=vec, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=colour, alpha=0.5))
-            ax.scatter(*vec, color=colour, marker=marker, s=60, label=group if n == 0 else None, zorder=3)
-            ax.annotate(word, vec, textcoords="offset points", xytext=(6, 6), color=colour, fontsize=11)
+                ax.annotate(
+                    "",
+                    xy=vec,
+                    xytext=(0, 0),
+                    arrowprops=dict(arrowstyle="->", color=colour, alpha=0.5),
+                )
+            ax.scatter(
+                *vec, color=colour, marker=marker, s=60, label=group if n == 0 else None, zorder=3
+            )
+            ax.annotate(
+                word, vec, textcoords="offset points", xytext=(6, 6), color=colour, fontsize=11
+            )
     for word, new in (moved or {}).items():
         new = np.asarray(new, dtype=float)
-        old = next((np.asarray(words[word], dtype=float) for words in groups.values() if word in words), None)
+        old = next(
+            (np.asarray(words[word], dtype=float) for words in groups.values() if word in words),
+            None,
+        )
         if old is None:
             raise ValueError(f"moved names {word!r}, which is in none of the groups")
         points.append(new)
-        ax.annotate("", xy=new, xytext=old, arrowprops=dict(arrowstyle="->", color="black", lw=1.5, ls="--"))
+        ax.annotate(
+            "", xy=new, xytext=old, arrowprops=dict(arrowstyle="->", color="black", lw=1.5, ls="--")
+        )
         ax.scatter(*new, color="black", marker="*", s=120, zorder=4)
-        ax.annotate(f"{word} (after)", new, textcoords="offset points", xytext=(6, -14), fontsize=11)
+        ax.annotate(
+            f"{word} (after)", new, textcoords="offset points", xytext=(6, -14), fontsize=11
+        )
     pts = np.array(points + [np.zeros(2)])
     pad = 0.3
     ax.set_xlim(pts[:, 0].min() - pad, pts[:, 0].max() + pad + 0.4)
@@ -315,15 +405,21 @@ def plot_word_vectors(groups: Mapping[str, Mapping[str, Sequence[float]]], ax=No
 BAR_COLOUR = OKABE_ITO["blue"]
 HIGHLIGHT_COLOUR = OKABE_ITO["vermillion"]  # outlines the selected row
 ALLOWED_COLOUR = OKABE_ITO["sky blue"]  # mask cells that may attend
-_HIDDEN_STYLE = "background:repeating-linear-gradient(45deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#000000"
+_HIDDEN_STYLE = (
+    "background:repeating-linear-gradient(45deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#000000"
+)
 _CELL = "padding:2px 8px;border:1px solid #ffffff"
 # Text for screen readers only (a mark like ✕ is read as "multiplication x"), inline like every style here.
-_SR_ONLY = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap"
+_SR_ONLY = (
+    "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap"
+)
 
 
 def _mark(symbol: str, spoken: str) -> str:
     """A mark drawn for the eye and a word said to a screen reader."""
     return f'<span aria-hidden="true">{symbol}</span><span style="{_SR_ONLY}">{spoken}</span>'
+
+
 _BAR_PX = 300  # a weight of 1 is this wide
 
 
@@ -342,7 +438,9 @@ def weight_bars_html(labels, weights, title: str = "") -> str:
     labels = [str(x) for x in labels]
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (len(labels),):
-        raise ValueError(f"need one weight per label: {len(labels)} labels but weights of shape {weights.shape}")
+        raise ValueError(
+            f"need one weight per label: {len(labels)} labels but weights of shape {weights.shape}"
+        )
     rows = []
     for label, w in zip(labels, weights):
         rows.append(
@@ -355,25 +453,41 @@ def weight_bars_html(labels, weights, title: str = "") -> str:
     head = f"<div><b>{html.escape(title)}</b></div>" if title else ""
     # what a screen reader's status line says of this view (tutorlib/explorers/static.py): the largest weight
     top = int(np.argmax(weights)) if len(labels) else None
-    summary = (f"{title + ': ' if title else ''}largest weight {weights[top]:.3f} on {labels[top]}"
-               if top is not None else title)
+    summary = (
+        f"{title + ': ' if title else ''}largest weight {weights[top]:.3f} on {labels[top]}"
+        if top is not None
+        else title
+    )
     return f'<div class="tutorlib-bars" data-summary="{html.escape(summary)}">{head}{"".join(rows)}</div>'
 
 
 def _table_start(css_class: str, align: str, title: str, cols) -> list[str]:
     """The opening of a query-by-key HTML table: caption (if any) and the header row of key labels."""
     esc = html.escape
-    parts = [f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;text-align:{align}">']
+    parts = [
+        f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;text-align:{align}">'
+    ]
     if title:
-        parts.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>')
+        parts.append(
+            f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>'
+        )
     head = "".join(f'<th scope="col" style="padding:2px 8px">{esc(c)}</th>' for c in cols)
-    parts.append('<thead><tr><th scope="col" style="padding:2px 8px;text-align:left">query ↓ key →</th>'
-                 f'{head}</tr></thead><tbody>')
+    parts.append(
+        '<thead><tr><th scope="col" style="padding:2px 8px;text-align:left">query ↓ key →</th>'
+        f"{head}</tr></thead><tbody>"
+    )
     return parts
 
 
-def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = "", highlight_row=None, mask=None,
-                         decimals: int = 2) -> str:
+def weights_heatmap_html(
+    weights,
+    query_labels,
+    key_labels=None,
+    title: str = "",
+    highlight_row=None,
+    mask=None,
+    decimals: int = 2,
+) -> str:
     """An attention-weight table ``(T_q, T_k)`` as HTML: queries down, keys across, cividis from 0 to the largest weight.
 
     ``highlight_row`` (an index) is outlined in vermillion and marked ▶.
@@ -382,7 +496,9 @@ def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = ""
     """
     w = _as_weights(weights)
     if w.ndim != 2:
-        raise ValueError(f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head or batch item")
+        raise ValueError(
+            f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head or batch item"
+        )
     rows = labels_for(query_labels, w.shape[0], "query")
     cols = labels_for(key_labels if key_labels is not None else query_labels, w.shape[1], "key")
     if mask is None:
@@ -397,24 +513,34 @@ def weights_heatmap_html(weights, query_labels, key_labels=None, title: str = ""
     if highlight_row is not None:
         whole_number("highlight_row", highlight_row, 0, w.shape[0] - 1, hint="a row index")
     if np.isnan(w[visible]).any():
-        raise ValueError("weights contain NaN: a query row with every key masked has no weights to show")
+        raise ValueError(
+            "weights contain NaN: a query row with every key masked has no weights to show"
+        )
     top = float(w[visible].max()) if visible.any() else 1.0
     esc = html.escape
     parts = _table_start("tutorlib-heatmap", "right", title, cols)
     for i, label in enumerate(rows):
         chosen = i == highlight_row
-        style = f' style="outline:3px solid {HIGHLIGHT_COLOUR};outline-offset:-2px"' if chosen else ""
+        style = (
+            f' style="outline:3px solid {HIGHLIGHT_COLOUR};outline-offset:-2px"' if chosen else ""
+        )
         mark = "▶ " if chosen else ""
         cells = []
         for j in range(w.shape[1]):
             if not visible[i, j]:
-                cells.append(f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">'
-                             f'{_mark("✕", "hidden")}</td>')
+                cells.append(
+                    f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">'
+                    f"{_mark('✕', 'hidden')}</td>"
+                )
             else:
                 bg, fg = shade(w[i, j], 0.0, top)
-                cells.append(f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>')
-        parts.append(f'<tr class="{"selected" if chosen else ""}"{style}><th scope="row" style="padding:2px 8px;text-align:left">'
-                     f'{mark}{esc(label)}</th>{"".join(cells)}</tr>')
+                cells.append(
+                    f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>'
+                )
+        parts.append(
+            f'<tr class="{"selected" if chosen else ""}"{style}><th scope="row" style="padding:2px 8px;text-align:left">'
+            f"{mark}{esc(label)}</th>{''.join(cells)}</tr>"
+        )
     parts.append("</tbody></table>")
     return "".join(parts)
 
@@ -423,7 +549,9 @@ def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
     """A boolean mask ``(T_q, T_k)`` as an HTML grid: ✓ where a query may attend, ✕ (hatched) where the mask hides the key."""
     m = np.asarray(mask)
     if m.dtype != bool or m.ndim != 2:
-        raise ValueError(f"mask must be a 2-D boolean array (True = may attend), got dtype {m.dtype} and shape {m.shape}")
+        raise ValueError(
+            f"mask must be a 2-D boolean array (True = may attend), got dtype {m.dtype} and shape {m.shape}"
+        )
     rows = labels_for(query_labels, m.shape[0], "query")
     cols = labels_for(key_labels if key_labels is not None else query_labels, m.shape[1], "key")
     esc = html.escape
@@ -431,16 +559,21 @@ def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
     for i, label in enumerate(rows):
         cells = "".join(
             f'<td style="{_CELL};background:{ALLOWED_COLOUR};color:#000000" title="may attend">'
-            f'{_mark("✓", "may attend")}</td>' if m[i, j]
+            f"{_mark('✓', 'may attend')}</td>"
+            if m[i, j]
             else f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden">{_mark("✕", "hidden")}</td>'
             for j in range(m.shape[1])
         )
-        parts.append(f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>')
+        parts.append(
+            f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>'
+        )
     parts.append("</tbody></table>")
     return "".join(parts)
 
 
 def side_by_side(*blocks: str) -> str:
     """HTML blocks next to each other, wrapping onto new lines on a narrow screen."""
-    cells = "".join(f'<div style="margin:0 2em 1em 0;max-width:100%;overflow-x:auto">{b}</div>' for b in blocks)
+    cells = "".join(
+        f'<div style="margin:0 2em 1em 0;max-width:100%;overflow-x:auto">{b}</div>' for b in blocks
+    )
     return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>'

@@ -44,7 +44,9 @@ def _checked_scores(x, name: str = "x") -> np.ndarray:
     if fine and np.isneginf(x).all(axis=-1).any():
         fine = False
     if not fine:
-        softmax(x, axis=-1)  # raises the error of chapter 3, which names the problem and where it is
+        softmax(
+            x, axis=-1
+        )  # raises the error of chapter 3, which names the problem and where it is
     return x
 
 
@@ -63,11 +65,15 @@ def softmax_state(x) -> tuple[np.ndarray, np.ndarray]:
     """
     x = _as_float_array(x, "x")
     if x.ndim == 0 or x.shape[-1] == 0:
-        raise ValueError(f"softmax_state needs a non-empty last axis to summarise, got shape {_shape(x.shape)}")
+        raise ValueError(
+            f"softmax_state needs a non-empty last axis to summarise, got shape {_shape(x.shape)}"
+        )
     if np.isnan(x).any() or np.isposinf(x).any():
         softmax(x, axis=-1)  # raises chapter 3's error for NaN or +inf
     m = x.max(axis=-1)
-    shift = np.where(np.isneginf(m), 0.0, m)  # an all -inf block: exp(-inf - 0) = 0, not exp(-inf + inf) = NaN
+    shift = np.where(
+        np.isneginf(m), 0.0, m
+    )  # an all -inf block: exp(-inf - 0) = 0, not exp(-inf + inf) = NaN
     return m, np.exp(x - shift[..., None]).sum(axis=-1)
 
 
@@ -106,7 +112,10 @@ def online_softmax(x, block_size: int) -> np.ndarray:
     block_size = whole_number("block_size", block_size, 1)
     x = _checked_scores(x)
     n = x.shape[-1]
-    state = (np.full(x.shape[:-1], -np.inf, dtype=x.dtype), np.zeros(x.shape[:-1], dtype=x.dtype))  # nothing seen yet
+    state = (
+        np.full(x.shape[:-1], -np.inf, dtype=x.dtype),
+        np.zeros(x.shape[:-1], dtype=x.dtype),
+    )  # nothing seen yet
     for start in range(0, n, block_size):
         state = merge_softmax_states(state, softmax_state(x[..., start : start + block_size]))
     m, l = state
@@ -188,7 +197,9 @@ def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
     q, k, v, batch = _checked_qkv(q, k, v)
     block_q, block_k = _block_sizes(block_size)
     if not isinstance(causal, (bool, np.bool_)):
-        raise ValueError(f"causal must be True or False, got {causal!r}; for another mask use scaled_dot_product_attention")
+        raise ValueError(
+            f"causal must be True or False, got {causal!r}; for another mask use scaled_dot_product_attention"
+        )
     T_q, T_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     dtype = np.result_type(q, k, v)
     scale = 1.0 / math.sqrt(q.shape[-1])
@@ -205,13 +216,17 @@ def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
             j1 = min(j0 + block_k, k_end)
             # (..., block_q, d_k) @ (..., d_k, block_k) -> (..., block_q, block_k)
             s = q_blk @ np.swapaxes(k[..., j0:j1, :], -1, -2)
-            if causal and j1 - 1 > i0:  # the tile crosses the diagonal: hide key j from query i when j > i
+            if (
+                causal and j1 - 1 > i0
+            ):  # the tile crosses the diagonal: hide key j from query i when j > i
                 # (block_k,) vs (block_q, 1) -> (block_q, block_k)
                 visible = np.arange(j0, j1) <= np.arange(i0, i1)[:, None]
                 s = np.where(visible, s, -np.inf)
             # Every row sees key 0 in the first tile, so m_new is finite and no exp(-inf + inf) occurs.
             m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
-            rescale = np.exp(m - m_new)  # (..., block_q, 1): old sums were relative to the old maximum
+            rescale = np.exp(
+                m - m_new
+            )  # (..., block_q, 1): old sums were relative to the old maximum
             p = np.exp(s - m_new)  # (..., block_q, block_k), un-normalised weights of this tile
             l = rescale * l + p.sum(axis=-1, keepdims=True)
             # (..., block_q, block_k) @ (..., block_k, d_v) -> (..., block_q, d_v)
@@ -244,7 +259,9 @@ def peak_memory(fn, *args, **kwargs) -> int:
     Derived in chapter 11 (The cost of attention).
     """
     if not callable(fn):
-        raise ValueError(f"peak_memory expects a function to call, got {type(fn).__name__}; pass fn, not fn(...)")
+        raise ValueError(
+            f"peak_memory expects a function to call, got {type(fn).__name__}; pass fn, not fn(...)"
+        )
     started_here = not tracemalloc.is_tracing()
     if started_here:
         tracemalloc.start()
@@ -260,7 +277,9 @@ def peak_memory(fn, *args, **kwargs) -> int:
     return peak - before
 
 
-def attention_memory(T: int, d_k: int = 64, block_size=64, causal: bool = False, seed: int = 0) -> dict:
+def attention_memory(
+    T: int, d_k: int = 64, block_size=64, causal: bool = False, seed: int = 0
+) -> dict:
     """Peak memory of naive and tiled self-attention over ``T`` positions: a dict of bytes and their ratio.
 
     Draws float64 ``q``, ``k``, ``v`` of shape ``(T, d_k)`` (seeded), then

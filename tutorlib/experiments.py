@@ -29,7 +29,9 @@ def softmax_jacobian(p) -> np.ndarray:
     return p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
 
 
-def scaling_experiment(d_values=(2, 8, 32, 128, 512), n_keys: int = 10, n_trials: int = 2000, seed: int = 0) -> dict:
+def scaling_experiment(
+    d_values=(2, 8, 32, 128, 512), n_keys: int = 10, n_trials: int = 2000, seed: int = 0
+) -> dict:
     """Measure, for each width ``d_k``, what scaling by 1/sqrt(d_k) changes.
 
     For ``n_trials`` random queries, each against ``n_keys`` random keys
@@ -45,13 +47,25 @@ def scaling_experiment(d_values=(2, 8, 32, 128, 512), n_keys: int = 10, n_trials
     if not d_values or min(d_values) < 1:
         raise ValueError(f"d_values must be widths of at least 1, got {d_values}")
     if n_keys < 2 or n_trials < 2:
-        raise ValueError(f"need n_keys >= 2 and n_trials >= 2, got n_keys={n_keys}, n_trials={n_trials}")
+        raise ValueError(
+            f"need n_keys >= 2 and n_trials >= 2, got n_keys={n_keys}, n_trials={n_trials}"
+        )
     rng = np.random.default_rng(seed)
-    out = {name: [] for name in ("var_raw", "var_scaled", "max_weight_raw", "max_weight_scaled", "jacobian_raw", "jacobian_scaled")}
+    out = {
+        name: []
+        for name in (
+            "var_raw",
+            "var_scaled",
+            "max_weight_raw",
+            "max_weight_scaled",
+            "jacobian_raw",
+            "jacobian_scaled",
+        )
+    }
     for d in d_values:
-        q = rng.standard_normal((n_trials, 1, d))        # (N, 1, d_k)
-        k = rng.standard_normal((n_trials, n_keys, d))   # (N, n_keys, d_k)
-        raw = (q @ np.swapaxes(k, -1, -2))[:, 0, :]      # (N, n_keys)
+        q = rng.standard_normal((n_trials, 1, d))  # (N, 1, d_k)
+        k = rng.standard_normal((n_trials, n_keys, d))  # (N, n_keys, d_k)
+        raw = (q @ np.swapaxes(k, -1, -2))[:, 0, :]  # (N, n_keys)
         for tag, scores in (("raw", raw), ("scaled", raw / np.sqrt(d))):
             p = softmax(scores, axis=-1)
             out[f"var_{tag}"].append(scores.var())

@@ -55,7 +55,9 @@ def _check_dropout(p) -> float:
 def _check_tokens(x, d_model: int, name: str, letters: str = "(B, T, D)") -> None:
     """``x`` must be a ``(B, T, D)`` tensor with ``D == d_model``; shapes only, so it costs nothing."""
     if not isinstance(x, torch.Tensor):
-        raise ValueError(f"{name} must be a torch tensor of shape {letters}, got {type(x).__name__}")
+        raise ValueError(
+            f"{name} must be a torch tensor of shape {letters}, got {type(x).__name__}"
+        )
     token_shape(name, x.shape, d_model, letters)
 
 
@@ -97,7 +99,9 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
     """
     if not isinstance(x, torch.Tensor) or x.ndim != 4:
         got = _shape(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-        raise ValueError(f"merge_heads expects x of shape (B, H, T, Dh), got {got}; did you already merge it?")
+        raise ValueError(
+            f"merge_heads expects x of shape (B, H, T, Dh), got {got}; did you already merge it?"
+        )
     B, H, T, Dh = x.shape
     # (B, H, T, Dh) -> (B, T, H, Dh) -> (B, T, D)
     return x.transpose(1, 2).reshape(B, T, H * Dh)
@@ -183,7 +187,9 @@ class MultiHeadAttention(nn.Module):
         # (B, H, T_q, Dh) -> (B, T_q, D) -> (B, T_q, D)
         return self.w_o(merge_heads(out)), weights
 
-    def forward_step(self, query: torch.Tensor, cache: dict, memory=None, mask=None) -> torch.Tensor:
+    def forward_step(
+        self, query: torch.Tensor, cache: dict, memory=None, mask=None
+    ) -> torch.Tensor:
         """Attention while decoding one step at a time, with a KV cache: ``(B, T_new, D) -> (B, T_new, D)``.
 
         A decoder that writes one token per step would recompute the keys and
@@ -222,14 +228,19 @@ class MultiHeadAttention(nn.Module):
             k = cache["k"] = split_heads(self.w_k(memory), self.num_heads)
             v = cache["v"] = split_heads(self.w_v(memory), self.num_heads)
         # (B, H, T_new, Dh), (B, H, T_k, Dh) x2 -> (B, H, T_new, Dh)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0)
+        out = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0
+        )
         # (B, H, T_new, Dh) -> (B, T_new, D) -> (B, T_new, D)
         return self.w_o(merge_heads(out))
 
     def _check_inputs(self, query, key, value, mask) -> None:
         """Shapes and the mask, checked before any arithmetic; only shape arithmetic and one ``any`` over the mask."""
-        for name, x, letters in (("query", query, "(B, T_q, D)"), ("key", key, "(B, T_k, D)"),
-                                 ("value", value, "(B, T_k, D)")):
+        for name, x, letters in (
+            ("query", query, "(B, T_q, D)"),
+            ("key", key, "(B, T_k, D)"),
+            ("value", value, "(B, T_k, D)"),
+        ):
             if not isinstance(x, torch.Tensor):
                 got = type(x).__name__
                 raise ValueError(f"{name} must be a torch tensor of shape {letters}, got {got}")
@@ -246,7 +257,9 @@ class MultiHeadAttention(nn.Module):
                 "(True = ignore): ~key_padding_mask[:, None, None, :]"
             )
         expected = (B, self.num_heads, T_q, T_k)
-        if mask.ndim > 4 or any(m != 1 and m != e for m, e in zip(reversed(mask.shape), reversed(expected))):
+        if mask.ndim > 4 or any(
+            m != 1 and m != e for m, e in zip(reversed(mask.shape), reversed(expected))
+        ):
             raise ValueError(
                 f"mask of shape {_shape(mask.shape)} does not broadcast to {_shape(expected)} = (B, H, T_q, T_k). "
                 "A padding mask of shape (B, T_k) needs mask[:, None, None, :] (padding_attention_mask does it); "
@@ -263,7 +276,7 @@ class MultiHeadAttention(nn.Module):
             )
 
     @classmethod
-    def from_torch(cls, m: nn.MultiheadAttention) -> "MultiHeadAttention":
+    def from_torch(cls, m: nn.MultiheadAttention) -> MultiHeadAttention:
         """A ``MultiHeadAttention`` with the weights of ``torch.nn.MultiheadAttention(batch_first=True)``.
 
         PyTorch packs the three input projections into one ``in_proj_weight``
@@ -277,7 +290,9 @@ class MultiHeadAttention(nn.Module):
         Derived in chapter 5 (Multi-head attention).
         """
         if not isinstance(m, nn.MultiheadAttention):
-            raise ValueError(f"from_torch expects a torch.nn.MultiheadAttention, got {type(m).__name__}")
+            raise ValueError(
+                f"from_torch expects a torch.nn.MultiheadAttention, got {type(m).__name__}"
+            )
         if not m.batch_first:
             raise ValueError(
                 "the torch.nn.MultiheadAttention has batch_first=False: it reads (T, B, D) tensors, ours reads "
@@ -333,12 +348,16 @@ def padding_attention_mask(lengths_or_bool, max_len: int | None = None) -> torch
         real = x
     elif not x.is_floating_point() and not x.is_complex():
         if x.ndim != 1:
-            raise ValueError(f"lengths must be 1-D (one length per sequence), got shape {_shape(x.shape)}")
+            raise ValueError(
+                f"lengths must be 1-D (one length per sequence), got shape {_shape(x.shape)}"
+            )
         if x.numel() == 0:
             raise ValueError("lengths is empty: there are no sequences to mask")
         if (x < 0).any():
             b = int(torch.nonzero(x < 0)[0])
-            raise ValueError(f"lengths[{b}]={int(x[b])} is negative; a length counts tokens, so it is at least 0")
+            raise ValueError(
+                f"lengths[{b}]={int(x[b])} is negative; a length counts tokens, so it is at least 0"
+            )
         longest = int(x.max())
         max_len = longest if max_len is None else whole_number("max_len", max_len, 1)
         if longest > max_len:
@@ -417,13 +436,17 @@ class PositionalEncoding(nn.Module):
     Derived in chapter 8 (Positional encoding and the Transformer block).
     """
 
-    def __init__(self, d_model: int, max_len: int = 512, kind: str = "sinusoidal", dropout: float = 0.0):
+    def __init__(
+        self, d_model: int, max_len: int = 512, kind: str = "sinusoidal", dropout: float = 0.0
+    ):
         super().__init__()
         self.d_model = whole_number("d_model", d_model, 1)
         self.max_len = whole_number("max_len", max_len, 1)
         self.kind = kind
         if kind == "sinusoidal":
-            self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model), persistent=False)
+            self.register_buffer(
+                "pe", sinusoidal_positional_encoding(max_len, d_model), persistent=False
+            )
         elif kind == "learned":
             self.pe = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
         else:
@@ -490,7 +513,14 @@ class EncoderLayer(nn.Module):
     Derived in chapter 8 (Positional encoding and the Transformer block).
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0, norm_first: bool = False):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+    ):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.feed_forward = FeedForward(d_model, d_ff, dropout)
@@ -513,7 +543,7 @@ class EncoderLayer(nn.Module):
         return (x, weights) if need_weights else x
 
     @classmethod
-    def from_torch(cls, m: nn.TransformerEncoderLayer) -> "EncoderLayer":
+    def from_torch(cls, m: nn.TransformerEncoderLayer) -> EncoderLayer:
         """An ``EncoderLayer`` with the weights of ``torch.nn.TransformerEncoderLayer(batch_first=True)``.
 
         ``activation`` must be ReLU; ``norm_first`` is taken over. The copy is
@@ -523,7 +553,9 @@ class EncoderLayer(nn.Module):
         """
         _check_torch_layer(m, nn.TransformerEncoderLayer)
         attn = m.self_attn
-        layer = cls(attn.embed_dim, attn.num_heads, m.linear1.out_features, m.dropout.p, m.norm_first)
+        layer = cls(
+            attn.embed_dim, attn.num_heads, m.linear1.out_features, m.dropout.p, m.norm_first
+        )
         layer = layer.to(device=m.linear1.weight.device, dtype=m.linear1.weight.dtype)
         layer.self_attn = MultiHeadAttention.from_torch(attn)
         _copy_feed_forward(layer.feed_forward, m)
@@ -557,7 +589,14 @@ class DecoderLayer(nn.Module):
     Derived in chapter 8 (Positional encoding and the Transformer block).
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0, norm_first: bool = False):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+    ):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
@@ -570,26 +609,36 @@ class DecoderLayer(nn.Module):
         self.dropout3 = nn.Dropout(dropout)
         self.norm_first = bool(norm_first)  # False: post-norm (the paper); True: pre-norm
 
-    def forward(self, x: torch.Tensor, memory: torch.Tensor, tgt_mask=None, memory_mask=None,
-                need_weights: bool = False):
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        tgt_mask=None,
+        memory_mask=None,
+        need_weights: bool = False,
+    ):
         if self.norm_first:
             h = self.norm1(x)
             h, self_weights = self.self_attn(h, h, h, mask=tgt_mask, need_weights=need_weights)
             x = x + self.dropout1(h)
-            h, cross_weights = self.cross_attn(self.norm2(x), memory, memory, mask=memory_mask,
-                                               need_weights=need_weights)
+            h, cross_weights = self.cross_attn(
+                self.norm2(x), memory, memory, mask=memory_mask, need_weights=need_weights
+            )
             x = x + self.dropout2(h)
             x = x + self.dropout3(self.feed_forward(self.norm3(x)))
         else:
             h, self_weights = self.self_attn(x, x, x, mask=tgt_mask, need_weights=need_weights)
             x = self.norm1(x + self.dropout1(h))
-            h, cross_weights = self.cross_attn(x, memory, memory, mask=memory_mask, need_weights=need_weights)
+            h, cross_weights = self.cross_attn(
+                x, memory, memory, mask=memory_mask, need_weights=need_weights
+            )
             x = self.norm2(x + self.dropout2(h))
             x = self.norm3(x + self.dropout3(self.feed_forward(x)))
         return (x, self_weights, cross_weights) if need_weights else x
 
-    def forward_step(self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: dict,
-                     tgt_mask=None) -> torch.Tensor:
+    def forward_step(
+        self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: dict, tgt_mask=None
+    ) -> torch.Tensor:
         """``forward`` for the newest positions only, with a KV cache: ``x (B, T_new, D) -> (B, T_new, D)``.
 
         ``cache`` (a dict, empty at the first step) holds the self-attention's
@@ -603,17 +652,25 @@ class DecoderLayer(nn.Module):
         self_cache = cache.setdefault("self_attn", {})
         cross_cache = cache.setdefault("cross_attn", {})
         if self.norm_first:
-            x = x + self.dropout1(self.self_attn.forward_step(self.norm1(x), self_cache, mask=tgt_mask))
-            x = x + self.dropout2(self.cross_attn.forward_step(self.norm2(x), cross_cache, memory, memory_mask))
+            x = x + self.dropout1(
+                self.self_attn.forward_step(self.norm1(x), self_cache, mask=tgt_mask)
+            )
+            x = x + self.dropout2(
+                self.cross_attn.forward_step(self.norm2(x), cross_cache, memory, memory_mask)
+            )
             x = x + self.dropout3(self.feed_forward(self.norm3(x)))
         else:
-            x = self.norm1(x + self.dropout1(self.self_attn.forward_step(x, self_cache, mask=tgt_mask)))
-            x = self.norm2(x + self.dropout2(self.cross_attn.forward_step(x, cross_cache, memory, memory_mask)))
+            x = self.norm1(
+                x + self.dropout1(self.self_attn.forward_step(x, self_cache, mask=tgt_mask))
+            )
+            x = self.norm2(
+                x + self.dropout2(self.cross_attn.forward_step(x, cross_cache, memory, memory_mask))
+            )
             x = self.norm3(x + self.dropout3(self.feed_forward(x)))
         return x
 
     @classmethod
-    def from_torch(cls, m: nn.TransformerDecoderLayer) -> "DecoderLayer":
+    def from_torch(cls, m: nn.TransformerDecoderLayer) -> DecoderLayer:
         """A ``DecoderLayer`` with the weights of ``torch.nn.TransformerDecoderLayer(batch_first=True)``.
 
         PyTorch's ``multihead_attn`` becomes ``cross_attn``. ``activation``
@@ -624,7 +681,9 @@ class DecoderLayer(nn.Module):
         """
         _check_torch_layer(m, nn.TransformerDecoderLayer)
         attn = m.self_attn
-        layer = cls(attn.embed_dim, attn.num_heads, m.linear1.out_features, m.dropout.p, m.norm_first)
+        layer = cls(
+            attn.embed_dim, attn.num_heads, m.linear1.out_features, m.dropout.p, m.norm_first
+        )
         layer = layer.to(device=m.linear1.weight.device, dtype=m.linear1.weight.dtype)
         layer.self_attn = MultiHeadAttention.from_torch(attn)
         layer.cross_attn = MultiHeadAttention.from_torch(m.multihead_attn)
@@ -647,7 +706,9 @@ def _check_torch_layer(m, kind) -> None:
             'but FeedForward uses ReLU as in the paper: build it with activation="relu"'
         )
     if m.linear1.bias is None or m.norm1.bias is None:
-        raise ValueError(f"the torch.nn.{kind.__name__} has bias=False; ours has biases in every Linear and LayerNorm")
+        raise ValueError(
+            f"the torch.nn.{kind.__name__} has bias=False; ours has biases in every Linear and LayerNorm"
+        )
 
 
 def _copy_feed_forward(ff: FeedForward, m) -> None:
@@ -679,8 +740,15 @@ class Encoder(nn.Module):
     Derived in chapter 8 (Positional encoding and the Transformer block).
     """
 
-    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
-                 norm_first: bool = False):
+    def __init__(
+        self,
+        num_layers: int,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+    ):
         super().__init__()
         num_layers = whole_number("num_layers", num_layers, 1)
         self.layers = nn.ModuleList(
@@ -715,8 +783,15 @@ class Decoder(nn.Module):
     Derived in chapter 8 (Positional encoding and the Transformer block).
     """
 
-    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
-                 norm_first: bool = False):
+    def __init__(
+        self,
+        num_layers: int,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+    ):
         super().__init__()
         num_layers = whole_number("num_layers", num_layers, 1)
         self.layers = nn.ModuleList(
@@ -724,8 +799,14 @@ class Decoder(nn.Module):
         )
         self.norm = nn.LayerNorm(d_model) if norm_first else None
 
-    def forward(self, x: torch.Tensor, memory: torch.Tensor, tgt_mask=None, memory_mask=None,
-                need_weights: bool = False):
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        tgt_mask=None,
+        memory_mask=None,
+        need_weights: bool = False,
+    ):
         self_weights, cross_weights = [], []
         for layer in self.layers:
             if need_weights:
@@ -738,8 +819,9 @@ class Decoder(nn.Module):
             x = self.norm(x)
         return (x, self_weights, cross_weights) if need_weights else x
 
-    def forward_step(self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: list,
-                     tgt_mask=None) -> torch.Tensor:
+    def forward_step(
+        self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: list, tgt_mask=None
+    ) -> torch.Tensor:
         """``forward`` for the newest positions only, with a KV cache: ``x (B, T_new, D) -> (B, T_new, D)``.
 
         ``cache`` is a list, empty at the first step, that receives one dict

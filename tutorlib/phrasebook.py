@@ -62,12 +62,23 @@ from .translation.phrasebook.lexicon import (  # noqa: F401 (re-exported)
     Verb,
 )
 from .translation.phrasebook.splits import (  # noqa: F401 (re-exported; the private two: tests)
-    SPLIT_SIZES,
     _EXAMPLES,
+    SPLIT_SIZES,
     _small_templates,
     held_out,
     phrasebook,
 )
 
-__all__ = ["phrasebook", "held_out", "SPLIT_SIZES", "english_words", "render", "NP", "Pron", "Name",
-           "Sentence", "Compound", "Phrase"]
+__all__ = [
+    "phrasebook",
+    "held_out",
+    "SPLIT_SIZES",
+    "english_words",
+    "render",
+    "NP",
+    "Pron",
+    "Name",
+    "Sentence",
+    "Compound",
+    "Phrase",
+]

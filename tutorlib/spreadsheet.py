@@ -41,14 +41,38 @@ __all__ = ["export_cross_attention_xlsx", "TABLE_NAMES", "INPUT_TABLES", "MAX_RO
 #: Input tables hold numbers; all the others hold formulas.
 TABLE_NAMES = {
     "Cross-attention": [
-        "queries", "keys", "values", "d_k", "sqrt_d_k",
-        "scores", "scaled_scores", "exp_scores", "row_sums", "weights", "weight_sums", "output",
+        "queries",
+        "keys",
+        "values",
+        "d_k",
+        "sqrt_d_k",
+        "scores",
+        "scaled_scores",
+        "exp_scores",
+        "row_sums",
+        "weights",
+        "weight_sums",
+        "output",
     ],
     "Learned projections": [
-        "proj_x_q", "proj_x_k", "proj_x_v", "proj_w_q", "proj_w_k", "proj_w_v", "proj_q", "proj_k", "proj_v",
-        "proj_d_k", "proj_sqrt_d_k",
-        "proj_scores", "proj_scaled_scores", "proj_exp_scores", "proj_row_sums", "proj_weights",
-        "proj_weight_sums", "proj_output",
+        "proj_x_q",
+        "proj_x_k",
+        "proj_x_v",
+        "proj_w_q",
+        "proj_w_k",
+        "proj_w_v",
+        "proj_q",
+        "proj_k",
+        "proj_v",
+        "proj_d_k",
+        "proj_sqrt_d_k",
+        "proj_scores",
+        "proj_scaled_scores",
+        "proj_exp_scores",
+        "proj_row_sums",
+        "proj_weights",
+        "proj_weight_sums",
+        "proj_output",
     ],
 }
 #: The tables that hold numbers (light blue); "values" too when values are given, else it copies "keys".
@@ -75,13 +99,21 @@ def _check_vectors(words, name: str) -> tuple[list[str], np.ndarray]:
             f"got {type(words).__name__}"
         )
     if len(words) == 0:
-        raise ValueError(f"{name} is empty: the spreadsheet needs at least one word with its vector")
+        raise ValueError(
+            f"{name} is empty: the spreadsheet needs at least one word with its vector"
+        )
     if len(words) > MAX_ROWS:
-        raise ValueError(f"{name} has {len(words)} words; a spreadsheet to read by eye takes at most {MAX_ROWS}")
+        raise ValueError(
+            f"{name} has {len(words)} words; a spreadsheet to read by eye takes at most {MAX_ROWS}"
+        )
     labels, rows = [], []
     for word, vec in words.items():
         arr = np.asarray(vec)
-        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+        if (
+            arr.dtype == bool
+            or not np.issubdtype(arr.dtype, np.number)
+            or np.issubdtype(arr.dtype, np.complexfloating)
+        ):
             raise ValueError(f"{name}[{word!r}] must be a vector of real numbers, got {vec!r}")
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(
@@ -99,13 +131,19 @@ def _check_vectors(words, name: str) -> tuple[list[str], np.ndarray]:
             "one word's embedding has a number too many or too few"
         )
     if widths[0] > MAX_WIDTH:
-        raise ValueError(f"{name}'s vectors have {widths[0]} numbers; the spreadsheet takes at most {MAX_WIDTH}")
+        raise ValueError(
+            f"{name}'s vectors have {widths[0]} numbers; the spreadsheet takes at most {MAX_WIDTH}"
+        )
     return labels, np.stack(rows)
 
 
 def _check_matrix(w, name: str, rows: int, rows_from: str) -> np.ndarray:
     arr = np.asarray(w)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+    if (
+        arr.dtype == bool
+        or not np.issubdtype(arr.dtype, np.number)
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
         raise ValueError(f"{name} must be a 2-D array of real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D, (input width, output width), got shape {arr.shape}")
@@ -115,7 +153,9 @@ def _check_matrix(w, name: str, rows: int, rows_from: str) -> np.ndarray:
             f"{name} of shape ({rows}, width), got {arr.shape}. Is {name} transposed?"
         )
     if not 1 <= arr.shape[1] <= MAX_WIDTH:
-        raise ValueError(f"{name} must have between 1 and {MAX_WIDTH} columns, got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have between 1 and {MAX_WIDTH} columns, got shape {arr.shape}"
+        )
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity")
     return arr.astype(np.float64)
@@ -134,7 +174,9 @@ def _check_exp_fits(q: np.ndarray, k: np.ndarray, where: str) -> None:
 
 def _check_path(path) -> Path:
     if not isinstance(path, (str, os.PathLike)):
-        raise ValueError(f"path must be a file name ending in .xlsx, got {type(path).__name__} {path!r}")
+        raise ValueError(
+            f"path must be a file name ending in .xlsx, got {type(path).__name__} {path!r}"
+        )
     p = Path(path)
     if p.suffix.lower() != ".xlsx":
         raise ValueError(
@@ -144,7 +186,9 @@ def _check_path(path) -> Path:
     parent = p.parent
     if not parent.is_dir():
         what = "is a file, not a directory" if parent.exists() else "does not exist"
-        raise ValueError(f"cannot write {p.name!r}: its directory {str(parent)!r} {what}; create the directory first")
+        raise ValueError(
+            f"cannot write {p.name!r}: its directory {str(parent)!r} {what}; create the directory first"
+        )
     if p.is_dir():
         raise ValueError(f"path {str(p)!r} is a directory; give a file name ending in .xlsx")
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
@@ -158,9 +202,24 @@ def _check_path(path) -> Path:
 class _Table:
     """A labelled table on a sheet: a title row, a header row, then one row per label."""
 
-    def __init__(self, sheet: str, top: int, left: int, title: str | None, rows: list[str], cols: list[str],
-                 labelled: bool = True):
-        self.sheet, self.top, self.left, self.title, self.rows, self.cols = sheet, top, left, title, rows, cols
+    def __init__(
+        self,
+        sheet: str,
+        top: int,
+        left: int,
+        title: str | None,
+        rows: list[str],
+        cols: list[str],
+        labelled: bool = True,
+    ):
+        self.sheet, self.top, self.left, self.title, self.rows, self.cols = (
+            sheet,
+            top,
+            left,
+            title,
+            rows,
+            cols,
+        )
         self.labelled = labelled  # False: no label column (a column glued to the table on its left)
 
     @property
@@ -186,7 +245,9 @@ class _Table:
         prefix = f"'{self.sheet}'!" if sheet is not None and sheet != self.sheet else ""
         return f"{prefix}{col}{row}"
 
-    def range(self, i0: int, j0: int, i1: int, j1: int, absolute: str = "", sheet: str | None = None) -> str:
+    def range(
+        self, i0: int, j0: int, i1: int, j1: int, absolute: str = "", sheet: str | None = None
+    ) -> str:
         start = self.ref(i0, j0, absolute, sheet)
         return start + ":" + self.ref(i1, j1, absolute).lstrip("'")
 
@@ -230,7 +291,9 @@ class _Writer:
             cell.font = self.styles[style]
         return cell
 
-    def table(self, ws, table: _Table, cells, name: str, is_input: bool, number_format: str = "0.000"):
+    def table(
+        self, ws, table: _Table, cells, name: str, is_input: bool, number_format: str = "0.000"
+    ):
         """Write ``table`` with ``cells[i][j]`` (numbers or formulas) and name its data range ``name``."""
         from openpyxl.utils import get_column_letter
         from openpyxl.workbook.defined_name import DefinedName
@@ -269,8 +332,16 @@ def _product_formula(left: _Table, i: int, right: _Table, j: int, n: int) -> str
     return "=" + "+".join(f"{left.ref(i, m)}*{right.ref(m, j)}" for m in range(n))
 
 
-def _attention_tables(writer: _Writer, ws, q: _Table, k: _Table, v: _Table, top: int, d_k_at: tuple[int, int],
-                      prefix: str) -> None:
+def _attention_tables(
+    writer: _Writer,
+    ws,
+    q: _Table,
+    k: _Table,
+    v: _Table,
+    top: int,
+    d_k_at: tuple[int, int],
+    prefix: str,
+) -> None:
     """Write the attention of the Q, K, V tables already on ``ws``.
 
     d_k and √d_k go at cell ``d_k_at`` (row, column), beside the inputs; the tables of the
@@ -283,7 +354,9 @@ def _attention_tables(writer: _Writer, ws, q: _Table, k: _Table, v: _Table, top:
     d_k = _Table(sheet, d_k_at[0], d_k_at[1], "d_k = width of a key", ["d_k"], ["value"])
     sqrt_dk = _Table(sheet, d_k_at[0], d_k_at[1] + d_k.width + 1, "√d_k", ["√d_k"], ["value"])
     writer.table(ws, d_k, [[f"=COLUMNS({k.row_range(0)})"]], prefix + "d_k", False, "0")
-    writer.table(ws, sqrt_dk, [[f"=SQRT({d_k.ref(0, 0, 'both')})"]], prefix + "sqrt_d_k", False, "0.000000")
+    writer.table(
+        ws, sqrt_dk, [[f"=SQRT({d_k.ref(0, 0, 'both')})"]], prefix + "sqrt_d_k", False, "0.000000"
+    )
 
     gap = 2
     left = 1
@@ -294,30 +367,77 @@ def _attention_tables(writer: _Writer, ws, q: _Table, k: _Table, v: _Table, top:
     exps = _Table(sheet, top, left, "exp(Q·Kᵀ / √d_k)", queries, keys)
     left += exps.width + 1
     sums = _Table(sheet, top, left, "row sum of exp", queries, ["Σ exp"])
-    writer.table(ws, scores, [[f"=SUMPRODUCT({q.row_range(i, 'col')},{k.row_range(j, 'col')})" for j in range(t_k)]
-                              for i in range(t_q)], prefix + "scores", False)
-    writer.table(ws, scaled, [[f"={scores.ref(i, j)}/{sqrt_dk.ref(0, 0, 'both')}" for j in range(t_k)]
-                              for i in range(t_q)], prefix + "scaled_scores", False)
-    writer.table(ws, exps, [[f"=EXP({scaled.ref(i, j)})" for j in range(t_k)] for i in range(t_q)],
-                 prefix + "exp_scores", False)
-    writer.table(ws, sums, [[f"=SUM({exps.row_range(i)})"] for i in range(t_q)], prefix + "row_sums", False)
+    writer.table(
+        ws,
+        scores,
+        [
+            [f"=SUMPRODUCT({q.row_range(i, 'col')},{k.row_range(j, 'col')})" for j in range(t_k)]
+            for i in range(t_q)
+        ],
+        prefix + "scores",
+        False,
+    )
+    writer.table(
+        ws,
+        scaled,
+        [
+            [f"={scores.ref(i, j)}/{sqrt_dk.ref(0, 0, 'both')}" for j in range(t_k)]
+            for i in range(t_q)
+        ],
+        prefix + "scaled_scores",
+        False,
+    )
+    writer.table(
+        ws,
+        exps,
+        [[f"=EXP({scaled.ref(i, j)})" for j in range(t_k)] for i in range(t_q)],
+        prefix + "exp_scores",
+        False,
+    )
+    writer.table(
+        ws, sums, [[f"=SUM({exps.row_range(i)})"] for i in range(t_q)], prefix + "row_sums", False
+    )
 
     top += scores.height + gap
     weights = _Table(sheet, top, 1, "softmax = exp / row sum (attention weights)", queries, keys)
     # the Σ column sits right of the weights, like display.matrix(row_sums=True)
     check = _Table(sheet, top, 1 + weights.width, None, queries, ["Σ (= 1)"], labelled=False)
     out_left = check.left + check.width + 1
-    output = _Table(sheet, top, out_left, "output = weights · V (the queries, moved)",
-                    [f"{w} (after)" for w in queries], v.cols)
-    writer.table(ws, weights, [[f"={exps.ref(i, j)}/{sums.ref(i, 0, 'col')}" for j in range(t_k)]
-                               for i in range(t_q)], prefix + "weights", False)
-    writer.table(ws, check, [[f"=SUM({weights.row_range(i)})"] for i in range(t_q)], prefix + "weight_sums", False)
+    output = _Table(
+        sheet,
+        top,
+        out_left,
+        "output = weights · V (the queries, moved)",
+        [f"{w} (after)" for w in queries],
+        v.cols,
+    )
+    writer.table(
+        ws,
+        weights,
+        [[f"={exps.ref(i, j)}/{sums.ref(i, 0, 'col')}" for j in range(t_k)] for i in range(t_q)],
+        prefix + "weights",
+        False,
+    )
+    writer.table(
+        ws,
+        check,
+        [[f"=SUM({weights.row_range(i)})"] for i in range(t_q)],
+        prefix + "weight_sums",
+        False,
+    )
     # output[i, j] = Σ_m weights[i, m] * V[m, j], written out term by term as the video does
-    writer.table(ws, output, [[_product_formula(weights, i, v, j, t_k) for j in range(d_v)] for i in range(t_q)],
-                 prefix + "output", False)
+    writer.table(
+        ws,
+        output,
+        [[_product_formula(weights, i, v, j, t_k) for j in range(d_v)] for i in range(t_q)],
+        prefix + "output",
+        False,
+    )
 
 
-def export_cross_attention_xlsx(path, queries, keys, values=None, w_q=None, w_k=None, w_v=None) -> Path:
+def export_cross_attention_xlsx(
+    path, queries, keys, values=None, w_q=None, w_k=None, w_v=None
+) -> Path:
     r"""Write cross-attention as a workbook of live formulas; return the path written.
 
     .. math:: \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
@@ -398,10 +518,22 @@ def export_cross_attention_xlsx(path, queries, keys, values=None, w_q=None, w_k=
     writer = _Writer()
     ws = writer.sheet(_MAIN, first=True)
     writer.text(ws, 1, 1, "Cross-attention, step by step: softmax(Q·Kᵀ / √d_k) · V", "title")
-    writer.text(ws, 2, 1, "The queries come from the sentence being written (target), the keys and values from "
-                "the sentence being read (source).", "note")
-    writer.text(ws, 3, 1, "Light blue cells are inputs: change one and every table below updates. All other "
-                "numbers are formulas.", "note")
+    writer.text(
+        ws,
+        2,
+        1,
+        "The queries come from the sentence being written (target), the keys and values from "
+        "the sentence being read (source).",
+        "note",
+    )
+    writer.text(
+        ws,
+        3,
+        1,
+        "Light blue cells are inputs: change one and every table below updates. All other "
+        "numbers are formulas.",
+        "note",
+    )
 
     top = 5
     width_q = _dims(xq.shape[1], "dim ")
@@ -412,26 +544,58 @@ def export_cross_attention_xlsx(path, queries, keys, values=None, w_q=None, w_k=
     writer.table(ws, q, xq.tolist(), "queries", True)
     writer.table(ws, k, xk.tolist(), "keys", True)
     if values is None:
-        writer.table(ws, v, [[f"={k.ref(i, j)}" for j in range(xk.shape[1])] for i in range(len(k_labels))],
-                     "values", False)
+        writer.table(
+            ws,
+            v,
+            [[f"={k.ref(i, j)}" for j in range(xk.shape[1])] for i in range(len(k_labels))],
+            "values",
+            False,
+        )
     else:
         writer.table(ws, v, xv.tolist(), "values", True)
-    _attention_tables(writer, ws, q, k, v, top + max(q.height, k.height) + 2, (top, v.left + v.width + 1), "")
+    _attention_tables(
+        writer, ws, q, k, v, top + max(q.height, k.height) + 2, (top, v.left + v.width + 1), ""
+    )
 
     if all(given):
         wp = writer.sheet(_PROJ)
-        writer.text(wp, 1, 1, "Cross-attention with learned projections: Q = X_q·W_Q, K = X_k·W_K, V = X_v·W_V",
-                    "title")
-        writer.text(wp, 2, 1, "X_q, X_k, X_v are read from the sheet 'Cross-attention' (change them there). "
-                    "In a trained model W_Q, W_K, W_V are learned; here they are given numbers.", "note")
-        writer.text(wp, 3, 1, "Light blue cells are inputs: change one and every table below updates.", "note")
+        writer.text(
+            wp,
+            1,
+            1,
+            "Cross-attention with learned projections: Q = X_q·W_Q, K = X_k·W_K, V = X_v·W_V",
+            "title",
+        )
+        writer.text(
+            wp,
+            2,
+            1,
+            "X_q, X_k, X_v are read from the sheet 'Cross-attention' (change them there). "
+            "In a trained model W_Q, W_K, W_V are learned; here they are given numbers.",
+            "note",
+        )
+        writer.text(
+            wp,
+            3,
+            1,
+            "Light blue cells are inputs: change one and every table below updates.",
+            "note",
+        )
         top = 5
         xq_t = _Table(_PROJ, top, 1, "X_q (target)", q_labels, q.cols)
         xk_t = _Table(_PROJ, top, xq_t.left + xq_t.width + 1, "X_k (source)", k_labels, k.cols)
         xv_t = _Table(_PROJ, top, xk_t.left + xk_t.width + 1, "X_v (source)", v_labels, v.cols)
         for src, dst, name in ((q, xq_t, "proj_x_q"), (k, xk_t, "proj_x_k"), (v, xv_t, "proj_x_v")):
-            writer.table(wp, dst, [[f"={src.ref(i, j, sheet=_PROJ)}" for j in range(len(src.cols))]
-                                   for i in range(len(src.rows))], name, False)
+            writer.table(
+                wp,
+                dst,
+                [
+                    [f"={src.ref(i, j, sheet=_PROJ)}" for j in range(len(src.cols))]
+                    for i in range(len(src.rows))
+                ],
+                name,
+                False,
+            )
         top += max(xq_t.height, xk_t.height) + 2
         out_k, out_v = _dims(w_q.shape[1], "k"), _dims(w_v.shape[1], "v")
         wq_t = _Table(_PROJ, top, 1, "W_Q", q.cols, out_k)
@@ -444,12 +608,32 @@ def export_cross_attention_xlsx(path, queries, keys, values=None, w_q=None, w_k=
         pq = _Table(_PROJ, top, 1, "Q = X_q·W_Q", q_labels, out_k)
         pk = _Table(_PROJ, top, pq.left + pq.width + 1, "K = X_k·W_K", k_labels, out_k)
         pv = _Table(_PROJ, top, pk.left + pk.width + 1, "V = X_v·W_V", v_labels, out_v)
-        for x_t, w_t, dst, name in ((xq_t, wq_t, pq, "proj_q"), (xk_t, wk_t, pk, "proj_k"), (xv_t, wv_t, pv, "proj_v")):
+        for x_t, w_t, dst, name in (
+            (xq_t, wq_t, pq, "proj_q"),
+            (xk_t, wk_t, pk, "proj_k"),
+            (xv_t, wv_t, pv, "proj_v"),
+        ):
             n = len(x_t.cols)
-            writer.table(wp, dst, [[_product_formula(x_t, i, w_t, j, n) for j in range(len(dst.cols))]
-                                   for i in range(len(dst.rows))], name, False)
-        _attention_tables(writer, wp, pq, pk, pv, top + max(pq.height, pk.height) + 2, (top, pv.left + pv.width + 1),
-                          "proj_")
+            writer.table(
+                wp,
+                dst,
+                [
+                    [_product_formula(x_t, i, w_t, j, n) for j in range(len(dst.cols))]
+                    for i in range(len(dst.rows))
+                ],
+                name,
+                False,
+            )
+        _attention_tables(
+            writer,
+            wp,
+            pq,
+            pk,
+            pv,
+            top + max(pq.height, pk.height) + 2,
+            (top, pv.left + pv.width + 1),
+            "proj_",
+        )
 
     # Excel recalculates everything on opening; LibreOffice and Google Sheets compute
     # formulas that have no stored value (openpyxl stores none).
@@ -458,7 +642,9 @@ def export_cross_attention_xlsx(path, queries, keys, values=None, w_q=None, w_k=
         writer.wb.save(p)
         _make_reproducible(p)
     except OSError as exc:
-        raise ValueError(f"could not write {p.name!r} in {str(p.parent)!r}: {exc.strerror or exc}") from exc
+        raise ValueError(
+            f"could not write {p.name!r} in {str(p.parent)!r}: {exc.strerror or exc}"
+        ) from exc
     return p
 
 
@@ -481,8 +667,11 @@ def _make_reproducible(path: Path) -> None:
     with zipfile.ZipFile(tmp, "w") as new:
         for info, data in entries:
             if info.filename == "docProps/core.xml":
-                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", rb"\g<1>" + _FIXED_TIME.encode()
-                              + rb"\g<2>", data)
+                data = re.sub(
+                    rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)",
+                    rb"\g<1>" + _FIXED_TIME.encode() + rb"\g<2>",
+                    data,
+                )
             fixed = zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0))
             fixed.compress_type = zipfile.ZIP_DEFLATED
             fixed.external_attr = info.external_attr

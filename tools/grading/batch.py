@@ -26,9 +26,12 @@ AUTOGRADER = ROOT / "exercises" / "autograder"
 GRADE = ROOT / "tools" / "grade.py"
 
 
-def exercise_of(path: Path, forced: str | None, autograder: Path = AUTOGRADER) -> tuple[str | None, Path | None]:
+def exercise_of(
+    path: Path, forced: str | None, autograder: Path = AUTOGRADER
+) -> tuple[str | None, Path | None]:
     """(exercise name, autograder zip) for a submission, or (None, None). The exercise comes from
     ``forced`` (exNN, exNN_topic or a zip), else the file name, a parent folder, the metadata."""
+
     def zip_for(prefix: str):
         found = sorted(autograder.glob(f"{prefix}*.zip"))
         return (found[0].stem, found[0]) if len(found) == 1 else (None, None)
@@ -45,7 +48,9 @@ def exercise_of(path: Path, forced: str | None, autograder: Path = AUTOGRADER) -
         if m:
             return zip_for(m.group(1) + "_")
     try:
-        meta = json.loads(path.read_text()).get("metadata", {}).get("otter", {}).get("assignment_name")
+        meta = (
+            json.loads(path.read_text()).get("metadata", {}).get("otter", {}).get("assignment_name")
+        )
     except Exception:
         meta = None
     if isinstance(meta, str) and re.fullmatch(r"ex\d\d_\w+", meta):
@@ -61,7 +66,9 @@ def find_submissions(paths: list[str]) -> list[Path]:
     for p in map(Path, paths):
         if p.is_dir() and not p.is_symlink():
             found += sorted(q for q in p.rglob("*.ipynb") if ".ipynb_checkpoints" not in q.parts)
-            found += sorted(q for q in p.rglob("*") if q.is_symlink() and q.is_dir() and q.suffix != ".ipynb")
+            found += sorted(
+                q for q in p.rglob("*") if q.is_symlink() and q.is_dir() and q.suffix != ".ipynb"
+            )
         elif p.is_file() or p.is_symlink():
             found.append(p)
         else:
@@ -90,18 +97,39 @@ class Checker:
     fails or overruns a submission's time is killed (with the kernel it started) and replaced."""
 
     def __init__(self, opts, folder: Path):
-        cmd = [sys.executable, str(GRADE), "--worker", "--cell-timeout", str(opts.cell_timeout),
-               "--memory", str(opts.memory), "--timeout", str(opts.timeout),
-               "--checker-memory", str(opts.checker_memory)] + (
-            ["--no-sandbox"] if opts.no_sandbox else [])
+        cmd = [
+            sys.executable,
+            str(GRADE),
+            "--worker",
+            "--cell-timeout",
+            str(opts.cell_timeout),
+            "--memory",
+            str(opts.memory),
+            "--timeout",
+            str(opts.timeout),
+            "--checker-memory",
+            str(opts.checker_memory),
+        ] + (["--no-sandbox"] if opts.no_sandbox else [])
         self.log_path = folder / f"checker-{time.monotonic_ns()}.log"
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                     cwd=folder, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            cwd=folder,
+            start_new_session=True,
+        )
 
-    def grade(self, zip_path: Path, submission: Path, result_file: Path, timeout: float) -> str | None:
+    def grade(
+        self, zip_path: Path, submission: Path, result_file: Path, timeout: float
+    ) -> str | None:
         """None when the result is in ``result_file``, else why not."""
-        job = {"zip": str(zip_path.resolve()), "submission": str(submission.resolve()), "result": str(result_file)}
+        job = {
+            "zip": str(zip_path.resolve()),
+            "submission": str(submission.resolve()),
+            "result": str(result_file),
+        }
         try:
             self.proc.stdin.write((json.dumps(job) + "\n").encode())
             self.proc.stdin.flush()
@@ -126,7 +154,7 @@ class Checker:
 
     def close(self) -> None:
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)   # the checker and the kernel it started
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the checker and the kernel it started
         except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
@@ -137,18 +165,41 @@ def grade_one(path: Path, opts, checkers: queue.Queue, folder: Path) -> dict:
     started = time.monotonic()
     link = symbolic_link(path, getattr(opts, "paths", ()))
     if link is not None:
-        what = "is a symbolic link" if link == path else f"is reached through a symbolic link ({link.name})"
-        return {"submission": str(path), "exercise": None, "status": "refused", "points": 0.0, "of": 0.0,
-                "questions": {}, "integrity": [f"the submission {what}: refused, not read"],
-                "messages": [f"refused: the submission {what} (an archive unpacked with its links?). "
-                             "The grader reads only regular files: hand in the .ipynb file itself"],
-                "seconds": 0.0}
+        what = (
+            "is a symbolic link"
+            if link == path
+            else f"is reached through a symbolic link ({link.name})"
+        )
+        return {
+            "submission": str(path),
+            "exercise": None,
+            "status": "refused",
+            "points": 0.0,
+            "of": 0.0,
+            "questions": {},
+            "integrity": [f"the submission {what}: refused, not read"],
+            "messages": [
+                f"refused: the submission {what} (an archive unpacked with its links?). "
+                "The grader reads only regular files: hand in the .ipynb file itself"
+            ],
+            "seconds": 0.0,
+        }
     exercise, zip_path = exercise_of(path, opts.exercise, Path(opts.autograder))
     base = {"submission": str(path), "exercise": exercise}
     if zip_path is None:
-        return {**base, "status": "error", "points": 0.0, "of": 0.0, "questions": {}, "integrity": [],
-                "messages": [f"cannot tell which exercise this is (looked for exNN_*.zip in {opts.autograder}): "
-                             "name it exNN_..., put it in a folder exNN, or pass --exercise"], "seconds": 0.0}
+        return {
+            **base,
+            "status": "error",
+            "points": 0.0,
+            "of": 0.0,
+            "questions": {},
+            "integrity": [],
+            "messages": [
+                f"cannot tell which exercise this is (looked for exNN_*.zip in {opts.autograder}): "
+                "name it exNN_..., put it in a folder exNN, or pass --exercise"
+            ],
+            "seconds": 0.0,
+        }
     result, notes = None, []
     checker = checkers.get() or Checker(opts, folder)
     result_file = folder / f"result-{time.monotonic_ns()}.json"
@@ -169,9 +220,16 @@ def grade_one(path: Path, opts, checkers: queue.Queue, folder: Path) -> dict:
     questions = result["questions"]
     points = round(sum(q["points"] for q in questions.values()), 6)
     of = round(sum(q["of"] for q in questions.values()), 6)
-    return {**base, "status": result["status"], "points": points, "of": of, "questions": questions,
-            "messages": result["messages"], "integrity": result["integrity"],
-            "seconds": round(time.monotonic() - started, 2)}
+    return {
+        **base,
+        "status": result["status"],
+        "points": points,
+        "of": of,
+        "questions": questions,
+        "messages": result["messages"],
+        "integrity": result["integrity"],
+        "seconds": round(time.monotonic() - started, 2),
+    }
 
 
 def grade_all(paths: list[str], opts) -> list[dict]:
@@ -181,16 +239,24 @@ def grade_all(paths: list[str], opts) -> list[dict]:
     jobs = max(1, opts.jobs)
     checkers: queue.Queue = queue.Queue()
     for _ in range(jobs):
-        checkers.put(None)          # started when first needed
+        checkers.put(None)  # started when first needed
     results = [None] * len(subs)
-    with tempfile.TemporaryDirectory(prefix="grade-batch-") as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
+    with (
+        tempfile.TemporaryDirectory(prefix="grade-batch-") as tmp,
+        ThreadPoolExecutor(max_workers=jobs) as pool,
+    ):
         try:
-            futures = {pool.submit(grade_one, s, opts, checkers, Path(tmp)): i for i, s in enumerate(subs)}
+            futures = {
+                pool.submit(grade_one, s, opts, checkers, Path(tmp)): i for i, s in enumerate(subs)
+            }
             for fut, i in futures.items():
                 results[i] = fut.result()
                 if not opts.quiet:
                     r = results[i]
-                    print(f"graded {subs[i]}: {r['points']:g}/{r['of']:g} in {r['seconds']:.1f} s", file=sys.stderr)
+                    print(
+                        f"graded {subs[i]}: {r['points']:g}/{r['of']:g} in {r['seconds']:.1f} s",
+                        file=sys.stderr,
+                    )
         finally:
             pool.shutdown(wait=True)
             while not checkers.empty():

@@ -25,22 +25,26 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import resource
 import signal
 import sys
 import tempfile
 import time
 import zipfile
-import re
 from pathlib import Path
 
 from grading import sandbox, screen, wire
 from grading.session import Session
 
-OUTPUT_LIMIT = 1_000_000   # bytes of output above which the report says the notebook printed too much
-CHECKER_MEMORY_MB = 3072   # address space of the checker process (numpy, torch and otter map under 1 GB)
-CHECKER_FILE_BYTES = 64 << 20   # largest file the checker writes (a result: a few KB)
-CHECKER_FILES = 1024            # open files of the checker (a kernel's pipes: a handful)
+OUTPUT_LIMIT = (
+    1_000_000  # bytes of output above which the report says the notebook printed too much
+)
+CHECKER_MEMORY_MB = (
+    3072  # address space of the checker process (numpy, torch and otter map under 1 GB)
+)
+CHECKER_FILE_BYTES = 64 << 20  # largest file the checker writes (a result: a few KB)
+CHECKER_FILES = 1024  # open files of the checker (a kernel's pipes: a handful)
 
 
 def set_own_limits(memory_mb: int) -> None:
@@ -48,8 +52,12 @@ def set_own_limits(memory_mb: int) -> None:
     kernel sends: a reply that gets past wire's checks still cannot make it allocate more than
     ``memory_mb`` (the allocation fails with a MemoryError, which costs that test). Soft limits
     only: the kernel it starts sets its own (larger address space for torch) from these."""
-    for which, value in ((resource.RLIMIT_AS, memory_mb << 20), (resource.RLIMIT_FSIZE, CHECKER_FILE_BYTES),
-                         (resource.RLIMIT_NOFILE, CHECKER_FILES), (resource.RLIMIT_CORE, 0)):
+    for which, value in (
+        (resource.RLIMIT_AS, memory_mb << 20),
+        (resource.RLIMIT_FSIZE, CHECKER_FILE_BYTES),
+        (resource.RLIMIT_NOFILE, CHECKER_FILES),
+        (resource.RLIMIT_CORE, 0),
+    ):
         soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
@@ -70,9 +78,14 @@ def limit_cpu(seconds: float) -> None:
 def read_autograder(path: Path) -> tuple[str | None, dict[str, str]]:
     """(assignment name, {question: test file source}) of an otter autograder zip."""
     with zipfile.ZipFile(path) as zf:
-        config = json.loads(zf.read("otter_config.json")) if "otter_config.json" in zf.namelist() else {}
-        tests = {n[len("tests/"):-3]: zf.read(n).decode() for n in sorted(zf.namelist())
-                 if re.fullmatch(r"tests/[^/]+\.py", n)}
+        config = (
+            json.loads(zf.read("otter_config.json")) if "otter_config.json" in zf.namelist() else {}
+        )
+        tests = {
+            n[len("tests/") : -3]: zf.read(n).decode()
+            for n in sorted(zf.namelist())
+            if re.fullmatch(r"tests/[^/]+\.py", n)
+        }
     return config.get("assignment_name"), tests
 
 
@@ -116,10 +129,12 @@ def message_of(text: str) -> str:
     lines = [line.strip() for line in str(text).splitlines() if line.strip()]
     for line in reversed(lines):
         if line.startswith("AssertionError:") and line != "AssertionError:":
-            return line[len("AssertionError:"):].strip()
+            return line[len("AssertionError:") :].strip()
     for line in reversed(lines):
         head = line.split(":", 1)[0]
-        if head.isidentifier() and head.endswith(("Error", "Exception", "Exit", "Interrupt", "Warning")):
+        if head.isidentifier() and head.endswith(
+            ("Error", "Exception", "Exit", "Interrupt", "Warning")
+        ):
             return line
     return lines[-1] if lines else "failed"
 
@@ -173,7 +188,9 @@ def run_case(test_file, i: int, env: dict, seconds: float) -> tuple[bool, str]:
                 except Exception:
                     text = f"{type(e).__name__}: {e}"
                 return False, message_of(text)
-        passed, text = run_doctest(f"{test_file.name} {i}", tc.body, {**env, **real_modules(test_file)})
+        passed, text = run_doctest(
+            f"{test_file.name} {i}", tc.body, {**env, **real_modules(test_file)}
+        )
         return passed is True, "" if passed is True else message_of(text)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -185,7 +202,7 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     name, sources = read_autograder(zip_path)
     result = {"questions": {}, "messages": [], "integrity": []}
     try:
-        if submission.is_symlink():     # batch refuses links; a link made since is not followed
+        if submission.is_symlink():  # batch refuses links; a link made since is not followed
             raise screen.NotANotebook("it is a symbolic link")
         cells, problems, nb_name = screen.notebook_cells(submission)
     except Exception as e:
@@ -196,14 +213,20 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
         result["messages"].append(f"this notebook says it is {nb_name}; it was graded as {name}")
     limits = sandbox.Limits(memory_mb=opts.memory)
     preload = preloads(sources, cells)
-    session = Session(limits, sandboxed=not opts.no_sandbox, uid=opts.uid, cell_timeout=opts.cell_timeout,
-                      preload=preload, withhold=sandbox.withheld_for(name))
+    session = Session(
+        limits,
+        sandboxed=not opts.no_sandbox,
+        uid=opts.uid,
+        cell_timeout=opts.cell_timeout,
+        preload=preload,
+        withhold=sandbox.withheld_for(name),
+    )
     status = "error"
     tests = {}
     try:
-        session.spawn()            # the kernel starts and imports what the exercise uses, while
-        tests = load_tests(sources)   # this process loads the tests and imports the same (the
-        for module in preload:        # tests import them too: not inside a test's time limit)
+        session.spawn()  # the kernel starts and imports what the exercise uses, while
+        tests = load_tests(sources)  # this process loads the tests and imports the same (the
+        for module in preload:  # tests import them too: not inside a test's time limit)
             __import__(module)
         session.ready()
         for c in cells:
@@ -211,26 +234,34 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
             if o.status == "error":
                 result["messages"].append(f"{c.label()} raised {o.error[0]}: {o.error[1]}"[:500])
             elif o.status == "timeout":
-                result["messages"].append(f"{c.label()} ran longer than {opts.cell_timeout:g} s "
-                                          "(an infinite loop?): it was stopped and skipped")
+                result["messages"].append(
+                    f"{c.label()} ran longer than {opts.cell_timeout:g} s "
+                    "(an infinite loop?): it was stopped and skipped"
+                )
             elif o.status == "dead":
-                result["messages"].append(f"{c.label()} stopped the Python process (os._exit, a crash, "
-                                          "or too much memory): it was skipped")
+                result["messages"].append(
+                    f"{c.label()} stopped the Python process (os._exit, a crash, "
+                    "or too much memory): it was skipped"
+                )
         for q in sorted(tests):
             result["questions"][q] = grade_question(q, tests[q], session, opts.cell_timeout, result)
         printed = session.output()
         if printed > OUTPUT_LIMIT:
-            result["messages"].append(f"the notebook printed {printed / 1e6:.1f} MB of output; the grader "
-                                      f"only counts it (more than {OUTPUT_LIMIT / 1e6:g} MB is too much)")
+            result["messages"].append(
+                f"the notebook printed {printed / 1e6:.1f} MB of output; the grader "
+                f"only counts it (more than {OUTPUT_LIMIT / 1e6:g} MB is too much)"
+            )
         status = "graded"
     except Exception as e:
         result["messages"].append(f"grader error: {type(e).__name__}: {e}")
     finally:
         session.close()
     result["messages"] += session.notes
-    for q in sorted(tests or sources):   # questions the grader never reached
+    for q in sorted(tests or sources):  # questions the grader never reached
         of = float(tests[q].possible) if q in tests else 0.0
-        result["questions"].setdefault(q, {"points": 0.0, "of": of, "cases": [], "messages": ["not graded"]})
+        result["questions"].setdefault(
+            q, {"points": 0.0, "of": of, "cases": [], "messages": ["not graded"]}
+        )
     result["integrity"] = list(dict.fromkeys(result["integrity"]))
     result["status"] = status
     return result
@@ -239,8 +270,13 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
 def grade_question(q: str, test_file, session: Session, seconds: float, result: dict) -> dict:
     cases = []
     for i, tc in enumerate(test_file.test_cases):
-        outcome = {"name": str(tc.name or f"{q} {i}"), "hidden": bool(tc.hidden), "points": float(tc.points or 0),
-                   "passed": False, "message": ""}
+        outcome = {
+            "name": str(tc.name or f"{q} {i}"),
+            "hidden": bool(tc.hidden),
+            "points": float(tc.points or 0),
+            "passed": False,
+            "message": "",
+        }
         cases.append(outcome)
         session.link.deadline = time.monotonic() + seconds
         try:
@@ -248,24 +284,43 @@ def grade_question(q: str, test_file, session: Session, seconds: float, result: 
             outcome["passed"], outcome["message"] = run_case(test_file, i, env, seconds)
         except (wire.TimedOut, CaseTimeout) as e:
             if isinstance(e, wire.TimedOut) and str(e).startswith("decoding"):
-                outcome["message"] = f"the notebook's kernel sent a reply that took more than {seconds:g} s to read"
-                result["integrity"].append(f"{q}: the kernel sent a reply that could not be read in time")
+                outcome["message"] = (
+                    f"the notebook's kernel sent a reply that took more than {seconds:g} s to read"
+                )
+                result["integrity"].append(
+                    f"{q}: the kernel sent a reply that could not be read in time"
+                )
             else:
-                outcome["message"] = f"this test did not finish in {seconds:g} s: does your code loop forever?"
+                outcome["message"] = (
+                    f"this test did not finish in {seconds:g} s: does your code loop forever?"
+                )
             session.restart()
         except wire.Gone:
-            outcome["message"] = "this test stopped the Python process (os._exit, a crash, or too much memory)"
+            outcome["message"] = (
+                "this test stopped the Python process (os._exit, a crash, or too much memory)"
+            )
             session.restart()
         except (wire.ProtocolError, MemoryError, RecursionError) as e:
-            why = str(e) if isinstance(e, wire.ProtocolError) else f"{type(e).__name__} while reading its reply"
-            outcome["message"] = f"the notebook's kernel sent something that is not an answer ({why})"
+            why = (
+                str(e)
+                if isinstance(e, wire.ProtocolError)
+                else f"{type(e).__name__} while reading its reply"
+            )
+            outcome["message"] = (
+                f"the notebook's kernel sent something that is not an answer ({why})"
+            )
             result["integrity"].append(f"{q}: the kernel broke the protocol ({why})")
             session.restart()
     points = sum(c["points"] for c in cases if c["passed"])
     if getattr(test_file, "all_or_nothing", False) and not all(c["passed"] for c in cases):
         points = 0.0
     messages = list(dict.fromkeys(c["message"] for c in cases if not c["passed"] and c["message"]))
-    return {"points": round(points, 6), "of": float(test_file.possible), "cases": cases, "messages": messages}
+    return {
+        "points": round(points, 6),
+        "of": float(test_file.possible),
+        "cases": cases,
+        "messages": messages,
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -277,7 +332,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--worker", action="store_true")
     p.add_argument("--cell-timeout", type=float, default=20)
     p.add_argument("--memory", type=int, default=sandbox.Limits.memory_mb)
-    p.add_argument("--uid", type=int, default=None, help="the kernel's user (default: one of its own)")
+    p.add_argument(
+        "--uid", type=int, default=None, help="the kernel's user (default: one of its own)"
+    )
     p.add_argument("--checker-memory", type=int, default=CHECKER_MEMORY_MB)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--no-sandbox", action="store_true")

@@ -32,8 +32,10 @@ from grading import wire
 
 # IPython's own names, and the ones a notebook gets for free: never part of the learner's answers
 HIDDEN = {"In", "Out", "exit", "quit", "get_ipython", "grader"}
-NAME_LIMIT = 8 << 20   # bytes: a bigger value crosses as a reference (a test that uses it reads it then)
-ENCODE_SECONDS = 2.0   # one name's encoding: a value that takes longer crosses as a reference
+NAME_LIMIT = (
+    8 << 20
+)  # bytes: a bigger value crosses as a reference (a test that uses it reads it then)
+ENCODE_SECONDS = 2.0  # one name's encoding: a value that takes longer crosses as a reference
 # what the checker may ask the kernel to import at start (slow imports out of the cells' time)
 PRELOAD = {"numpy", "torch", "tutorlib", "tutorlib.nn", "tutorlib.attention", "tutorlib.examples"}
 
@@ -87,7 +89,7 @@ def give_up_root(uid: int) -> None:
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)   # PR_SET_NO_NEW_PRIVS
+        ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
     except Exception:
         pass
     os.setgroups([])
@@ -124,7 +126,11 @@ class Kernel:
         """Every name the notebook defined, data encoded as values, the rest as references."""
         out = {}
         for name, value in list(self.shell.user_ns.items()):
-            if name.startswith("_") or name in HIDDEN or (name in self.baseline and name != "grader"):
+            if (
+                name.startswith("_")
+                or name in HIDDEN
+                or (name in self.baseline and name != "grader")
+            ):
                 continue
             if isinstance(value, types.ModuleType):
                 continue
@@ -136,9 +142,9 @@ class Kernel:
         """A name's value as data when it is small (measured first, without copying it, then
         encoded within ENCODE_SECONDS), else as a reference that a test reads only if it uses it:
         a learner who keeps a 768 MiB array is not slowed into a test's timeout."""
-        if wire.measure(value, NAME_LIMIT) > NAME_LIMIT:   # a big dataset: sent only if a test asks
+        if wire.measure(value, NAME_LIMIT) > NAME_LIMIT:  # a big dataset: sent only if a test asks
             return link.share(value)
-        timed = threading.current_thread() is threading.main_thread()   # (signals: main thread only)
+        timed = threading.current_thread() is threading.main_thread()  # (signals: main thread only)
         if timed:
             previous = signal.signal(signal.SIGALRM, _too_slow)
             signal.setitimer(signal.ITIMER_REAL, ENCODE_SECONDS)
@@ -156,7 +162,9 @@ class Kernel:
 
     def serve(self, link: wire.Link, m: dict):
         op = m.get("op")
-        if op == "hello":   # import what the exercise uses before any cell runs (outside cell time limits)
+        if (
+            op == "hello"
+        ):  # import what the exercise uses before any cell runs (outside cell time limits)
             for module in m.get("preload", []):
                 if module in PRELOAD:
                     __import__(module)
@@ -194,7 +202,9 @@ def main(argv: list[str] | None = None) -> None:
     os.set_inheritable(read_fd, False)
     os.set_inheritable(write_fd, False)
     kernel = Kernel()
-    link = KernelLink(read_fd, write_fd, side="kernel", peer="grader", serve=lambda m: kernel.serve(link, m))
+    link = KernelLink(
+        read_fd, write_fd, side="kernel", peer="grader", serve=lambda m: kernel.serve(link, m)
+    )
     while True:
         try:
             m = link.receive()

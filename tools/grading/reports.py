@@ -36,12 +36,38 @@ def write_reports(results: list[dict], out: Path) -> tuple[Path, list[Path]]:
     summary = out / "summary.csv"
     with open(summary, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["submission", "exercise", "points", "of", *questions, "status", "seconds", "integrity", "messages"])
+        w.writerow(
+            [
+                "submission",
+                "exercise",
+                "points",
+                "of",
+                *questions,
+                "status",
+                "seconds",
+                "integrity",
+                "messages",
+            ]
+        )
         for r in results:
-            w.writerow([r["submission"], r["exercise"] or "", fmt(r["points"]), fmt(r["of"]),
-                        *[fmt(r["questions"][q]["points"]) if q in r["questions"] else "" for q in questions],
-                        r["status"], r["seconds"], " | ".join(r["integrity"]),
-                        " | ".join(r["messages"] + [m for q in r["questions"].values() for m in q["messages"]])[:2000]])
+            w.writerow(
+                [
+                    r["submission"],
+                    r["exercise"] or "",
+                    fmt(r["points"]),
+                    fmt(r["of"]),
+                    *[
+                        fmt(r["questions"][q]["points"]) if q in r["questions"] else ""
+                        for q in questions
+                    ],
+                    r["status"],
+                    r["seconds"],
+                    " | ".join(r["integrity"]),
+                    " | ".join(
+                        r["messages"] + [m for q in r["questions"].values() for m in q["messages"]]
+                    )[:2000],
+                ]
+            )
     return summary, files
 
 
@@ -49,15 +75,29 @@ def table(results: list[dict]) -> str:
     questions = sorted({q for r in results for q in r["questions"]}, key=lambda q: (len(q), q))
     rows = [["submission", *questions, "total", "notes"]]
     for r in results:
-        notes = (r["integrity"][:1] or [m for q in r["questions"].values() for m in q["messages"]][:1]
-                 or r["messages"][:1])
+        notes = (
+            r["integrity"][:1]
+            or [m for q in r["questions"].values() for m in q["messages"]][:1]
+            or r["messages"][:1]
+        )
         note = ("! " if r["integrity"] else "") + (notes[0] if notes else "")
-        rows.append([Path(r["submission"]).name,
-                     *[(fmt(r["questions"][q]["points"]) + "/" + fmt(r["questions"][q]["of"]))
-                       if q in r["questions"] else "-" for q in questions],
-                     f"{fmt(r['points'])}/{fmt(r['of'])}" + ("" if r["status"] == "graded" else f" ({r['status']})"),
-                     textwrap.shorten(note, 70, placeholder="...")])
+        rows.append(
+            [
+                Path(r["submission"]).name,
+                *[
+                    (fmt(r["questions"][q]["points"]) + "/" + fmt(r["questions"][q]["of"]))
+                    if q in r["questions"]
+                    else "-"
+                    for q in questions
+                ],
+                f"{fmt(r['points'])}/{fmt(r['of'])}"
+                + ("" if r["status"] == "graded" else f" ({r['status']})"),
+                textwrap.shorten(note, 70, placeholder="..."),
+            ]
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row[:-1], widths)) + "  " + row[-1] for row in rows]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row[:-1], widths)) + "  " + row[-1] for row in rows
+    ]
     lines.insert(1, "-" * min(120, max(len(line) for line in lines)))
     return "\n".join(lines)

@@ -33,11 +33,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent          # tools/grading, mounted read-only at /opt/grading/grading
+PACKAGE = (
+    Path(__file__).resolve().parent
+)  # tools/grading, mounted read-only at /opt/grading/grading
 MOUNTED_PACKAGE = "/opt/grading"
 HOME = "/home/learner"
-PYTHON = os.path.abspath(sys.executable)   # the virtualenv's python, mounted at the same path
-FIRST_UID = 100000     # kernels run as users from here on (when the grader runs as root)
+PYTHON = os.path.abspath(sys.executable)  # the virtualenv's python, mounted at the same path
+FIRST_UID = 100000  # kernels run as users from here on (when the grader runs as root)
 
 
 def kernel_uid() -> int:
@@ -45,11 +47,13 @@ def kernel_uid() -> int:
     (their process ids differ), so one submission's processes never count against another's limit."""
     return FIRST_UID + os.getpid() % 400000
 
+
 LOST_WITHOUT_SANDBOX = (
     "without bubblewrap the submission runs as an ordinary process of your account: it can read "
     "and write your files (the virtualenv, the autograder zips, other submissions), use the "
     "network, and leave processes running; its scores are still computed outside it, and memory "
-    "and file-size limits still apply")
+    "and file-size limits still apply"
+)
 
 
 # What a question may call (exercises/README.md): the modules a kernel does not get, per exercise,
@@ -57,8 +61,10 @@ LOST_WITHOUT_SANDBOX = (
 # behind a read-only stub whose import fails with the reason; without it the kernel refuses the
 # import itself (a learner could undo that: --no-sandbox loses it too).
 WITHHELD = {
-    "ex10": ("sacrebleu",),             # question 3 builds sentence BLEU; the grader compares with it
-    "ex11": ("tutorlib.efficient",),    # questions 1 and 2 build the online softmax and tiled attention
+    "ex10": ("sacrebleu",),  # question 3 builds sentence BLEU; the grader compares with it
+    "ex11": (
+        "tutorlib.efficient",
+    ),  # questions 1 and 2 build the online softmax and tiled attention
 }
 
 
@@ -68,8 +74,10 @@ def withheld_for(exercise: str | None) -> tuple[str, ...]:
 
 
 def withheld_message(module: str) -> str:
-    return (f"{module} is not available when this exercise is graded: a question asks you to build "
-            "what it exports (the question says what you may call)")
+    return (
+        f"{module} is not available when this exercise is graded: a question asks you to build "
+        "what it exports (the question says what you may call)"
+    )
 
 
 def module_paths(module: str) -> list[tuple[str, bool]]:
@@ -97,32 +105,58 @@ def stubs(modules: tuple[str, ...], folder: Path) -> list[str]:
         (folder / f"{i}" / "__init__.py").write_text(stub)
         (folder / f"{i}.py").write_text(stub)
         for path, package in module_paths(module):
-            args += ["--ro-bind", str(folder / f"{i}") if package else str(folder / f"{i}.py"), path]
+            args += [
+                "--ro-bind",
+                str(folder / f"{i}") if package else str(folder / f"{i}.py"),
+                path,
+            ]
     return args
 
 
 @dataclass
 class Limits:
-    memory_mb: int = 6144            # address space of the kernel (torch alone maps about 2 GB)
-    file_bytes: int = 64 << 20       # largest file it may write
-    processes: int = 256             # processes and threads of its user (sandbox only)
+    memory_mb: int = 6144  # address space of the kernel (torch alone maps about 2 GB)
+    file_bytes: int = 64 << 20  # largest file it may write
+    processes: int = 256  # processes and threads of its user (sandbox only)
 
     def rlimits(self, sandboxed: bool) -> dict[str, int]:
-        limits = {"RLIMIT_AS": self.memory_mb << 20, "RLIMIT_FSIZE": self.file_bytes, "RLIMIT_CORE": 0}
+        limits = {
+            "RLIMIT_AS": self.memory_mb << 20,
+            "RLIMIT_FSIZE": self.file_bytes,
+            "RLIMIT_CORE": 0,
+        }
         if sandboxed:
             limits["RLIMIT_NPROC"] = self.processes
         return limits
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bwrap() -> str | None:
     """The path of a bwrap that works on this machine, or None."""
     path = shutil.which("bwrap")
     if path is None:
         return None
     try:
-        ok = subprocess.run([path, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--proc", "/proc",
-                             "--dev", "/dev", "true"], capture_output=True, timeout=30).returncode == 0
+        ok = (
+            subprocess.run(
+                [
+                    path,
+                    "--ro-bind",
+                    "/",
+                    "/",
+                    "--unshare-net",
+                    "--unshare-pid",
+                    "--proc",
+                    "/proc",
+                    "--dev",
+                    "/dev",
+                    "true",
+                ],
+                capture_output=True,
+                timeout=30,
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         ok = False
     return path if ok else None
@@ -141,7 +175,17 @@ def editable_sources() -> list[str]:
 
 
 def read_only_paths() -> list[str]:
-    paths = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", sys.base_prefix, sys.prefix]
+    paths = [
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/etc",
+        sys.base_prefix,
+        sys.prefix,
+    ]
     python = os.path.realpath(sys.executable)
     paths.append(os.path.dirname(os.path.dirname(python)))
     out = []
@@ -154,47 +198,103 @@ def read_only_paths() -> list[str]:
 def environment(home: str) -> dict[str, str]:
     return {
         "PATH": os.pathsep.join([os.path.dirname(PYTHON), "/usr/local/bin", "/usr/bin", "/bin"]),
-        "HOME": home, "TMPDIR": home + "/tmp", "USER": "learner", "LOGNAME": "learner", "LANG": "C.UTF-8",
-        "MPLBACKEND": "Agg", "MPLCONFIGDIR": home + "/.matplotlib", "IPYTHONDIR": home + "/.ipython",
-        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-        "JUPYTER_PLATFORM_DIRS": "1", "VIRTUAL_ENV": sys.prefix,
+        "HOME": home,
+        "TMPDIR": home + "/tmp",
+        "USER": "learner",
+        "LOGNAME": "learner",
+        "LANG": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": home + "/.matplotlib",
+        "IPYTHONDIR": home + "/.ipython",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "VIRTUAL_ENV": sys.prefix,
     }
 
 
 def kernel_argv(read_fd: int, write_fd: int, settings: dict, package_parent: str) -> list[str]:
-    boot = (f"import sys; sys.path.append({package_parent!r}); "
-            "from grading.kernel import main; main()")
+    boot = (
+        f"import sys; sys.path.append({package_parent!r}); from grading.kernel import main; main()"
+    )
     return [PYTHON, "-I", "-B", "-u", "-c", boot, str(read_fd), str(write_fd), json.dumps(settings)]
 
 
-def command(scratch: Path, read_fd: int, write_fd: int, limits: Limits, uid: int,
-            withhold: tuple[str, ...] = (), stub_folder: Path | None = None) -> list[str]:
+def command(
+    scratch: Path,
+    read_fd: int,
+    write_fd: int,
+    limits: Limits,
+    uid: int,
+    withhold: tuple[str, ...] = (),
+    stub_folder: Path | None = None,
+) -> list[str]:
     """The bwrap command line that starts a kernel confined as described above."""
     # The private /tmp first: read-only paths that live under /tmp (a checkout in /tmp/..., as
     # CI's may be) are then mounted on top of it instead of being hidden by it.
     cmd = [bwrap() or "bwrap", "--bind", str(scratch / "tmp"), "/tmp"]
     made: set[str] = {"/tmp"}
     for p in read_only_paths():
-        for parent in reversed(Path(p).parents[:-1]):   # bwrap would make them 0700: unreadable
+        for parent in reversed(Path(p).parents[:-1]):  # bwrap would make them 0700: unreadable
             if str(parent) not in made and not os.path.islink(parent):
                 made.add(str(parent))
                 cmd += ["--perms", "0755", "--dir", str(parent)]
         cmd += ["--ro-bind", p, p]
-    cmd += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", MOUNTED_PACKAGE,
-            "--perms", "0755", "--dir", "/home",
-            "--ro-bind", str(PACKAGE), f"{MOUNTED_PACKAGE}/grading",
-            "--bind", str(scratch), HOME,
-            *(stubs(withhold, stub_folder) if withhold else []),
-            "--proc", "/proc", "--dev", "/dev",
-            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--hostname", "sandbox",
-            "--clearenv", "--chdir", HOME, "--cap-drop", "ALL"]
+    cmd += [
+        "--perms",
+        "0755",
+        "--dir",
+        "/opt",
+        "--perms",
+        "0755",
+        "--dir",
+        MOUNTED_PACKAGE,
+        "--perms",
+        "0755",
+        "--dir",
+        "/home",
+        "--ro-bind",
+        str(PACKAGE),
+        f"{MOUNTED_PACKAGE}/grading",
+        "--bind",
+        str(scratch),
+        HOME,
+        *(stubs(withhold, stub_folder) if withhold else []),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+        "--chdir",
+        HOME,
+        "--cap-drop",
+        "ALL",
+    ]
     if os.geteuid() == 0:
-        cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]   # for the kernel to give up root
+        cmd += [
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+        ]  # for the kernel to give up root
     for k, v in environment(HOME).items():
         cmd += ["--setenv", k, v]
-    root = os.geteuid() == 0     # only a user of its own makes the process limit count
-    settings = {"limits": limits.rlimits(sandboxed=root), "uid": uid if root else -1, "withhold": list(withhold)}
+    root = os.geteuid() == 0  # only a user of its own makes the process limit count
+    settings = {
+        "limits": limits.rlimits(sandboxed=root),
+        "uid": uid if root else -1,
+        "withhold": list(withhold),
+    }
     return cmd + kernel_argv(read_fd, write_fd, settings, MOUNTED_PACKAGE)
 
 
@@ -211,7 +311,7 @@ class Process:
         if sandboxed and os.geteuid() == 0:
             for p in (self.scratch, self.scratch / "tmp"):
                 os.chown(p, uid, uid)
-                os.chmod(p, 0o711)    # bwrap, root without capabilities, must enter it
+                os.chmod(p, 0o711)  # bwrap, root without capabilities, must enter it
         req_r, self.req_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
@@ -219,12 +319,23 @@ class Process:
             cmd = command(self.scratch, req_r, rep_w, limits, uid, withhold, self.stubs)
             env = None
         else:
-            settings = {"limits": limits.rlimits(sandboxed=False), "uid": -1, "withhold": list(withhold)}
+            settings = {
+                "limits": limits.rlimits(sandboxed=False),
+                "uid": -1,
+                "withhold": list(withhold),
+            }
             cmd = kernel_argv(req_r, rep_w, settings, str(PACKAGE.parent))
             env = environment(str(self.scratch))
-        self.proc = subprocess.Popen(cmd, pass_fds=(req_r, rep_w), stdin=subprocess.DEVNULL, stdout=out_w,
-                                     stderr=subprocess.STDOUT, start_new_session=True, env=env,
-                                     cwd=str(self.scratch))
+        self.proc = subprocess.Popen(
+            cmd,
+            pass_fds=(req_r, rep_w),
+            stdin=subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
+            cwd=str(self.scratch),
+        )
         for fd in (req_r, rep_w, out_w):
             os.close(fd)
         self.printed = 0
@@ -239,7 +350,7 @@ class Process:
                 if not chunk:
                     return
                 self.printed += len(chunk)
-                self.tail = (self.tail + chunk)[-self.TAIL:]
+                self.tail = (self.tail + chunk)[-self.TAIL :]
 
     def close(self) -> None:
         """Kill the kernel and everything it started; delete its scratch folder."""

@@ -22,14 +22,14 @@ from pathlib import Path
 
 # First lines of the generated notebooks' setup cells (tools/exercises.py): never run by the grader.
 SETUP_MARKERS = ("# Colab, Binder or a fresh Jupyter: install", "# Check your answers in place:")
-MAX_NOTEBOOK = 64 << 20   # bytes: a bigger file is not read
+MAX_NOTEBOOK = 64 << 20  # bytes: a bigger file is not read
 CHECK_CELL = re.compile(r"(grader\.(check|check_all|export)\([^()]*\)\s*;?\s*)+")
 
 
 @dataclass
 class Cell:
-    number: int          # 1-based position in the notebook (markdown cells count)
-    source: str          # what the kernel runs
+    number: int  # 1-based position in the notebook (markdown cells count)
+    source: str  # what the kernel runs
     first_line: str
 
     def label(self) -> str:
@@ -55,7 +55,9 @@ def why_not_run(source: str) -> str | None:
 
 
 def without_matplotlib_magic(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("%matplotlib"))
+    return "\n".join(
+        line for line in source.splitlines() if not line.lstrip().startswith("%matplotlib")
+    )
 
 
 class NotANotebook(Exception):

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from grading import sandbox, wire
 from grading.screen import Cell
 
-START_TIMEOUT = 60   # seconds for a kernel to start (it imports IPython)
+START_TIMEOUT = 60  # seconds for a kernel to start (it imports IPython)
 
 
 @dataclass
 class CellOutcome:
-    status: str                      # ok | error | timeout | dead
-    error: list[str] | None = None   # [exception name, message] when the cell raised
+    status: str  # ok | error | timeout | dead
+    error: list[str] | None = None  # [exception name, message] when the cell raised
 
 
 class LearnerError(Exception):
@@ -48,8 +48,14 @@ class CheckerLink(wire.Link):
     the kernel's requests, and the attributes it lets the kernel read, must be data."""
 
     def __init__(self, read_fd: int, write_fd: int):
-        super().__init__(read_fd, write_fd, side="checker", peer="submission", serve=self.serve_kernel,
-                         share=self.may_share)
+        super().__init__(
+            read_fd,
+            write_fd,
+            side="checker",
+            peer="submission",
+            serve=self.serve_kernel,
+            share=self.may_share,
+        )
         self.sending_arguments = False
 
     def may_share(self, obj) -> None:
@@ -77,7 +83,9 @@ class CheckerLink(wire.Link):
         attribute of it. Nothing else of the checker is reachable."""
         op, target = m.get("op"), m.get("target")
         if type(target) is not int or target not in self.objects:
-            raise wire.ProtocolError(f"a request about an object the grader never shared ({target!r})")
+            raise wire.ProtocolError(
+                f"a request about an object the grader never shared ({target!r})"
+            )
         obj = self.objects[target]
         if op == "call":
             args, kwargs = self.arguments(m)
@@ -96,9 +104,9 @@ class Session:
     sandboxed: bool
     uid: int
     cell_timeout: float
-    preload: list[str] = field(default_factory=list)   # modules the kernel imports before any cell
-    withhold: tuple = ()                               # modules the kernel does not get (sandbox.WITHHELD)
-    good: list[Cell] = field(default_factory=list)   # cells that ran (replayed after a restart)
+    preload: list[str] = field(default_factory=list)  # modules the kernel imports before any cell
+    withhold: tuple = ()  # modules the kernel does not get (sandbox.WITHHELD)
+    good: list[Cell] = field(default_factory=list)  # cells that ran (replayed after a restart)
     notes: list[str] = field(default_factory=list)
     printed: int = 0
 
@@ -125,7 +133,9 @@ class Session:
             time.sleep(0.2)
             tail = self.process.tail.decode(errors="replace").strip().splitlines()
             self.close()
-            raise RuntimeError(f"the kernel did not start ({e}): {tail[-1] if tail else 'no output'}") from None
+            raise RuntimeError(
+                f"the kernel did not start ({e}): {tail[-1] if tail else 'no output'}"
+            ) from None
 
     def close(self) -> None:
         if self.process is not None:
@@ -143,7 +153,9 @@ class Session:
                 outcome = self._run(c)
                 if outcome.status in ("timeout", "dead"):
                     self.good.remove(c)
-                    self.notes.append(f"{c.label()} behaved differently when run again: it was skipped")
+                    self.notes.append(
+                        f"{c.label()} behaved differently when run again: it was skipped"
+                    )
                     self.close()
                     break
             else:
@@ -179,8 +191,10 @@ class Session:
             names = self.link.request({"op": "names"})
         except (wire.ProtocolError, wire.TimedOut, wire.Gone):
             raise
-        except Exception as e:     # the kernel answered with an error: its names code was replaced
-            raise wire.ProtocolError(f"the names of the notebook could not be read ({type(e).__name__})") from None
+        except Exception as e:  # the kernel answered with an error: its names code was replaced
+            raise wire.ProtocolError(
+                f"the names of the notebook could not be read ({type(e).__name__})"
+            ) from None
         if type(names) is not dict:
             raise wire.ProtocolError("the names of the notebook are not a dict")
         return names

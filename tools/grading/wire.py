@@ -34,13 +34,13 @@ import time
 _read, _write, _select = os.read, os.write, select.select
 _dumps, _loads = json.dumps, json.loads
 
-MAX_MESSAGE = 64 << 20   # bytes in one line: a bigger answer is refused, not read
-MAX_DEPTH = 64           # nesting of lists, tuples and dicts
+MAX_MESSAGE = 64 << 20  # bytes in one line: a bigger answer is refused, not read
+MAX_DEPTH = 64  # nesting of lists, tuples and dicts
 # What one reply may make the checker build, checked *before* anything is allocated:
 REPLY_BYTES = 256 << 20  # bytes of arrays, strings and bytes decoded from one reply
 REPLY_ITEMS = 4_000_000  # values (list items, dict entries, array items) in one reply
-MAX_STRING = 1 << 16     # characters of one item of a string array (dtype <U65536 at most)
-MAX_DIMS = 32            # dimensions of an array (numpy's own limit is 64)
+MAX_STRING = 1 << 16  # characters of one item of a string array (dtype <U65536 at most)
+MAX_DIMS = 32  # dimensions of an array (numpy's own limit is 64)
 # The dtypes a reply may name: bool, integers, floats, complex, strings and object arrays of
 # data; with a byte order and an item size, nothing else (no structured, void, datetime dtype).
 DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|c(8|16)|U\d{1,5}|O)")
@@ -76,20 +76,29 @@ class Raised(Exception):
 # data
 
 
-NUMERIC_KINDS = "biufc"   # bool, int, unsigned, float, complex: sent as raw bytes
+NUMERIC_KINDS = "biufc"  # bool, int, unsigned, float, complex: sent as raw bytes
 
 
 def _array(a, share, depth) -> dict:
     import numpy as np
 
-    a = np.array(a, copy=True, subok=False, order="C")   # (np.ascontiguousarray makes 0-d arrays 1-d)
+    a = np.array(
+        a, copy=True, subok=False, order="C"
+    )  # (np.ascontiguousarray makes 0-d arrays 1-d)
     if a.dtype.fields is not None:
         raise Unsendable(f"a structured array ({a.dtype})")
     if a.dtype.kind in NUMERIC_KINDS:
-        return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode()}
+        return {
+            "dtype": a.dtype.str,
+            "shape": list(a.shape),
+            "data": base64.b64encode(a.tobytes()).decode(),
+        }
     if a.dtype.kind in "UO":
-        return {"dtype": a.dtype.str, "shape": list(a.shape),
-                "items": [encode(x, share, depth + 1) for x in a.ravel().tolist()]}
+        return {
+            "dtype": a.dtype.str,
+            "shape": list(a.shape),
+            "items": [encode(x, share, depth + 1) for x in a.ravel().tolist()],
+        }
     raise Unsendable(f"an array of dtype {a.dtype}")
 
 
@@ -109,7 +118,7 @@ def encode(x, share, depth: int = 0):
         a = _array(np.asarray(x), share, depth)
         return {"$scalar": a}
     if torch is not None and isinstance(x, torch.Tensor):
-        with torch._C.DisableTorchFunction():    # a subclass's __torch_function__ is not run
+        with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is not run
             t = torch.Tensor.detach(x).cpu()
             if t.dtype == torch.bfloat16:
                 t = t.float()
@@ -132,7 +141,11 @@ def encode(x, share, depth: int = 0):
     if isinstance(x, tuple):
         return {"$tuple": [encode(v, share, depth + 1) for v in tuple.__iter__(x)]}
     if isinstance(x, dict):
-        return {"$dict": [[encode(k, share, depth + 1), encode(v, share, depth + 1)] for k, v in dict.items(x)]}
+        return {
+            "$dict": [
+                [encode(k, share, depth + 1), encode(v, share, depth + 1)] for k, v in dict.items(x)
+            ]
+        }
     if isinstance(x, (set, frozenset)):
         return {"$set": [encode(v, share, depth + 1) for v in set.__iter__(set(x))]}
     return share(x)
@@ -143,7 +156,9 @@ class Budget:
     before it is made, so a reply that asks for more is refused (ProtocolError) without the
     checker ever holding it; past ``deadline`` (time.monotonic()) decoding stops (TimedOut)."""
 
-    def __init__(self, nbytes: int = REPLY_BYTES, items: int = REPLY_ITEMS, deadline: float | None = None):
+    def __init__(
+        self, nbytes: int = REPLY_BYTES, items: int = REPLY_ITEMS, deadline: float | None = None
+    ):
         self.bytes, self.items, self.deadline = nbytes, items, deadline
 
     def charge(self, nbytes: int = 0, items: int = 0, what: str = "") -> None:
@@ -162,11 +177,15 @@ def array_dtype(name):
     import numpy as np
 
     if type(name) is not str or not DTYPE.fullmatch(name):
-        raise ProtocolError(f"an array of dtype {str(name)[:40]!r}: expected bool, int, float, complex, "
-                            f"str (at most {MAX_STRING} characters) or object")
+        raise ProtocolError(
+            f"an array of dtype {str(name)[:40]!r}: expected bool, int, float, complex, "
+            f"str (at most {MAX_STRING} characters) or object"
+        )
     dtype = np.dtype(name)
     if dtype.kind == "U" and not 0 < dtype.itemsize // 4 <= MAX_STRING:
-        raise ProtocolError(f"an array of dtype {name!r}: strings of at most {MAX_STRING} characters")
+        raise ProtocolError(
+            f"an array of dtype {name!r}: strings of at most {MAX_STRING} characters"
+        )
     return dtype
 
 
@@ -191,7 +210,7 @@ def measure(x, limit: int) -> int:
         elif np is not None and isinstance(v, np.generic):
             total += 64
         elif np is not None and isinstance(v, np.ndarray):
-            total += 2 * np.ndarray.nbytes.__get__(v) + 64     # base64 and JSON: under twice
+            total += 2 * np.ndarray.nbytes.__get__(v) + 64  # base64 and JSON: under twice
             if np.ndarray.dtype.__get__(v).kind == "O":
                 stack.extend(np.ndarray.ravel(v)[: limit // 24].tolist())
         elif torch is not None and isinstance(v, torch.Tensor):
@@ -199,21 +218,31 @@ def measure(x, limit: int) -> int:
                 total += 2 * torch.Tensor.numel(v) * torch.Tensor.element_size(v) + 64
         elif isinstance(v, (list, tuple, set, frozenset)):
             total += 2
-            iterate = list.__iter__ if isinstance(v, list) else tuple.__iter__ if isinstance(v, tuple) else set.__iter__
+            iterate = (
+                list.__iter__
+                if isinstance(v, list)
+                else tuple.__iter__
+                if isinstance(v, tuple)
+                else set.__iter__
+            )
             stack.extend(iterate(v) if not isinstance(v, frozenset) else frozenset.__iter__(v))
         elif isinstance(v, dict):
             total += 2
             for k, e in dict.items(v):
                 stack += [k, e]
         else:
-            total += 64              # an object: a reference
+            total += 64  # an object: a reference
     return total
 
 
 def _decode_array(body, resolve, depth, budget):
     import numpy as np
 
-    if type(body) is not dict or type(body.get("dtype")) is not str or type(body.get("shape")) is not list:
+    if (
+        type(body) is not dict
+        or type(body.get("dtype")) is not str
+        or type(body.get("shape")) is not list
+    ):
         raise ProtocolError("an array without dtype and shape")
     shape = tuple(body["shape"])
     if len(shape) > MAX_DIMS or not all(type(n) is int and 0 <= n for n in shape):
@@ -221,14 +250,20 @@ def _decode_array(body, resolve, depth, budget):
     dtype = array_dtype(body["dtype"])
     count = math.prod(shape)
     if count > REPLY_ITEMS or dtype.itemsize * count > REPLY_BYTES:
-        raise ProtocolError(f"an array of shape {str(shape)[:80]} and dtype {dtype}: larger than a reply may be")
+        raise ProtocolError(
+            f"an array of shape {str(shape)[:80]} and dtype {dtype}: larger than a reply may be"
+        )
     if "data" in body:
         data = body["data"]
         if dtype.kind not in NUMERIC_KINDS or type(data) is not str:
             raise ProtocolError(f"raw bytes for an array of dtype {dtype}")
-        if len(data) != 4 * -(-dtype.itemsize * count // 3):      # base64: 4 characters per 3 bytes
-            raise ProtocolError(f"{len(data)} base64 characters for an array of shape {shape} and dtype {dtype}")
-        budget.charge(2 * dtype.itemsize * count, what=f"an array of shape {shape} and dtype {dtype}")
+        if len(data) != 4 * -(-dtype.itemsize * count // 3):  # base64: 4 characters per 3 bytes
+            raise ProtocolError(
+                f"{len(data)} base64 characters for an array of shape {shape} and dtype {dtype}"
+            )
+        budget.charge(
+            2 * dtype.itemsize * count, what=f"an array of shape {shape} and dtype {dtype}"
+        )
         try:
             raw = base64.b64decode(data, validate=True)
         except ValueError:
@@ -243,7 +278,9 @@ def _decode_array(body, resolve, depth, budget):
     if dtype.kind == "U":
         width = dtype.itemsize // 4
         if not all(type(x) is str and len(x) <= width for x in items):
-            raise ProtocolError(f"items of an array of dtype {dtype} that are not strings of {width} characters")
+            raise ProtocolError(
+                f"items of an array of dtype {dtype} that are not strings of {width} characters"
+            )
     else:
         items = [decode(v, resolve, depth + 1, budget) for v in items]
     out = np.empty(count, dtype=dtype)
@@ -270,14 +307,19 @@ def decode(v, resolve, depth: int = 0, budget: Budget | None = None):
         return [decode(e, resolve, depth + 1, budget) for e in v]
     if type(v) is not dict or len(v) != 1:
         raise ProtocolError(f"not a value: {str(v)[:80]}")
-    (tag, body), = v.items()
+    ((tag, body),) = v.items()
     if tag == "$tuple" and type(body) is list:
         return tuple(decode(e, resolve, depth + 1, budget) for e in body)
     if tag in ("$dict", "$set") and type(body) is list:
         return _decode_collection(tag, body, resolve, depth, budget)
     if tag == "$ellipsis":
         return Ellipsis
-    if tag == "$complex" and type(body) is list and len(body) == 2 and all(type(n) in (int, float) for n in body):
+    if (
+        tag == "$complex"
+        and type(body) is list
+        and len(body) == 2
+        and all(type(n) in (int, float) for n in body)
+    ):
         try:
             return complex(body[0], body[1])
         except OverflowError:
@@ -312,7 +354,9 @@ def _decode_collection(tag, body, resolve, depth, budget):
             if tag == "$dict":
                 if type(e) is not list or len(e) != 2:
                     raise ProtocolError("a dict entry that is not a [key, value] pair")
-                out[decode(e[0], resolve, depth + 1, budget)] = decode(e[1], resolve, depth + 1, budget)
+                out[decode(e[0], resolve, depth + 1, budget)] = decode(
+                    e[1], resolve, depth + 1, budget
+                )
             else:
                 out.add(decode(e, resolve, depth + 1, budget))
     except (TypeError, ValueError) as e:
@@ -329,7 +373,7 @@ class Proxy:
 
     __slots__ = ("_link", "_ref")
 
-    def __init__(self, link: "Link", ref: dict):
+    def __init__(self, link: Link, ref: dict):
         object.__setattr__(self, "_link", link)
         object.__setattr__(self, "_ref", ref)
 
@@ -349,7 +393,9 @@ class CallableProxy(Proxy):
     __slots__ = ()
 
     def __call__(self, *args, **kwargs):
-        return self._link.request({"op": "call", "target": self._ref["id"], "args": list(args), "kwargs": kwargs})
+        return self._link.request(
+            {"op": "call", "target": self._ref["id"], "args": list(args), "kwargs": kwargs}
+        )
 
 
 class Link:
@@ -361,8 +407,8 @@ class Link:
         self.side, self.peer = side, peer
         self.serve = serve
         self.share_policy = share
-        self.objects: dict[int, object] = {}    # references this side handed out: id -> object
-        self.ids: dict[int, int] = {}           # id(object) -> reference id
+        self.objects: dict[int, object] = {}  # references this side handed out: id -> object
+        self.ids: dict[int, int] = {}  # id(object) -> reference id
         self.next_id = 0
         self.buffer = bytearray()
         self.deadline: float | None = None
@@ -370,13 +416,20 @@ class Link:
     # -- references
     def share(self, obj) -> dict:
         if self.share_policy is not None:
-            self.share_policy(obj)             # raises Unsendable when this side sends data only
+            self.share_policy(obj)  # raises Unsendable when this side sends data only
         n = self.ids.get(id(obj))
         if n is None or self.objects.get(n) is not obj:
             self.next_id += 1
             n = self.next_id
             self.objects[n], self.ids[id(obj)] = obj, n
-        return {"$ref": {"side": self.side, "id": n, "callable": callable(obj), "type": type(obj).__name__[:60]}}
+        return {
+            "$ref": {
+                "side": self.side,
+                "id": n,
+                "callable": callable(obj),
+                "type": type(obj).__name__[:60],
+            }
+        }
 
     def resolve(self, ref: dict):
         if ref.get("side") == self.side:
@@ -418,8 +471,14 @@ class Link:
                 del self.buffer[: end + 1]
                 try:
                     message = _loads(line)
-                except (ValueError, RecursionError, MemoryError) as e:   # digits past int's limit too
-                    raise ProtocolError(f"a line that is not JSON ({type(e).__name__}): {line[:80]!r}") from None
+                except (
+                    ValueError,
+                    RecursionError,
+                    MemoryError,
+                ) as e:  # digits past int's limit too
+                    raise ProtocolError(
+                        f"a line that is not JSON ({type(e).__name__}): {line[:80]!r}"
+                    ) from None
                 if type(message) is not dict:
                     raise ProtocolError(f"a message that is not an object: {line[:80]!r}")
                 return message
@@ -445,7 +504,10 @@ class Link:
         """Send a request without waiting for its reply (``finish`` waits); its id."""
         self.next_id += 1
         rid = self.next_id
-        body = {k: (self.encode(v) if k in ("args", "kwargs", "value") else v) for k, v in message.items()}
+        body = {
+            k: (self.encode(v) if k in ("args", "kwargs", "value") else v)
+            for k, v in message.items()
+        }
         if "kwargs" in body:
             body["kwargs"] = {"$dict": [[k, self.encode(v)] for k, v in message["kwargs"].items()]}
         self.send({"id": rid, **body})
@@ -461,7 +523,9 @@ class Link:
             if m.get("re") != rid:
                 raise ProtocolError(f"a reply to request {m.get('re')!r} while waiting for {rid}")
             if "raised" in m:
-                kind, text = (m["raised"] + ["", ""])[:2] if type(m["raised"]) is list else ("Error", "")
+                kind, text = (
+                    (m["raised"] + ["", ""])[:2] if type(m["raised"]) is list else ("Error", "")
+                )
                 raise Raised(str(kind)[:100], str(text)[:4000])
             if "value" not in m:
                 raise ProtocolError("a reply without a value")
@@ -474,9 +538,9 @@ class Link:
             reply = {"re": rid, "value": self.encode(value)}
         except (Gone, TimedOut):
             raise
-        except BaseException as e:    # the other side's request failed: tell it why
+        except BaseException as e:  # the other side's request failed: tell it why
             if self.side == "checker" and not isinstance(e, Exception):
-                raise                 # a test's time limit, Ctrl-C, a broken pipe: the checker's own
+                raise  # a test's time limit, Ctrl-C, a broken pipe: the checker's own
             try:
                 text = str(e)
             except BaseException:
@@ -487,6 +551,10 @@ class Link:
     def arguments(self, m: dict) -> tuple[list, dict]:
         args = self.decode(m.get("args", []))
         kwargs = self.decode(m.get("kwargs", {"$dict": []}))
-        if type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+        if (
+            type(args) is not list
+            or type(kwargs) is not dict
+            or not all(type(k) is str for k in kwargs)
+        ):
             raise ProtocolError("call arguments that are not a list and a dict of names")
         return args, kwargs

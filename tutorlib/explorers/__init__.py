@@ -36,8 +36,6 @@ import html
 
 import numpy as np
 
-from . import static
-from .controls import REGISTRY, Spec, explorer
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from ..checks import whole_number
 from ..display import (
@@ -51,6 +49,8 @@ from ..display import (
 )
 from ..examples import YOUR_CAT
 from ..experiments import softmax_jacobian
+from . import static
+from .controls import REGISTRY, Spec, explorer
 
 __all__ = [
     "temperature_view",
@@ -85,7 +85,9 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
         if not hits:
             raise ValueError(f"{what} {query!r} is not one of the {what} labels {labels}")
         if len(hits) > 1:
-            raise ValueError(f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass its position instead")
+            raise ValueError(
+                f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass its position instead"
+            )
         return hits[0]
     return whole_number(what, query, 0, len(labels) - 1)
 
@@ -145,20 +147,26 @@ def temperature_view(scores, labels, temperature: float) -> tuple[np.ndarray, st
 def temperature_steps(minimum: float = 0.1, maximum: float = 5.0) -> np.ndarray:
     """The temperatures the slider stops at: ``minimum`` to ``maximum`` in steps of 0.1, rounded."""
     if not 0 < minimum < maximum:
-        raise ValueError(f"the slider needs 0 < minimum < maximum, got minimum={minimum!r}, maximum={maximum!r}")
+        raise ValueError(
+            f"the slider needs 0 < minimum < maximum, got minimum={minimum!r}, maximum={maximum!r}"
+        )
     return np.round(np.arange(minimum, maximum + 1e-9, 0.1), 10)
 
 
 @explorer("chapters/03_softmax", temperature="slider")
-def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: float = 0.1, maximum: float = 5.0):
+def temperature_explorer(
+    scores, labels, temperature: float = 1.0, minimum: float = 0.1, maximum: float = 5.0
+):
     """A slider for the softmax temperature over ``scores``, with the weights drawn as bars."""
     import ipywidgets as widgets
 
     page = temperature_view(scores, labels, temperature)[1]
     steps = temperature_steps(minimum, maximum)
     if not np.isclose(steps, temperature).any():
-        raise ValueError(f"the slider moves in steps of 0.1 from {minimum:g} to {maximum:g}; "
-                         f"temperature={temperature!r} is not one of them")
+        raise ValueError(
+            f"the slider moves in steps of 0.1 from {minimum:g} to {maximum:g}; "
+            f"temperature={temperature!r} is not one of them"
+        )
     start = float(steps[np.isclose(steps, temperature)][0])
     options = tuple((f"{t:g}", float(t)) for t in steps)
     specs = [Spec("temperature", "slider", "temperature", options, start)]
@@ -169,8 +177,13 @@ def temperature_explorer(scores, labels, temperature: float = 1.0, minimum: floa
         bars.value = temperature_view(scores, labels, change["new"])[1]
 
     slider.observe(redraw, names="value")
-    box = _explorer_box([slider, bars], specs, live,
-                        lambda temperature: temperature_view(scores, labels, temperature)[1], "temperature")
+    box = _explorer_box(
+        [slider, bars],
+        specs,
+        live,
+        lambda temperature: temperature_view(scores, labels, temperature)[1],
+        "temperature",
+    )
     box.slider, box.bars = slider, bars  # handles for tests and for curious learners
     return box
 
@@ -186,7 +199,9 @@ def _saturation_vectors(n_keys: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     return q, k
 
 
-def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 0) -> tuple[np.ndarray, str]:
+def saturation_view(
+    d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 0
+) -> tuple[np.ndarray, str]:
     r"""The saturation slider's logic: one seeded query against ``n_keys`` seeded keys of width ``d_k``.
 
     Scores are :math:`q \cdot k_j`, divided by :math:`\sqrt{d_k}` when
@@ -212,7 +227,9 @@ def saturation_view(d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 
     weights = softmax(scores)
     jacobian = float(np.linalg.norm(softmax_jacobian(weights)))
     formula = f"softmax(q·k / √{d_k})" if scaled else "softmax(q·k), not scaled"
-    bars = weight_bars_html([f"key {j + 1}" for j in range(n_keys)], weights, title=f"{formula}, d_k = {d_k}")
+    bars = weight_bars_html(
+        [f"key {j + 1}" for j in range(n_keys)], weights, title=f"{formula}, d_k = {d_k}"
+    )
     stats = (
         '<div class="tutorlib-stats" style="font-family:monospace;margin-top:4px">'
         f"spread of the scores (std): {scores.std():.2f}<br/>"
@@ -232,8 +249,13 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
         raise ValueError(f"the slider starts on one of its steps {D_K_STEPS}, got d_k={d_k}")
     specs = [
         Spec("d_k", "slider", "d_k", tuple((str(d), d) for d in D_K_STEPS), d_k),
-        Spec("scaled", "buttons", "scores", (("scaled: ÷ √d_k", True), ("unscaled", False)),
-             bool(scaled)),
+        Spec(
+            "scaled",
+            "buttons",
+            "scores",
+            (("scaled: ÷ √d_k", True), ("unscaled", False)),
+            bool(scaled),
+        ),
     ]
     live = _widgets(specs)
     slider, toggle = live["d_k"], live["scaled"]
@@ -244,8 +266,13 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
 
     slider.observe(redraw, names="value")
     toggle.observe(redraw, names="value")
-    box = _explorer_box([widgets.HBox([slider, toggle]), view], specs, live,
-                        lambda d_k, scaled: saturation_view(d_k, scaled, n_keys, seed)[1], "saturation")
+    box = _explorer_box(
+        [widgets.HBox([slider, toggle]), view],
+        specs,
+        live,
+        lambda d_k, scaled: saturation_view(d_k, scaled, n_keys, seed)[1],
+        "saturation",
+    )
     box.d_k, box.scaled, box.view = slider, toggle, view
     return box
 
@@ -267,14 +294,23 @@ def attention_view(q, k, query_labels, key_labels=None, query=0) -> tuple[np.nda
     q, k = np.asarray(q), np.asarray(k)
     for name, arr, letters in (("q", q, "(T_q, d_k)"), ("k", k, "(T_k, d_k)")):
         if arr.ndim != 2:
-            raise ValueError(f"{name} must be one sentence's {letters} matrix, got shape {arr.shape}")
-    _, weights = scaled_dot_product_attention(q, k, k)  # (T_q, T_k); the values do not change the weights
+            raise ValueError(
+                f"{name} must be one sentence's {letters} matrix, got shape {arr.shape}"
+            )
+    _, weights = scaled_dot_product_attention(
+        q, k, k
+    )  # (T_q, T_k); the values do not change the weights
     rows = labels_for(query_labels, weights.shape[0], "query")
-    cols = labels_for(key_labels if key_labels is not None else query_labels, weights.shape[1], "key")
+    cols = labels_for(
+        key_labels if key_labels is not None else query_labels, weights.shape[1], "key"
+    )
     i = _row_index(query, rows)
-    bars = weight_bars_html(cols, weights[i], title=f'weights of the query "{rows[i]}" (they sum to 1)')
-    table = weights_heatmap_html(weights, rows, cols, title="all queries (rows) against all keys (columns)",
-                                 highlight_row=i)
+    bars = weight_bars_html(
+        cols, weights[i], title=f'weights of the query "{rows[i]}" (they sum to 1)'
+    )
+    table = weights_heatmap_html(
+        weights, rows, cols, title="all queries (rows) against all keys (columns)", highlight_row=i
+    )
     return weights[i], side_by_side(bars, table)
 
 
@@ -294,8 +330,13 @@ def attention_explorer(q, k, query_labels, key_labels=None, query=0):
         view.value = attention_view(q, k, labels, key_labels, change["new"])[1]
 
     dropdown.observe(redraw, names="value")
-    box = _explorer_box([dropdown, view], specs, live,
-                        lambda query: attention_view(q, k, labels, key_labels, query)[1], "attention")
+    box = _explorer_box(
+        [dropdown, view],
+        specs,
+        live,
+        lambda query: attention_view(q, k, labels, key_labels, query)[1],
+        "attention",
+    )
     box.query, box.view = dropdown, view
     return box
 
@@ -317,7 +358,9 @@ def _heads(weights, batch: int) -> np.ndarray:
     return w
 
 
-def head_view(weights, head: int, query_labels, key_labels=None, query=0, batch: int = 0) -> tuple[np.ndarray, str]:
+def head_view(
+    weights, head: int, query_labels, key_labels=None, query=0, batch: int = 0
+) -> tuple[np.ndarray, str]:
     """The head explorer's logic: one head's ``(T_q, T_k)`` weights, with one query's row outlined.
 
     ``weights`` is the second output of ``MultiHeadAttention(...,
@@ -334,8 +377,12 @@ def head_view(weights, head: int, query_labels, key_labels=None, query=0, batch:
     rows = labels_for(query_labels, w.shape[1], "query")
     cols = labels_for(key_labels if key_labels is not None else query_labels, w.shape[2], "key")
     i = _row_index(query, rows)
-    bars = weight_bars_html(cols, w[head, i], title=f'head {head + 1} of {H}: weights of the query "{rows[i]}"')
-    table = weights_heatmap_html(w[head], rows, cols, title=f"head {head + 1} of {H}: every query", highlight_row=i)
+    bars = weight_bars_html(
+        cols, w[head, i], title=f'head {head + 1} of {H}: weights of the query "{rows[i]}"'
+    )
+    table = weights_heatmap_html(
+        w[head], rows, cols, title=f"head {head + 1} of {H}: every query", highlight_row=i
+    )
     return w[head], side_by_side(bars, table)
 
 
@@ -348,8 +395,10 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
     H = _heads(weights, batch).shape[0]
     page = head_view(weights, head, labels, key_labels, query, batch)[1]
     start = _row_index(query, labels)
-    specs = [Spec("head", "menu", "head", tuple((f"head {h + 1}", h) for h in range(H)), head),
-             Spec("query", "menu", "query", tuple(_option_labels(labels)), start)]
+    specs = [
+        Spec("head", "menu", "head", tuple((f"head {h + 1}", h) for h in range(H)), head),
+        Spec("query", "menu", "query", tuple(_option_labels(labels)), start),
+    ]
     live = _widgets(specs)
     heads, queries, view = live["head"], live["query"], widgets.HTML(value=page)
 
@@ -358,8 +407,13 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
 
     heads.observe(redraw, names="value")
     queries.observe(redraw, names="value")
-    box = _explorer_box([widgets.HBox([heads, queries]), view], specs, live,
-                        lambda head, query: head_view(weights, head, labels, key_labels, query, batch)[1], "head")
+    box = _explorer_box(
+        [widgets.HBox([heads, queries]), view],
+        specs,
+        live,
+        lambda head, query: head_view(weights, head, labels, key_labels, query, batch)[1],
+        "head",
+    )
     box.head, box.query, box.view = heads, queries, view
     return box
 
@@ -369,7 +423,9 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
 MAX_PADDING = 4
 
 
-def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0) -> tuple[np.ndarray, np.ndarray, str]:
+def mask_view(
+    n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, str]:
     """The mask editor's logic: self-attention over ``n_words`` real words and ``n_pad`` padding tokens.
 
     The sentence is the first ``n_words`` of ``words`` (default "YOUR CAT IS A
@@ -384,7 +440,9 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
     Derived in chapter 6 (Masking).
     """
     if isinstance(words, str):
-        raise ValueError(f"words must be a list of words, got the single string {words!r}; try {words!r}.split()")
+        raise ValueError(
+            f"words must be a list of words, got the single string {words!r}; try {words!r}.split()"
+        )
     words = list(YOUR_CAT["tokens"]) if words is None else [str(w) for w in words]
     if not words:
         raise ValueError("words is empty: the sentence needs at least one word")
@@ -396,9 +454,13 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
     T = n_words + n_pad
     labels = words[:n_words] + ["<pad>"] * n_pad
     rng = np.random.default_rng(whole_number("seed", seed, 0))
-    table = rng.standard_normal((len(words), 4))  # one 4-wide vector per word of the full sentence, D = 4
+    table = rng.standard_normal(
+        (len(words), 4)
+    )  # one 4-wide vector per word of the full sentence, D = 4
     x = np.vstack([table[:n_words], np.zeros((n_pad, 4))])  # (T, D); <pad> is the zero vector
-    mask = np.broadcast_to(padding_mask([n_words], T), (T, T))  # (1, T) -> (T, T): the same keys for every query
+    mask = np.broadcast_to(
+        padding_mask([n_words], T), (T, T)
+    )  # (1, T) -> (T, T): the same keys for every query
     if causal:
         mask = mask & causal_mask(T)  # (T, T) & (T, T)
     mask = np.array(mask)
@@ -412,7 +474,9 @@ def mask_view(n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0)
         f"{hidden} of {T * T} cells, each with weight exactly 0; every row still sums to 1</div>"
     )
     grid = mask_grid_html(mask, labels, title="mask: ✓ may attend, ✕ hidden")
-    heat = weights_heatmap_html(weights, labels, title="attention weights (✕ = hidden, weight 0)", mask=mask)
+    heat = weights_heatmap_html(
+        weights, labels, title="attention weights (✕ = hidden, weight 0)", mask=mask
+    )
     return mask, weights, summary + side_by_side(grid, heat)
 
 
@@ -434,13 +498,20 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
     view = widgets.HTML(value=page)
 
     def redraw(_change):
-        view.value = mask_view(n_words_slider.value, n_pad_slider.value, causal_box.value, words, seed)[2]
+        view.value = mask_view(
+            n_words_slider.value, n_pad_slider.value, causal_box.value, words, seed
+        )[2]
 
     for control in (n_words_slider, n_pad_slider, causal_box):
         control.observe(redraw, names="value")
     row = widgets.HBox([n_words_slider, n_pad_slider, causal_box])
-    box = _explorer_box([row, view], specs, live,
-                        lambda n_words, n_pad, causal: mask_view(n_words, n_pad, causal, words, seed)[2], "mask")
+    box = _explorer_box(
+        [row, view],
+        specs,
+        live,
+        lambda n_words, n_pad, causal: mask_view(n_words, n_pad, causal, words, seed)[2],
+        "mask",
+    )
     box.n_words, box.n_pad, box.causal, box.view = n_words_slider, n_pad_slider, causal_box, view
     return box
 
@@ -448,7 +519,9 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 # --- chapter 10: the translator explorer ----------------------------------------------------
 
 
-def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_vocab, length_penalty: float):
+def _decode_with_attention(
+    model, sentence: str, beam_size: int, src_vocab, tgt_vocab, length_penalty: float
+):
     """Translate ``sentence`` and return what the view shows of it, for every layer and head at once.
 
     Returns ``(words, translation, rows, unknown, ended, cross)``: the English
@@ -458,8 +531,8 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     """
     import torch
 
-    from ..translation.data import UNK_ID, tokenize
     from ..nn import padding_attention_mask
+    from ..translation.data import UNK_ID, tokenize
     from ..translation.decoding import (
         EOS_ID,
         PAD_ID,
@@ -469,15 +542,23 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     )
 
     if not isinstance(sentence, str):
-        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}")
+        raise ValueError(
+            f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}"
+        )
     words = tokenize(sentence)
     if not words:
         raise ValueError("the sentence is empty: type some English words, e.g. 'the red car'")
     c = model.config
     unknown = [w for w in dict.fromkeys(words) if w not in src_vocab]
     # translate() itself, so that the view copies unknown words exactly as it does
-    result = translate_sentences([sentence], model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                                 length_penalty=length_penalty)[0]
+    result = translate_sentences(
+        [sentence],
+        model,
+        beam_size,
+        src_vocab=src_vocab,
+        tgt_vocab=tgt_vocab,
+        length_penalty=length_penalty,
+    )[0]
     if result.error:
         raise ValueError(result.error)
     src_ids = src_vocab.encode(words, warn_unknown=False)
@@ -485,36 +566,55 @@ def _decode_with_attention(model, sentence: str, beam_size: int, src_vocab, tgt_
     src = torch.tensor([src_ids], device=device)  # (1, S)
     src_key_mask = padding_attention_mask(src != PAD_ID)  # (1, 1, 1, S)
     # the written ids: a copied word was <unk> when the model wrote it
-    ids = [UNK_ID if t in result.copied else tgt_vocab.token_to_id(tok) for t, tok in enumerate(result.output_tokens)]
+    ids = [
+        UNK_ID if t in result.copied else tgt_vocab.token_to_id(tok)
+        for t, tok in enumerate(result.output_tokens)
+    ]
     translation = result.text
     # the words greedy_decode and beam_search allow it: their own rule, not a copy of it
     budget = output_budget(len(src_ids), c.max_len)
     ended = len(ids) < budget  # False when the decoding used up its budget before writing <eos>
     rows = list(result.output_tokens) + (["<eos>"] if ended else [])
     # (L, H, T, S), one row per written word and the <eos> when there is one
-    cross = _as_weights(cross_attention_maps(model, src, src_key_mask, ids + ([EOS_ID] if ended else [])))
+    cross = _as_weights(
+        cross_attention_maps(model, src, src_key_mask, ids + ([EOS_ID] if ended else []))
+    )
     return words, translation, rows, unknown, ended, cross
 
 
-def _translator_html(decoded, sentence: str, beam_size: int, layer: int, head, config) -> tuple[np.ndarray, str]:
+def _translator_html(
+    decoded, sentence: str, beam_size: int, layer: int, head, config
+) -> tuple[np.ndarray, str]:
     """One layer's (and head's, or the heads' mean) cross-attention of a decoded sentence, and its HTML."""
     words, translation, rows, unknown, ended, cross = decoded
     weights = cross[layer].mean(axis=0) if head is None else cross[layer, head]  # (T, S)
     esc = html.escape
     how = "greedy" if beam_size == 1 else f"beam search, {beam_size} beams"
     which = "mean of the heads" if head is None else f"head {head + 1} of {config.num_heads}"
-    lines = [f"English: {esc(sentence.strip())}", f"Portuguese ({how}): <b>{esc(translation)}</b>",
-             "rows: the word each step wrote (the last one &lt;eos&gt;); columns: the English words"]
+    lines = [
+        f"English: {esc(sentence.strip())}",
+        f"Portuguese ({how}): <b>{esc(translation)}</b>",
+        "rows: the word each step wrote (the last one &lt;eos&gt;); columns: the English words",
+    ]
     if unknown:
-        lines.append(f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the model "
-                     "writes &lt;unk&gt;, the unknown word it attends to most is copied)")
+        lines.append(
+            f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the model "
+            "writes &lt;unk&gt;, the unknown word it attends to most is copied)"
+        )
     if not ended:
-        lines.append(f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
-                     f"the model's {config.max_len - 1} output positions): the translation is cut off")
-    said = esc(f"Portuguese: {translation}; {'head ' + str(head + 1) if head is not None else 'mean of the heads'}, "
-               f"layer {layer + 1}")  # the screen reader's status line (tutorlib/explorers/static.py)
-    head_html = (f'<div class="tutorlib-translation" data-summary="{said}" style="margin-bottom:6px">'
-                 + "<br/>".join(lines) + "</div>")
+        lines.append(
+            f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
+            f"the model's {config.max_len - 1} output positions): the translation is cut off"
+        )
+    said = esc(
+        f"Portuguese: {translation}; {'head ' + str(head + 1) if head is not None else 'mean of the heads'}, "
+        f"layer {layer + 1}"
+    )  # the screen reader's status line (tutorlib/explorers/static.py)
+    head_html = (
+        f'<div class="tutorlib-translation" data-summary="{said}" style="margin-bottom:6px">'
+        + "<br/>".join(lines)
+        + "</div>"
+    )
     title = f"cross-attention, decoder layer {layer + 1} of {config.num_decoder_layers}, {which}"
     table = weights_heatmap_html(weights, rows, words, title=title)
     return weights, head_html + side_by_side(table)
@@ -524,16 +624,30 @@ def _translator_checks(model, beam_size, layer, head) -> tuple[int, int, int | N
     c = model.config
     beam_size = whole_number("beam_size (1 = greedy)", beam_size, 1)
     L, H = c.num_decoder_layers, c.num_heads
-    layer = whole_number(f"layer (an index: the decoder has {L} layers, 0 to {L - 1})", layer, 0,
-                         L - 1)
+    layer = whole_number(
+        f"layer (an index: the decoder has {L} layers, 0 to {L - 1})", layer, 0, L - 1
+    )
     if head is not None:
-        head = whole_number(f"head (an index: each layer has {H} heads, 0 to {H - 1}; None for "
-                            "their mean)", head, 0, H - 1)
+        head = whole_number(
+            f"head (an index: each layer has {H} heads, 0 to {H - 1}; None for their mean)",
+            head,
+            0,
+            H - 1,
+        )
     return beam_size, layer, head
 
 
-def translator_view(model, sentence: str, beam_size: int = 1, layer: int = 0, head=0, *, src_vocab=None,
-                    tgt_vocab=None, length_penalty: float = 0.6) -> tuple[str, np.ndarray, str]:
+def translator_view(
+    model,
+    sentence: str,
+    beam_size: int = 1,
+    layer: int = 0,
+    head=0,
+    *,
+    src_vocab=None,
+    tgt_vocab=None,
+    length_penalty: float = 0.6,
+) -> tuple[str, np.ndarray, str]:
     """The translator explorer's logic: translate ``sentence`` and show one decoder layer's cross-attention.
 
     ``model`` is a ``tutorlib.translator.Translator`` (its vocabularies ride
@@ -558,7 +672,9 @@ def translator_view(model, sentence: str, beam_size: int = 1, layer: int = 0, he
 
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     beam_size, layer, head = _translator_checks(model, beam_size, layer, head)
-    decoded = _decode_with_attention(model, sentence, beam_size, src_vocab, tgt_vocab, length_penalty)
+    decoded = _decode_with_attention(
+        model, sentence, beam_size, src_vocab, tgt_vocab, length_penalty
+    )
     weights, page = _translator_html(decoded, sentence, beam_size, layer, head, model.config)
     return decoded[1], weights, page
 
@@ -585,10 +701,24 @@ BOOK_SENTENCES = (
 )
 
 
-@explorer("chapters/10_translating_and_evaluating", sentence="text", beam_size="buttons",
-          layer="menu", head="menu")
-def translator_explorer(model=None, sentence: str = "the red car", beam_size: int = 1, layer: int = 0, head=0, *,
-                        src_vocab=None, tgt_vocab=None, sentences=BOOK_SENTENCES):
+@explorer(
+    "chapters/10_translating_and_evaluating",
+    sentence="text",
+    beam_size="buttons",
+    layer="menu",
+    head="menu",
+)
+def translator_explorer(
+    model=None,
+    sentence: str = "the red car",
+    beam_size: int = 1,
+    layer: int = 0,
+    head=0,
+    *,
+    src_vocab=None,
+    tgt_vocab=None,
+    sentences=BOOK_SENTENCES,
+):
     """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows :func:`translator_view`.
 
     ``model`` defaults to the shipped pretrained translator
@@ -616,16 +746,27 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
         choices.append((f"beam {beam_size}", beam_size))
     if isinstance(sentences, str):
         raise ValueError(
-            f"sentences must be a list of sentences, got the single string {sentences!r}")
+            f"sentences must be a list of sentences, got the single string {sentences!r}"
+        )
     # the twin's menu: the starting sentence first, no repeats
     menu = list(dict.fromkeys([sentence, *sentences]))
     specs = [
         Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence),  # twin: a menu
         Spec("beam_size", "buttons", "decoding", tuple(choices), beam_size),
-        Spec("layer", "menu", "layer",
-             tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)), layer),
-        Spec("head", "menu", "head", tuple((f"head {h + 1}", h) for h in range(c.num_heads))
-             + (("mean of the heads", -1),), -1 if head is None else head),
+        Spec(
+            "layer",
+            "menu",
+            "layer",
+            tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)),
+            layer,
+        ),
+        Spec(
+            "head",
+            "menu",
+            "head",
+            tuple((f"head {h + 1}", h) for h in range(c.num_heads)) + (("mean of the heads", -1),),
+            -1 if head is None else head,
+        ),
     ]
     live = _widgets(specs)
     text, decoding, layers, heads = live["sentence"], live["beam_size"], live["layer"], live["head"]
@@ -635,12 +776,20 @@ def translator_explorer(model=None, sentence: str = "the red car", beam_size: in
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the HTML names unknown words
-                view.value = translator_view(model, text.value, decoding.value, layers.value,
-                                             None if heads.value == -1 else heads.value,
-                                             src_vocab=src_vocab, tgt_vocab=tgt_vocab)[2]
+                view.value = translator_view(
+                    model,
+                    text.value,
+                    decoding.value,
+                    layers.value,
+                    None if heads.value == -1 else heads.value,
+                    src_vocab=src_vocab,
+                    tgt_vocab=tgt_vocab,
+                )[2]
         except ValueError as error:
-            view.value = (f'<div class="tutorlib-error" style="font-family:monospace;border-left:4px solid '
-                          f'{HIGHLIGHT_COLOUR};padding-left:6px">{html.escape(str(error))}</div>')
+            view.value = (
+                f'<div class="tutorlib-error" style="font-family:monospace;border-left:4px solid '
+                f'{HIGHLIGHT_COLOUR};padding-left:6px">{html.escape(str(error))}</div>'
+            )
 
     redraw()
     for control in (text, decoding, layers, heads):
@@ -663,9 +812,16 @@ def _translator_twin(model, src_vocab, tgt_vocab):
         if (sentence, beam_size) not in decoded:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the HTML names unknown words
-                decoded[sentence, beam_size] = _decode_with_attention(model, sentence, beam_size, src_vocab,
-                                                                      tgt_vocab, 0.6)
-        return _translator_html(decoded[sentence, beam_size], sentence, beam_size, layer,
-                                None if head == -1 else head, c)[1]
+                decoded[sentence, beam_size] = _decode_with_attention(
+                    model, sentence, beam_size, src_vocab, tgt_vocab, 0.6
+                )
+        return _translator_html(
+            decoded[sentence, beam_size],
+            sentence,
+            beam_size,
+            layer,
+            None if head == -1 else head,
+            c,
+        )[1]
 
     return page

@@ -45,7 +45,8 @@ class Spec:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(
-                f"control {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+                f"control {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}"
+            )
         self.control()  # the twin's checks: options, a start among them, a checkbox's (off, on)
 
     def control(self) -> static.Control:
@@ -125,8 +126,9 @@ def explorer(chapter: str, **controls: str):
             raise ValueError(f"control {name!r}: kind must be one of {KINDS}, got {kind!r}")
 
     def register(function):
-        REGISTRY[function.__name__] = Entry(function.__name__, chapter, tuple(controls.items()),
-                                            function)
+        REGISTRY[function.__name__] = Entry(
+            function.__name__, chapter, tuple(controls.items()), function
+        )
         return function
 
     return register

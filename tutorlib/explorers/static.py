@@ -44,8 +44,10 @@ from dataclasses import dataclass
 __all__ = ["Control", "explorer_html", "MAX_STATES"]
 
 #: Under the controls of an explorer that cannot move here (no script: printed, EPUB, a notebook preview).
-OFFLINE_NOTE = ("Shown in its starting state. Move the controls in the online book, or run the notebook "
-                "in Colab or Binder (the rocket button of the online book).")
+OFFLINE_NOTE = (
+    "Shown in its starting state. Move the controls in the online book, or run the notebook "
+    "in Colab or Binder (the rocket button of the online book)."
+)
 
 #: More states than this is a sign the controls should be coarser (a page of megabytes).
 MAX_STATES = 2000
@@ -70,14 +72,20 @@ class Control:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"control {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+            raise ValueError(
+                f"control {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}"
+            )
         if not self.options:
             raise ValueError(f"control {self.name!r} has no options")
         if self.kind == "checkbox" and [v for _, v in self.options] != [False, True]:
-            raise ValueError(f"checkbox {self.name!r} needs the options (off, False) then (on, True)")
+            raise ValueError(
+                f"checkbox {self.name!r} needs the options (off, False) then (on, True)"
+            )
         if self.start < 0:
             values = [v for _, v in self.options]
-            raise ValueError(f"control {self.name!r} starts at {self.value!r}, which is not one of its options {values}")
+            raise ValueError(
+                f"control {self.name!r} starts at {self.value!r}, which is not one of its options {values}"
+            )
 
     @property
     def start(self) -> int:
@@ -104,28 +112,42 @@ def _control_html(c: Control, i: int, uid: str) -> str:
     ident = f"{uid}-{i}"
     if c.kind == "slider":
         labels = json.dumps([label for label, _ in c.options], ensure_ascii=False)
-        return (f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
-                f'<input type="range" id="{ident}" data-control="{i}" data-label="{esc(c.label)}" min="0" max="{len(c.options) - 1}" '
-                f'step="1" value="{c.start}" aria-valuetext="{esc(c.options[c.start][0])}" '
-                f'data-labels="{esc(labels)}" disabled="disabled" /> '
-                f'<output for="{ident}">{esc(c.options[c.start][0])}</output></label>')
+        return (
+            f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
+            f'<input type="range" id="{ident}" data-control="{i}" data-label="{esc(c.label)}" min="0" max="{len(c.options) - 1}" '
+            f'step="1" value="{c.start}" aria-valuetext="{esc(c.options[c.start][0])}" '
+            f'data-labels="{esc(labels)}" disabled="disabled" /> '
+            f'<output for="{ident}">{esc(c.options[c.start][0])}</output></label>'
+        )
     if c.kind == "menu":
-        opts = "".join(f'<option value="{j}"{_SELECTED if j == c.start else ""}>{esc(label)}</option>'
-                       for j, (label, _) in enumerate(c.options))
-        return (f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
-                f'<select id="{ident}" data-control="{i}" data-label="{esc(c.label)}" disabled="disabled">{opts}</select></label>')
+        opts = "".join(
+            f'<option value="{j}"{_SELECTED if j == c.start else ""}>{esc(label)}</option>'
+            for j, (label, _) in enumerate(c.options)
+        )
+        return (
+            f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
+            f'<select id="{ident}" data-control="{i}" data-label="{esc(c.label)}" disabled="disabled">{opts}</select></label>'
+        )
     if c.kind == "buttons":
         radios = "".join(
             f'<label><input type="radio" name="{ident}" value="{j}"{_CHECKED if j == c.start else ""} '
             'disabled="disabled" /> '
-            f"{esc(label)}</label>" for j, (label, _) in enumerate(c.options))
-        return (f'<fieldset class="tutorlib-control" data-control="{i}" data-label="{esc(c.label)}"><legend>{esc(c.label)}</legend>'
-                f"{radios}</fieldset>")
-    return (f'<label class="tutorlib-control" for="{ident}"><input type="checkbox" id="{ident}" data-control="{i}" data-label="{esc(c.label)}"'
-            f'{_CHECKED if c.start == 1 else ""} disabled="disabled" /> {esc(c.label)}</label>')
+            f"{esc(label)}</label>"
+            for j, (label, _) in enumerate(c.options)
+        )
+        return (
+            f'<fieldset class="tutorlib-control" data-control="{i}" data-label="{esc(c.label)}"><legend>{esc(c.label)}</legend>'
+            f"{radios}</fieldset>"
+        )
+    return (
+        f'<label class="tutorlib-control" for="{ident}"><input type="checkbox" id="{ident}" data-control="{i}" data-label="{esc(c.label)}"'
+        f'{_CHECKED if c.start == 1 else ""} disabled="disabled" /> {esc(c.label)}</label>'
+    )
 
 
-def explorer_html(controls: Sequence[Control], view: Callable[..., str], name: str = "explorer") -> str:
+def explorer_html(
+    controls: Sequence[Control], view: Callable[..., str], name: str = "explorer"
+) -> str:
     """The static twin: the controls, the starting view, and every other view packed for the page's script.
 
     ``view(**state)`` returns the HTML the live explorer shows for a state,
@@ -139,8 +161,10 @@ def explorer_html(controls: Sequence[Control], view: Callable[..., str], name: s
     for n in sizes:
         count *= n
     if count > MAX_STATES:
-        raise ValueError(f"{name}: {count} states ({' x '.join(map(str, sizes))}) is more than {MAX_STATES}; "
-                         "offer fewer options")
+        raise ValueError(
+            f"{name}: {count} states ({' x '.join(map(str, sizes))}) is more than {MAX_STATES}; "
+            "offer fewer options"
+        )
     pages: list[str] = []
     seen: dict[str, int] = {}
     index = []
@@ -157,9 +181,11 @@ def explorer_html(controls: Sequence[Control], view: Callable[..., str], name: s
     uid = "tl" + hashlib.sha1(packed.encode()).hexdigest()[:10]
     data = json.dumps({"sizes": sizes, "index": index, "pages": packed}, separators=(",", ":"))
     form = "".join(_control_html(c, i, uid) for i, c in enumerate(controls))
-    return (f'<div class="tutorlib-static-explorer" data-explorer="{html.escape(name)}" id="{uid}">'
-            f'<form class="tutorlib-controls" onsubmit="return false">{form}</form>'
-            f'<p class="tutorlib-offline-note">{OFFLINE_NOTE}</p>'
-            f'<p class="tutorlib-announce" role="status" aria-live="polite" aria-atomic="true"></p>'
-            f'<div class="tutorlib-view">{pages[index[start]]}</div>'
-            f'<script type="application/json" class="tutorlib-states">{data}</script></div>')
+    return (
+        f'<div class="tutorlib-static-explorer" data-explorer="{html.escape(name)}" id="{uid}">'
+        f'<form class="tutorlib-controls" onsubmit="return false">{form}</form>'
+        f'<p class="tutorlib-offline-note">{OFFLINE_NOTE}</p>'
+        f'<p class="tutorlib-announce" role="status" aria-live="polite" aria-atomic="true"></p>'
+        f'<div class="tutorlib-view">{pages[index[start]]}</div>'
+        f'<script type="application/json" class="tutorlib-states">{data}</script></div>'
+    )

@@ -68,16 +68,29 @@ def pick_device(device=None) -> torch.device:
         try:
             device = torch.device(device)
         except (RuntimeError, TypeError):
-            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from None
+            raise ValueError(
+                f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}"
+            ) from None
         if device.type == "cuda" and not torch.cuda.is_available():
-            raise ValueError(f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
-                             "or no driver): use --device cpu, or leave it out to take the best one available")
-        if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
-            raise ValueError(f"device {str(device)!r} asked for, but there are {torch.cuda.device_count()} CUDA "
-                             f"GPUs (cuda:0 to cuda:{torch.cuda.device_count() - 1})")
-        if device.type == "mps" and not (getattr(torch.backends, "mps", None) is not None
-                                         and torch.backends.mps.is_available()):
-            raise ValueError("device 'mps' asked for, but Apple's MPS is not available here: use cpu")
+            raise ValueError(
+                f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
+                "or no driver): use --device cpu, or leave it out to take the best one available"
+            )
+        if (
+            device.type == "cuda"
+            and device.index is not None
+            and device.index >= torch.cuda.device_count()
+        ):
+            raise ValueError(
+                f"device {str(device)!r} asked for, but there are {torch.cuda.device_count()} CUDA "
+                f"GPUs (cuda:0 to cuda:{torch.cuda.device_count() - 1})"
+            )
+        if device.type == "mps" and not (
+            getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
+        ):
+            raise ValueError(
+                "device 'mps' asked for, but Apple's MPS is not available here: use cpu"
+            )
         return device
     if torch.cuda.is_available():
         return torch.device("cuda")
@@ -101,7 +114,9 @@ def atomic_save(obj, path: Path) -> None:
     try:
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600); a checkpoint is an ordinary file
+        os.chmod(
+            tmp, 0o666 & ~umask
+        )  # mkstemp makes it private (0600); a checkpoint is an ordinary file
         with os.fdopen(fd, "wb") as f:
             torch.save(obj, f)
             f.flush()
@@ -161,12 +176,16 @@ def read_checkpoint(path) -> dict:
         candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
         found = [p for p in candidates if p.is_file()]
         if not found:
-            raise FileNotFoundError(f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
-                                    "with `python -m tutorlib train --out` this folder?")
+            raise FileNotFoundError(
+                f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
+                "with `python -m tutorlib train --out` this folder?"
+            )
         path = found[0]
     if not path.is_file():
-        raise FileNotFoundError(f"no translator checkpoint at {path}: the file does not exist (train one with "
-                                "`python -m tutorlib train --out FOLDER`)")
+        raise FileNotFoundError(
+            f"no translator checkpoint at {path}: the file does not exist (train one with "
+            "`python -m tutorlib train --out FOLDER`)"
+        )
     try:
         _check_zip_crc(path)
         state = torch.load(path, map_location="cpu", weights_only=True)
@@ -176,12 +195,20 @@ def read_checkpoint(path) -> dict:
             "corrupted (a copy that did not finish?) or not a PyTorch file at all"
         ) from e
     if not isinstance(state, dict) or state.get("format") != FORMAT:
-        what = f"a dict with keys {sorted(state)[:8]}" if isinstance(state, dict) else f"a {type(state).__name__}"
-        raise CheckpointError(f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
-                              f"without format={FORMAT!r}")
+        what = (
+            f"a dict with keys {sorted(state)[:8]}"
+            if isinstance(state, dict)
+            else f"a {type(state).__name__}"
+        )
+        raise CheckpointError(
+            f"{path} is a PyTorch file but not a tutorlib translator checkpoint: it holds {what}, "
+            f"without format={FORMAT!r}"
+        )
     if state.get("version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
-                              f"tutorlib reads version {FORMAT_VERSION}")
+        raise CheckpointError(
+            f"{path} is a translator checkpoint of format version {state.get('version')!r}; this "
+            f"tutorlib reads version {FORMAT_VERSION}"
+        )
     missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
     if missing:
         raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
@@ -206,17 +233,25 @@ def _check_zip_crc(path: Path) -> None:
     with zipfile.ZipFile(path) as archive:
         bad = archive.testzip()
     if bad is not None:
-        raise ValueError(f"the stored checksum (CRC-32) of {bad!r} inside it does not match its bytes")
+        raise ValueError(
+            f"the stored checksum (CRC-32) of {bad!r} inside it does not match its bytes"
+        )
 
 
 def _check_finite(state: dict, path: Path) -> None:
     """Refuse weights holding NaN or infinity: a run that diverged, or a damaged file."""
     for name, tensor in state["model"].items():
-        if torch.is_tensor(tensor) and tensor.is_floating_point() and not torch.isfinite(tensor).all():
+        if (
+            torch.is_tensor(tensor)
+            and tensor.is_floating_point()
+            and not torch.isfinite(tensor).all()
+        ):
             bad = int((~torch.isfinite(tensor)).sum())
-            raise CheckpointError(f"{path}: the weights {name!r} hold {bad} NaN or infinite value"
-                                  f"{'s' if bad > 1 else ''} of {tensor.numel()}. Did the training diverge "
-                                  "(a learning rate too high)? Use an earlier checkpoint")
+            raise CheckpointError(
+                f"{path}: the weights {name!r} hold {bad} NaN or infinite value"
+                f"{'s' if bad > 1 else ''} of {tensor.numel()}. Did the training diverge "
+                "(a learning rate too high)? Use an earlier checkpoint"
+            )
 
 
 def model_from_state(state: dict, device) -> Translator:
@@ -235,9 +270,11 @@ def model_from_state(state: dict, device) -> Translator:
     except RuntimeError as e:
         problems = [line.strip() for line in str(e).splitlines()[1:] if line.strip()]
         more = f" (and {len(problems) - 2} more)" if len(problems) > 2 else ""
-        raise CheckpointError(f"{path}: the weights do not match the model its config describes: "
-                              f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
-                              "from another model?") from e
+        raise CheckpointError(
+            f"{path}: the weights do not match the model its config describes: "
+            f"{' '.join(problems[:2])}{more}. Was the config edited, or the weights saved "
+            "from another model?"
+        ) from e
     return model.to(pick_device(device))
 
 

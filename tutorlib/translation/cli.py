@@ -40,6 +40,7 @@ class CommandError(Exception):
 
 def _count(minimum: int):
     """An argparse type: a whole number of at least ``minimum``, or argparse's own one-line error."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -49,6 +50,7 @@ def _count(minimum: int):
             return whole_number("the value", value, minimum)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e).replace("the value must", "must")) from None
+
     parse.__name__ = f"whole number >= {minimum}"
     return parse
 
@@ -70,10 +72,14 @@ def _check_data(path: Path | None) -> None:
     if path is None:
         return
     if not path.exists():
-        raise CommandError(f"--data {path}: no such file (download por-eng.zip from https://www.manythings.org/anki/ "
-                           "and give the unzipped por.txt)")
+        raise CommandError(
+            f"--data {path}: no such file (download por-eng.zip from https://www.manythings.org/anki/ "
+            "and give the unzipped por.txt)"
+        )
     if path.is_dir():
-        raise CommandError(f"--data {path} is a folder; give the tab-separated file inside it (por.txt)")
+        raise CommandError(
+            f"--data {path} is a folder; give the tab-separated file inside it (por.txt)"
+        )
     if not os.access(path, os.R_OK):
         raise CommandError(f"--data {path} cannot be read (permissions)")
 
@@ -81,7 +87,9 @@ def _check_data(path: Path | None) -> None:
 def _check_out(path: Path) -> None:
     """``--out`` must be a folder we can write to, or a path where one can be made: said before training starts."""
     if path.exists() and not path.is_dir():
-        raise CommandError(f"--out {path} is a file, not a folder: give a folder for checkpoint.pt and translator.pt")
+        raise CommandError(
+            f"--out {path} is a file, not a folder: give a folder for checkpoint.pt and translator.pt"
+        )
     existing = path
     while not existing.exists():
         existing = existing.parent
@@ -102,8 +110,10 @@ def _pairs(args, split: str):
     bucket = {"train": range(0, 18), "valid": range(18, 19), "test": range(19, 20)}[split]
     chosen = [(e, p) for e, p in pairs if zlib.crc32(e.encode("utf-8")) % 20 in bucket]
     if not chosen:
-        raise CommandError(f"--data {args.data}: its {len(pairs)} pairs leave the {split} split empty (pairs are "
-                           f"split 90/5/5 by a hash of the English sentence); use a file with more pairs")
+        raise CommandError(
+            f"--data {args.data}: its {len(pairs)} pairs leave the {split} split empty (pairs are "
+            f"split 90/5/5 by a hash of the English sentence); use a file with more pairs"
+        )
     return chosen
 
 
@@ -112,13 +122,17 @@ _MINIMUM = {"max_len": 2, "warmup_steps": 0, "seed": 0}
 
 
 def _add_config_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("model and training (override the preset; see TranslatorConfig)")
+    group = parser.add_argument_group(
+        "model and training (override the preset; see TranslatorConfig)"
+    )
     for f in dataclasses.fields(TranslatorConfig):
         if f.name in _DERIVED:
             continue
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):
-            group.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None)
+            group.add_argument(
+                flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None
+            )
         else:
             name = f.type if isinstance(f.type, str) else f.type.__name__
             kind = {"int": _count(_MINIMUM.get(f.name, 1)), "float": _finite}.get(name, str)
@@ -126,8 +140,11 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args) -> TranslatorConfig | None:
-    overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(TranslatorConfig)
-                 if f.name not in _DERIVED and getattr(args, f.name) is not None}
+    overrides = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(TranslatorConfig)
+        if f.name not in _DERIVED and getattr(args, f.name) is not None
+    }
     if args.resume and args.preset is None and not overrides:
         return None  # the checkpoint's own
     base = PRESETS[args.preset or "tiny"]
@@ -152,10 +169,22 @@ def cmd_train(args) -> int:
         train_pairs = [train_pairs[int(i * step)] for i in range(args.train_pairs)]
     start = time.perf_counter()
     try:
-        result = train(config, train_pairs, valid_pairs, args.out, resume=args.resume, max_steps=args.max_steps,
-                       device=args.device, progress=not args.no_progress, checkpoint_every=args.checkpoint_every)
+        result = train(
+            config,
+            train_pairs,
+            valid_pairs,
+            args.out,
+            resume=args.resume,
+            max_steps=args.max_steps,
+            device=args.device,
+            progress=not args.no_progress,
+            checkpoint_every=args.checkpoint_every,
+        )
     except KeyboardInterrupt as e:
-        print(f"\n{e}; resume with: python -m tutorlib train --out {args.out} --resume", file=sys.stderr)
+        print(
+            f"\n{e}; resume with: python -m tutorlib train --out {args.out} --resume",
+            file=sys.stderr,
+        )
         return 130
     seconds = time.perf_counter() - start
     if int(os.environ.get("RANK", "0")) != 0:
@@ -169,12 +198,22 @@ def cmd_train(args) -> int:
     test = _pairs(args, "test")
     if test and not args.no_eval:
         scores = evaluate(result.model, test)
-        print(f"test split, greedy: BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}, "
-              f"exact match {scores['exact_match']:.1f}% of {scores['sentences']} sentences")
-        scores = {k: v for k, v in scores.items() if k not in ("hypotheses", "pairs")}  # the numbers, not the text
+        print(
+            f"test split, greedy: BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}, "
+            f"exact match {scores['exact_match']:.1f}% of {scores['sentences']} sentences"
+        )
+        scores = {
+            k: v for k, v in scores.items() if k not in ("hypotheses", "pairs")
+        }  # the numbers, not the text
         argv = " ".join(["python -m tutorlib", *sys.argv[1:]])
-        save_model(result.model, out / MODEL_NAME, command=argv, train_seconds=round(seconds, 1),
-                   test_greedy=scores, data="phrasebook" if args.data is None else str(args.data))
+        save_model(
+            result.model,
+            out / MODEL_NAME,
+            command=argv,
+            train_seconds=round(seconds, 1),
+            test_greedy=scores,
+            data="phrasebook" if args.data is None else str(args.data),
+        )
     print(f"model: {out / MODEL_NAME}")
     return 0
 
@@ -196,10 +235,18 @@ def cmd_evaluate(args) -> int:
     start = time.perf_counter()
     scores = evaluate(model, pairs, beam_size=args.beam, length_penalty=args.length_penalty)
     seconds = time.perf_counter() - start
-    decoding = "greedy" if args.beam == 1 else f"beam {args.beam}, length penalty {args.length_penalty}"
-    skipped = f", {scores['skipped']} longer than max_len={model.config.max_len} skipped" if scores["skipped"] else ""
-    print(f"{args.split} split ({scores['sentences']} sentences{skipped}, {decoding}, {seconds:.1f} s): "
-          f"BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}, exact match {scores['exact_match']:.1f}%")
+    decoding = (
+        "greedy" if args.beam == 1 else f"beam {args.beam}, length penalty {args.length_penalty}"
+    )
+    skipped = (
+        f", {scores['skipped']} longer than max_len={model.config.max_len} skipped"
+        if scores["skipped"]
+        else ""
+    )
+    print(
+        f"{args.split} split ({scores['sentences']} sentences{skipped}, {decoding}, {seconds:.1f} s): "
+        f"BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}, exact match {scores['exact_match']:.1f}%"
+    )
     shown = 0
     for (english, reference), hypothesis in zip(scores["pairs"], scores["hypotheses"]):
         if shown >= args.show:
@@ -228,8 +275,13 @@ def cmd_translate(args) -> int:
     def line_out(where: str, line: str) -> None:
         """Translate the sentences of one line and print them on one line; problems go to stderr, one each."""
         nonlocal failed
-        results = translate_sentences(split_sentences(line), model, args.beam, length_penalty=args.length_penalty,
-                                      max_len=args.max_len)
+        results = translate_sentences(
+            split_sentences(line),
+            model,
+            args.beam,
+            length_penalty=args.length_penalty,
+            max_len=args.max_len,
+        )
         for k, r in enumerate(results, start=1):
             place = f"{where}, sentence {k}" if len(results) > 1 else where
             if r.error:
@@ -243,25 +295,47 @@ def cmd_translate(args) -> int:
         for number, sentence in enumerate(args.sentences, start=1):
             line_out(f"argument {number}", sentence)
     else:
-        for number, line in enumerate(sys.stdin, start=1):  # one line at a time: each answered as it arrives
+        for number, line in enumerate(
+            sys.stdin, start=1
+        ):  # one line at a time: each answered as it arrives
             line_out(f"line {number}", line.rstrip("\r\n"))
     return 1 if failed else 0
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tutorlib", description="The English -> Portuguese translator "
-                                     "of chapters 9 and 10.")
+    parser = argparse.ArgumentParser(
+        prog="python -m tutorlib",
+        description="The English -> Portuguese translator of chapters 9 and 10.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("train", help="train a translator (also under torchrun --nproc_per_node=N)")
-    p.add_argument("--preset", choices=sorted(PRESETS), help="a named TranslatorConfig (default: tiny)")
-    p.add_argument("--out", default="runs/translator", help="folder for checkpoint.pt, translator.pt, history.json")
+    p.add_argument(
+        "--preset", choices=sorted(PRESETS), help="a named TranslatorConfig (default: tiny)"
+    )
+    p.add_argument(
+        "--out",
+        default="runs/translator",
+        help="folder for checkpoint.pt, translator.pt, history.json",
+    )
     p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
-    p.add_argument("--max-steps", type=_count(1), help="stop (with a checkpoint) after this many steps in all")
-    p.add_argument("--checkpoint-every", type=_count(1), default=500,
-                   help="steps between checkpoints (and every epoch)")
-    p.add_argument("--train-pairs", type=_count(1), help="use only N training pairs, taken evenly across the split")
-    p.add_argument("--no-eval", action="store_true", help="skip the test-split evaluation at the end")
+    p.add_argument(
+        "--max-steps", type=_count(1), help="stop (with a checkpoint) after this many steps in all"
+    )
+    p.add_argument(
+        "--checkpoint-every",
+        type=_count(1),
+        default=500,
+        help="steps between checkpoints (and every epoch)",
+    )
+    p.add_argument(
+        "--train-pairs",
+        type=_count(1),
+        help="use only N training pairs, taken evenly across the split",
+    )
+    p.add_argument(
+        "--no-eval", action="store_true", help="skip the test-split evaluation at the end"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     _add_config_options(p)
 
@@ -273,21 +347,32 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=_count(1), help="only the first N pairs")
     p.add_argument("--show", type=_count(0), default=5, help="print up to N wrong translations")
 
-    p = sub.add_parser("translate", help="translate sentences (arguments, or one per line on stdin)")
+    p = sub.add_parser(
+        "translate", help="translate sentences (arguments, or one per line on stdin)"
+    )
     p.add_argument("sentences", nargs="*")
     p.add_argument("--checkpoint", help=CHECKPOINT_HELP)
     p.add_argument("--beam", type=_count(1), default=1, help="beam size (1: greedy)")
     p.add_argument("--length-penalty", type=_finite, default=0.6)
-    p.add_argument("--max-len", type=_count(1), help="at most N words per translated sentence (default: 2 S + 5 "
-                   "for S source words)")
+    p.add_argument(
+        "--max-len",
+        type=_count(1),
+        help="at most N words per translated sentence (default: 2 S + 5 for S source words)",
+    )
 
     for p in sub.choices.values():
         p.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
         if p.prog.endswith(("train", "evaluate")):
-            p.add_argument("--data", type=Path, help="a tab-separated Tatoeba/ManyThings file, not the phrasebook")
+            p.add_argument(
+                "--data",
+                type=Path,
+                help="a tab-separated Tatoeba/ManyThings file, not the phrasebook",
+            )
     args = parser.parse_args(argv)
     try:
-        return {"train": cmd_train, "evaluate": cmd_evaluate, "translate": cmd_translate}[args.command](args)
+        return {"train": cmd_train, "evaluate": cmd_evaluate, "translate": cmd_translate}[
+            args.command
+        ](args)
     except (CommandError, OSError, ValueError) as e:
         if isinstance(e, BrokenPipeError):
             return _broken_pipe()

@@ -37,12 +37,22 @@ class TranslatorConfig:
     num_encoder_layers: int = 3
     num_decoder_layers: int = 3
     dropout: float = 0.1
-    max_len: int = 32  # positions: at most max_len source words, max_len - 1 target words (after BOS)
-    norm_first: bool = True  # pre-norm (trains steadily without tuning) instead of the paper's post-norm
-    share_embeddings: bool = False  # one vocabulary of both languages and one embedding table for both sides
-    tie_output: bool = True  # the output layer reuses the target embedding matrix (the paper, section 3.4)
+    max_len: int = (
+        32  # positions: at most max_len source words, max_len - 1 target words (after BOS)
+    )
+    norm_first: bool = (
+        True  # pre-norm (trains steadily without tuning) instead of the paper's post-norm
+    )
+    share_embeddings: bool = (
+        False  # one vocabulary of both languages and one embedding table for both sides
+    )
+    tie_output: bool = (
+        True  # the output layer reuses the target embedding matrix (the paper, section 3.4)
+    )
     # the training (tutorlib.translation.training.train)
-    label_smoothing: float = 0.1  # the target puts 1 - 0.1 on the right word and spreads 0.1 over all words
+    label_smoothing: float = (
+        0.1  # the target puts 1 - 0.1 on the right word and spreads 0.1 over all words
+    )
     lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
     min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
     warmup_steps: int = 200  # steps of linear warmup from 0 to lr
@@ -59,13 +69,15 @@ class TranslatorConfig:
                 "d_model // num_heads features"
             )
         if self.max_len < 2:
-            raise ValueError(f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2")
+            raise ValueError(
+                f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2"
+            )
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TranslatorConfig":
+    def from_dict(cls, d: dict) -> TranslatorConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
@@ -76,15 +88,45 @@ class TranslatorConfig:
 # Named configurations for `python -m tutorlib train --preset NAME`.
 PRESETS = {
     # chapter 9 in CI: visibly learns in a minute or two on a laptop CPU
-    "tiny": TranslatorConfig(d_model=64, num_heads=4, d_ff=128, num_encoder_layers=2, num_decoder_layers=2,
-                             dropout=0.0, lr=2e-3, warmup_steps=50, epochs=1, batch_size=64),
+    "tiny": TranslatorConfig(
+        d_model=64,
+        num_heads=4,
+        d_ff=128,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        dropout=0.0,
+        lr=2e-3,
+        warmup_steps=50,
+        epochs=1,
+        batch_size=64,
+    ),
     # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.2 M parameters. Its training is tuned for
     # throughput (issue 14): batches of 256 (about 1.4x the tokens/s of 64 on 2 CPU cores), so a peak lr of 2e-3
     # after 100 warmup steps; no dropout (its random numbers cost time, and the validation loss stays at the
     # training loss: nothing to regularise); 6 epochs of the 40,440 pairs (948 steps).
-    "pretrained": TranslatorConfig(d_model=128, num_heads=4, d_ff=256, num_encoder_layers=3, num_decoder_layers=3,
-                                   dropout=0.0, lr=2e-3, warmup_steps=100, epochs=6, batch_size=256),
+    "pretrained": TranslatorConfig(
+        d_model=128,
+        num_heads=4,
+        d_ff=256,
+        num_encoder_layers=3,
+        num_decoder_layers=3,
+        dropout=0.0,
+        lr=2e-3,
+        warmup_steps=100,
+        epochs=6,
+        batch_size=256,
+    ),
     # twice as wide, for benchmarks/translator_bench.py: larger matrix products use more of the CPU's peak
-    "wide": TranslatorConfig(d_model=256, num_heads=4, d_ff=1024, num_encoder_layers=3, num_decoder_layers=3,
-                             dropout=0.0, lr=1e-3, warmup_steps=100, epochs=4, batch_size=256),
+    "wide": TranslatorConfig(
+        d_model=256,
+        num_heads=4,
+        d_ff=1024,
+        num_encoder_layers=3,
+        num_decoder_layers=3,
+        dropout=0.0,
+        lr=1e-3,
+        warmup_steps=100,
+        epochs=4,
+        batch_size=256,
+    ),
 }

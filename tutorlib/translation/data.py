@@ -31,12 +31,13 @@ import os
 import random
 import warnings
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Iterable, Sequence
 
 import torch
 
 from ..checks import whole_number
+
 # The masks are chapter 6's layers: built once in tutorlib.nn, used here downwards (the translation
 # stack sits on the course's layers; the layers never import the translation stack).
 from ..nn import causal_attention_mask, padding_attention_mask
@@ -74,7 +75,7 @@ PAD_ID, BOS_ID, EOS_ID, UNK_ID = (SPECIALS.index(t) for t in (PAD, BOS, EOS, UNK
 # --- tokens ---------------------------------------------------------------------------
 
 # Punctuation split off the start or end of a word as a token of its own.
-_PUNCT = ".,!?;:\"()¿¡"
+_PUNCT = '.,!?;:"()¿¡'
 _NO_SPACE_BEFORE = set(".,!?;:)")
 _NO_SPACE_AFTER = set("(¿¡")
 
@@ -134,7 +135,9 @@ def detokenize(tokens: Sequence[str]) -> str:
     Used in chapter 9 (Training a translator).
     """
     if isinstance(tokens, str):
-        raise ValueError(f"detokenize expects a list of tokens, got the string {tokens!r}; pass tokenize(text)")
+        raise ValueError(
+            f"detokenize expects a list of tokens, got the string {tokens!r}; pass tokenize(text)"
+        )
     out = ""
     for tok in tokens:
         if out and tok not in _NO_SPACE_BEFORE and out[-1] not in _NO_SPACE_AFTER:
@@ -169,13 +172,15 @@ class Vocab:
             if not isinstance(tok, str) or not tok:
                 raise ValueError(f"token {i} must be a non-empty string, got {tok!r}")
             if tok in index:
-                raise ValueError(f"token {tok!r} appears twice (ids {index[tok]} and {i}); each token needs one id")
+                raise ValueError(
+                    f"token {tok!r} appears twice (ids {index[tok]} and {i}); each token needs one id"
+                )
             index[tok] = i
         self._tokens = tokens
         self._index = index
 
     @classmethod
-    def build(cls, token_lists: Iterable[Sequence[str]], min_freq: int = 1) -> "Vocab":
+    def build(cls, token_lists: Iterable[Sequence[str]], min_freq: int = 1) -> Vocab:
         """The vocabulary of ``token_lists``: the specials, then every token seen ``min_freq`` times or more.
 
         Tokens are ordered by how often they occur (most frequent first; ties
@@ -194,7 +199,9 @@ class Vocab:
             counts.update(toks)
         for special in SPECIALS:
             counts.pop(special, None)
-        kept = sorted((t for t, c in counts.items() if c >= min_freq), key=lambda t: (-counts[t], t))
+        kept = sorted(
+            (t for t, c in counts.items() if c >= min_freq), key=lambda t: (-counts[t], t)
+        )
         return cls(list(SPECIALS) + kept)
 
     def __len__(self) -> int:
@@ -233,8 +240,13 @@ class Vocab:
             )
         return self._tokens[i]
 
-    def encode(self, tokens: Sequence[str], add_bos: bool = False, add_eos: bool = False,
-               warn_unknown: bool = True) -> list[int]:
+    def encode(
+        self,
+        tokens: Sequence[str],
+        add_bos: bool = False,
+        add_eos: bool = False,
+        warn_unknown: bool = True,
+    ) -> list[int]:
         """Ids of ``tokens``, optionally behind ``<bos>`` and before ``<eos>``.
 
         A token not in the vocabulary becomes ``<unk>``; with ``warn_unknown``
@@ -243,7 +255,9 @@ class Vocab:
         Used in chapter 9 (Training a translator).
         """
         if isinstance(tokens, str):
-            raise ValueError(f"encode expects a list of tokens, got the string {tokens!r}; pass tokenize(text)")
+            raise ValueError(
+                f"encode expects a list of tokens, got the string {tokens!r}; pass tokenize(text)"
+            )
         ids = [self._index.get(t, UNK_ID) for t in tokens]
         if warn_unknown:
             unknown = [t for t in dict.fromkeys(tokens) if t not in self._index]
@@ -270,7 +284,9 @@ class Vocab:
         out = []
         for i in ids:
             if isinstance(i, list):
-                raise ValueError("decode takes the ids of one sentence (1-D); for a batch, decode each row")
+                raise ValueError(
+                    "decode takes the ids of one sentence (1-D); for a batch, decode each row"
+                )
             tok = self.id_to_token(i)
             if i == EOS_ID:
                 if not strip_special:
@@ -286,11 +302,13 @@ class Vocab:
         return {"tokens": list(self._tokens)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Vocab":
+    def from_dict(cls, d: dict) -> Vocab:
         """The vocabulary stored by ``to_dict``."""
         if not isinstance(d, dict) or not isinstance(d.get("tokens"), list):
             got = sorted(d) if isinstance(d, dict) else type(d).__name__
-            raise ValueError(f"expected a dict with a list under 'tokens' (from Vocab.to_dict), got {got}")
+            raise ValueError(
+                f"expected a dict with a list under 'tokens' (from Vocab.to_dict), got {got}"
+            )
         return cls(d["tokens"])
 
 
@@ -322,13 +340,18 @@ class Batch:
     tgt_mask: torch.Tensor
     num_tgt_tokens: int
 
-    def to(self, device) -> "Batch":
+    def to(self, device) -> Batch:
         """The same batch with every tensor on ``device``."""
-        return Batch(**{
-            f.name: (getattr(self, f.name).to(device) if isinstance(getattr(self, f.name), torch.Tensor)
-                     else getattr(self, f.name))
-            for f in fields(self)
-        })
+        return Batch(
+            **{
+                f.name: (
+                    getattr(self, f.name).to(device)
+                    if isinstance(getattr(self, f.name), torch.Tensor)
+                    else getattr(self, f.name)
+                )
+                for f in fields(self)
+            }
+        )
 
     def __len__(self) -> int:
         return self.src.shape[0]
@@ -368,8 +391,15 @@ def fits(src_tokens: Sequence[str], tgt_tokens: Sequence[str], max_len: int) -> 
     return len(src_tokens) <= max_len and len(tgt_tokens) + 1 <= max_len
 
 
-def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shuffle: bool = True,
-                 seed: int = 0, max_len: int | None = None) -> list[Batch]:
+def make_batches(
+    pairs,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    batch_size: int,
+    shuffle: bool = True,
+    seed: int = 0,
+    max_len: int | None = None,
+) -> list[Batch]:
     """Tokenize, encode and pad ``(source, target)`` string pairs into ``Batch`` es.
 
     The source is encoded as it is (``src_vocab.encode(tokenize(s))``, no
@@ -400,12 +430,18 @@ def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shu
 
     encoded, unknown, too_long = [], {}, []
     for i, pair in enumerate(pairs):
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
+        if not (
+            isinstance(pair, (tuple, list))
+            and len(pair) == 2
+            and all(isinstance(s, str) for s in pair)
+        ):
             raise ValueError(f"pairs[{i}] must be a (source, target) pair of strings, got {pair!r}")
         src_tok, tgt_tok = tokenize(pair[0]), tokenize(pair[1])
         if not src_tok or not tgt_tok:
             side = "source" if not src_tok else "target"
-            raise ValueError(f"pairs[{i}] has an empty {side} ({pair!r}); every pair needs words on both sides")
+            raise ValueError(
+                f"pairs[{i}] has an empty {side} ({pair!r}); every pair needs words on both sides"
+            )
         if max_len is not None and not fits(src_tok, tgt_tok, max_len):
             too_long.append(i)
             continue
@@ -413,7 +449,12 @@ def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shu
             for t in tok:
                 if t not in vocab:
                     unknown[t] = None
-        encoded.append((src_vocab.encode(src_tok, warn_unknown=False), tgt_vocab.encode(tgt_tok, warn_unknown=False)))
+        encoded.append(
+            (
+                src_vocab.encode(src_tok, warn_unknown=False),
+                tgt_vocab.encode(tgt_tok, warn_unknown=False),
+            )
+        )
     if too_long:
         warnings.warn(
             f"{len(too_long)} of {len(pairs)} pairs left out: longer than max_len={max_len} tokens "
@@ -438,10 +479,13 @@ def make_batches(pairs, src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, shu
         # Sort within pools of 50 batches by length, so a batch holds sentences of similar length.
         pool = 50 * batch_size
         order = [
-            i for start in range(0, len(order), pool)
-            for i in sorted(order[start:start + pool], key=lambda i: (len(encoded[i][0]), len(encoded[i][1])))
+            i
+            for start in range(0, len(order), pool)
+            for i in sorted(
+                order[start : start + pool], key=lambda i: (len(encoded[i][0]), len(encoded[i][1]))
+            )
         ]
-    chunks = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     if shuffle:
         rng.shuffle(chunks)
     return [_collate([encoded[i][0] for i in c], [encoded[i][1] for i in c]) for c in chunks]
@@ -472,7 +516,9 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
             "and unzip it: the pairs are in por.txt (or use phrasebook(), which needs no download)"
         )
     if os.path.isdir(path):
-        raise IsADirectoryError(f"{path!r} is a folder; give the path of the .txt file inside it (por.txt)")
+        raise IsADirectoryError(
+            f"{path!r} is a folder; give the path of the .txt file inside it (por.txt)"
+        )
     pairs = []
     with open(path, "rb") as f:
         # splitlines, not the file's own lines: old Mac files end lines with a lone CR, which iterating a
@@ -499,7 +545,9 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
             en, pt = columns[0].strip(), columns[1].strip()
             if not en or not pt:
                 side = "English (column 1)" if not en else "Portuguese (column 2)"
-                raise ValueError(f"{path}, line {number}: the {side} sentence is empty in {line[:80]!r}")
+                raise ValueError(
+                    f"{path}, line {number}: the {side} sentence is empty in {line[:80]!r}"
+                )
             pairs.append((en, pt))
             if max_pairs is not None and len(pairs) >= max_pairs:
                 break

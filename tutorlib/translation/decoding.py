@@ -86,13 +86,17 @@ class KVCache:
             self_attn["v"] = self_attn["v"].index_select(0, rows)
 
 
-def _next_log_probs(model: Translator, tokens, memory, src_key_mask, cache: KVCache | None) -> torch.Tensor:
+def _next_log_probs(
+    model: Translator, tokens, memory, src_key_mask, cache: KVCache | None
+) -> torch.Tensor:
     """``tokens (B, t)`` decoded so far -> log-probabilities of the next token, ``(B, V)``."""
     if cache is None:  # recompute every position, as the slide deck does by hand
         mask = causal_attention_mask(tokens.shape[1], device=tokens.device)  # (t, t)
         logits = model.decode(tokens, memory, src_key_mask, mask)[:, -1]  # (B, t, V) -> (B, V)
     else:  # only the newest position; the others are in the cache
-        logits = model.decode(tokens[:, -1:], memory, src_key_mask, cache=cache)[:, -1]  # (B, 1, V) -> (B, V)
+        logits = model.decode(tokens[:, -1:], memory, src_key_mask, cache=cache)[
+            :, -1
+        ]  # (B, 1, V) -> (B, V)
     return torch.log_softmax(logits.float(), dim=-1)
 
 
@@ -113,7 +117,9 @@ def output_budget(source_length, model_max_len: int, max_len: int | None = None)
     """
     limit = model_max_len - 1
     if max_len is not None:
-        limit = min(limit, whole_number("max_len", max_len, 1, hint="the most words a translation may have"))
+        limit = min(
+            limit, whole_number("max_len", max_len, 1, hint="the most words a translation may have")
+        )
     if torch.is_tensor(source_length):
         return (2 * source_length + 5).clamp(max=limit)
     return min(2 * source_length + 5, limit)
@@ -126,7 +132,9 @@ def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None)
     return output_budget(S, model.config.max_len, max_len)
 
 
-def _repetition_mask(tokens: torch.Tensor, V: int, max_run: int | None, no_repeat_ngram: int | None) -> torch.Tensor:
+def _repetition_mask(
+    tokens: torch.Tensor, V: int, max_run: int | None, no_repeat_ngram: int | None
+) -> torch.Tensor:
     """``tokens (R, t)`` (BOS first) -> ``(R, V)`` booleans, True where the next token would repeat too much.
 
     Banned: the token that would make ``max_run + 1`` of the same in a row,
@@ -135,7 +143,9 @@ def _repetition_mask(tokens: torch.Tensor, V: int, max_run: int | None, no_repea
     """
     words = tokens[:, 1:]  # (R, n): without BOS
     R, n = words.shape
-    banned = torch.zeros(R, V + 1, dtype=torch.bool, device=tokens.device)  # column V: "nothing banned"
+    banned = torch.zeros(
+        R, V + 1, dtype=torch.bool, device=tokens.device
+    )  # column V: "nothing banned"
     if max_run and n >= max_run:
         tail = words[:, -max_run:]  # (R, max_run)
         same = (tail == tail[:, :1]).all(dim=1)  # (R,): the last max_run tokens are one token
@@ -144,7 +154,9 @@ def _repetition_mask(tokens: torch.Tensor, V: int, max_run: int | None, no_repea
         k = no_repeat_ngram - 1
         # (R, n) -> (R, n - k, k): every k tokens that some token followed
         windows = words.unfold(1, k, 1)[:, : n - k]
-        hit = (windows == words[:, None, -k:]).all(dim=-1)  # (R, n - k): the same k tokens as the newest ones
+        hit = (windows == words[:, None, -k:]).all(
+            dim=-1
+        )  # (R, n - k): the same k tokens as the newest ones
         banned.scatter_(1, torch.where(hit, words[:, k:], V), True)  # ban what followed them then
     banned = banned[:, :V]
     banned[:, EOS_ID] = False
@@ -155,8 +167,9 @@ def _guard(log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngr
     """``log_probs (R, V)`` with the continuations ``_repetition_mask`` bans set to ``-inf``."""
     if not max_run and not no_repeat_ngram:
         return log_probs
-    return log_probs.masked_fill(_repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram),
-                                 float("-inf"))
+    return log_probs.masked_fill(
+        _repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram), float("-inf")
+    )
 
 
 def _check_guard(max_run, no_repeat_ngram) -> None:
@@ -178,9 +191,16 @@ def _strip(row: list[int]) -> list[int]:
 
 
 @torch.no_grad()
-def greedy_decode(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, max_len: int | None = None,
-                  use_cache: bool = True, *, max_run: int | None = MAX_RUN,
-                  no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
+def greedy_decode(
+    model: Translator,
+    src: torch.Tensor,
+    src_key_mask: torch.Tensor,
+    max_len: int | None = None,
+    use_cache: bool = True,
+    *,
+    max_run: int | None = MAX_RUN,
+    no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
+) -> list[list[int]]:
     """Translate a batch by taking the most likely token at every step: ``src (B, S)`` -> B lists of token ids.
 
     Starts from BOS and feeds each chosen token back in, one position per
@@ -231,9 +251,18 @@ def length_penalty_factor(length: torch.Tensor, alpha: float) -> torch.Tensor:
 
 
 @torch.no_grad()
-def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, beam_size: int = 4,
-                length_penalty: float = 0.6, max_len: int | None = None, use_cache: bool = True, *,
-                max_run: int | None = MAX_RUN, no_repeat_ngram: int | None = NO_REPEAT_NGRAM) -> list[list[int]]:
+def beam_search(
+    model: Translator,
+    src: torch.Tensor,
+    src_key_mask: torch.Tensor,
+    beam_size: int = 4,
+    length_penalty: float = 0.6,
+    max_len: int | None = None,
+    use_cache: bool = True,
+    *,
+    max_run: int | None = MAX_RUN,
+    no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
+) -> list[list[int]]:
     """Translate a batch keeping the ``beam_size`` best partial translations of each sentence.
 
     At every step each of the K beams of a sentence is extended by every
@@ -252,7 +281,9 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
     Derived in chapter 10 (Translating and evaluating).
     """
     K = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
-    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    length_penalty = finite_number(
+        "length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1"
+    )
     _check_guard(max_run, no_repeat_ngram)
     model.eval()
     budget = _budgets(model, src_key_mask, max_len)  # (B,)
@@ -308,8 +339,9 @@ def beam_search(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor
 ALIGN_LAYER = -1
 
 
-def model_vocabs(model, src_vocab: Vocab | None = None,
-                 tgt_vocab: Vocab | None = None) -> tuple[Vocab, Vocab]:
+def model_vocabs(
+    model, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None
+) -> tuple[Vocab, Vocab]:
     """``(src_vocab, tgt_vocab)``: each one given, else the model's own (``model.src_vocab``...).
 
     A model from ``train``, ``load_checkpoint`` or ``load_pretrained`` carries
@@ -329,8 +361,13 @@ def model_vocabs(model, src_vocab: Vocab | None = None,
 
 
 @torch.no_grad()
-def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids,
-                    layer: int = ALIGN_LAYER) -> torch.Tensor:
+def cross_attention(
+    model: Translator,
+    src: torch.Tensor,
+    src_key_mask: torch.Tensor,
+    hyp_ids,
+    layer: int = ALIGN_LAYER,
+) -> torch.Tensor:
     """Where the decoder looked while writing ``hyp_ids``: cross-attention weights ``(T, S)``, averaged over heads.
 
     ``src (1, S)`` (or ``(S,)``) is one source sentence, ``hyp_ids`` its
@@ -345,9 +382,13 @@ def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Te
     if src.dim() == 1:
         src = src[None]  # (S,) -> (1, S)
     if src.dim() != 2 or src.shape[0] != 1:
-        raise ValueError(f"cross_attention takes one sentence, src of shape (1, S) or (S,), got {tuple(src.shape)}")
+        raise ValueError(
+            f"cross_attention takes one sentence, src of shape (1, S) or (S,), got {tuple(src.shape)}"
+        )
     n_layers = len(model.decoder.layers)
-    layer = whole_number("layer", layer, -n_layers, n_layers - 1, hint=f"the decoder has {n_layers} layers")
+    layer = whole_number(
+        "layer", layer, -n_layers, n_layers - 1, hint=f"the decoder has {n_layers} layers"
+    )
     hyp_ids = [int(i) for i in (hyp_ids.tolist() if hasattr(hyp_ids, "tolist") else hyp_ids)]
     S = src.shape[1]
     if not hyp_ids:
@@ -357,7 +398,9 @@ def cross_attention(model: Translator, src: torch.Tensor, src_key_mask: torch.Te
 
 
 @torch.no_grad()
-def cross_attention_maps(model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids) -> torch.Tensor:
+def cross_attention_maps(
+    model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids
+) -> torch.Tensor:
     """Every decoder layer's and head's cross-attention while writing ``hyp_ids``: ``(L, H, T, S)``, on the CPU.
 
     The one teacher-forced pass behind ``cross_attention`` (which averages
@@ -375,8 +418,9 @@ def cross_attention_maps(model: Translator, src: torch.Tensor, src_key_mask: tor
     memory = model.encode(src, src_key_mask)  # (1, S, D)
     model._check_length(T, "target")
     x = model.pos(model.tgt_embed(tgt_in) * math.sqrt(model.config.d_model))  # (1, T) -> (1, T, D)
-    _, _, cross = model.decoder(x, memory, causal_attention_mask(T, device=device), src_key_mask,
-                                need_weights=True)  # one (1, H, T, S) per layer
+    _, _, cross = model.decoder(
+        x, memory, causal_attention_mask(T, device=device), src_key_mask, need_weights=True
+    )  # one (1, H, T, S) per layer
     return torch.cat(cross).float().cpu()  # L x (1, H, T, S) -> (L, H, T, S)
 
 
@@ -389,19 +433,33 @@ class Translation:
 
     source: str  # the sentence as given
     text: str = ""  # the translation ("" for an empty sentence, or when error is set)
-    source_tokens: list = field(default_factory=list)  # the source's tokens, as typed (capital letters kept)
-    output_tokens: list = field(default_factory=list)  # the translation's tokens, copied words in place of <unk>
-    copied: dict = field(default_factory=dict)  # output position -> the source position its word was copied from
-    weights: torch.Tensor | None = None  # (T, S) cross_attention of output_tokens over source_tokens, when computed
-    notice: str | None = None  # plain words: what happened to unknown words, or why the translation is empty
+    source_tokens: list = field(
+        default_factory=list
+    )  # the source's tokens, as typed (capital letters kept)
+    output_tokens: list = field(
+        default_factory=list
+    )  # the translation's tokens, copied words in place of <unk>
+    copied: dict = field(
+        default_factory=dict
+    )  # output position -> the source position its word was copied from
+    weights: torch.Tensor | None = (
+        None  # (T, S) cross_attention of output_tokens over source_tokens, when computed
+    )
+    notice: str | None = (
+        None  # plain words: what happened to unknown words, or why the translation is empty
+    )
     error: str | None = None  # why there is no translation (too long, no known word)
 
 
-def _prepare(i: int, sentence, model: Translator, src_vocab: Vocab) -> tuple[Translation, list[int] | None]:
+def _prepare(
+    i: int, sentence, model: Translator, src_vocab: Vocab
+) -> tuple[Translation, list[int] | None]:
     """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing to decode."""
     if not isinstance(sentence, str):
-        raise ValueError(f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string of "
-                         "English words")
+        raise ValueError(
+            f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string of "
+            "English words"
+        )
     result = Translation(sentence, source_tokens=tokenize(sentence, lower=False))
     words = [t.lower() for t in result.source_tokens]
     if not words:
@@ -410,19 +468,30 @@ def _prepare(i: int, sentence, model: Translator, src_vocab: Vocab) -> tuple[Tra
         result.notice = "it holds only punctuation, no words: nothing to translate"
         return result, None
     if len(words) > model.config.max_len:
-        result.error = (f"it has {len(words)} tokens, more than the {model.config.max_len} positions the model was "
-                        f"built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}")
+        result.error = (
+            f"it has {len(words)} tokens, more than the {model.config.max_len} positions the model was "
+            f"built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}"
+        )
         return result, None
     real = [w for w in words if not is_punctuation(w)]
     if not any(w in src_vocab for w in real):
-        result.error = (f"none of its words are in the translator's English vocabulary ({', '.join(real[:5])}"
-                        f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words")
+        result.error = (
+            f"none of its words are in the translator's English vocabulary ({', '.join(real[:5])}"
+            f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
+        )
         return result, None
     return result, src_vocab.encode(words, warn_unknown=False)
 
 
-def _copy_unknown(result: Translation, model: Translator, src_ids: list[int], hyp: list[int], tgt_vocab: Vocab,
-                  device, with_weights: bool) -> None:
+def _copy_unknown(
+    result: Translation,
+    model: Translator,
+    src_ids: list[int],
+    hyp: list[int],
+    tgt_vocab: Vocab,
+    device,
+    with_weights: bool,
+) -> None:
     """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes the unknown source word it attends to most.
 
     Luong et al. (2015)'s unknown-word replacement, with attention as the
@@ -430,7 +499,9 @@ def _copy_unknown(result: Translation, model: Translator, src_ids: list[int], hy
     belongs, and the cross-attention row of that ``<unk>``, restricted to
     the source positions that hold unknown words, points at which one.
     """
-    unknown_at = [j for j, i in enumerate(src_ids) if i == UNK_ID]  # source positions of unknown words
+    unknown_at = [
+        j for j, i in enumerate(src_ids) if i == UNK_ID
+    ]  # source positions of unknown words
     weights = None
     if with_weights or (UNK_ID in hyp and unknown_at):
         src = torch.tensor([src_ids], device=device)  # (1, S)
@@ -448,26 +519,44 @@ def _copy_unknown(result: Translation, model: Translator, src_ids: list[int], hy
     result.output_tokens, result.weights = tokens, weights
     # the text leaves out what is not a word, as Vocab.decode does: <pad> and <bos> (a broken model writes them),
     # and an <unk> with nothing to copy
-    result.text = detokenize([tok for t, tok in enumerate(tokens)
-                              if hyp[t] not in (PAD_ID, BOS_ID) and (hyp[t] != UNK_ID or t in result.copied)])
+    result.text = detokenize(
+        [
+            tok
+            for t, tok in enumerate(tokens)
+            if hyp[t] not in (PAD_ID, BOS_ID) and (hyp[t] != UNK_ID or t in result.copied)
+        ]
+    )
     said = []
     copied_from = set(result.copied.values())
     for j in unknown_at:
         word = result.source_tokens[j]
         said.append(f'"{word}" copied as is' if j in copied_from else f'"{word}" dropped')
     if said:
-        result.notice = (f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
-                         f"vocabulary: {'; '.join(dict.fromkeys(said))}")
+        result.notice = (
+            f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
+            f"vocabulary: {'; '.join(dict.fromkeys(said))}"
+        )
     if dropped:
-        extra = (f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the sentence has "
-                 "no unknown word to copy: dropped")
+        extra = (
+            f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the sentence has "
+            "no unknown word to copy: dropped"
+        )
         result.notice = f"{result.notice}; {extra}" if result.notice else extra
 
 
-def translate_sentences(sentences, model: Translator | None = None, beam_size: int = 1, *,
-                        src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, length_penalty: float = 0.6,
-                        batch_size: int = 64, use_cache: bool = True, max_len: int | None = None,
-                        with_weights: bool = False) -> list[Translation]:
+def translate_sentences(
+    sentences,
+    model: Translator | None = None,
+    beam_size: int = 1,
+    *,
+    src_vocab: Vocab | None = None,
+    tgt_vocab: Vocab | None = None,
+    length_penalty: float = 0.6,
+    batch_size: int = 64,
+    use_cache: bool = True,
+    max_len: int | None = None,
+    with_weights: bool = False,
+) -> list[Translation]:
     """Translate English sentences, one ``Translation`` per sentence; a sentence that cannot be translated gets
     ``error`` set instead of stopping the others.
 
@@ -482,17 +571,24 @@ def translate_sentences(sentences, model: Translator | None = None, beam_size: i
     if isinstance(sentences, str):
         sentences = [sentences]
     if isinstance(sentences, bytes) or not hasattr(sentences, "__iter__"):
-        raise ValueError(f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}")
+        raise ValueError(
+            f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}"
+        )
     sentences = list(sentences)
     beam_size = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
     batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")
-    length_penalty = finite_number("length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1")
+    length_penalty = finite_number(
+        "length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1"
+    )
     if max_len is not None:
         whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
         model, src_vocab, tgt_vocab = load_pretrained()
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
-    results, sources = [], []  # sources: (index, token ids) to decode, the words alone (no BOS or EOS)
+    results, sources = (
+        [],
+        [],
+    )  # sources: (index, token ids) to decode, the words alone (no BOS or EOS)
     for i, sentence in enumerate(sentences):
         result, ids = _prepare(i, sentence, model, src_vocab)
         results.append(result)
@@ -508,15 +604,27 @@ def translate_sentences(sentences, model: Translator | None = None, beam_size: i
         if beam_size == 1:
             hyps = greedy_decode(model, src, src_key_mask, max_len, use_cache=use_cache)
         else:
-            hyps = beam_search(model, src, src_key_mask, beam_size, length_penalty, max_len, use_cache=use_cache)
+            hyps = beam_search(
+                model, src, src_key_mask, beam_size, length_penalty, max_len, use_cache=use_cache
+            )
         for (i, ids), hyp in zip(chunk, hyps):
             _copy_unknown(results[i], model, ids, hyp, tgt_vocab, device, with_weights)
     return results
 
 
-def translate(sentences, model: Translator | None = None, beam_size: int = 1, *, src_vocab: Vocab | None = None,
-              tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 64,
-              use_cache: bool = True, max_len: int | None = None, on_notice=None):
+def translate(
+    sentences,
+    model: Translator | None = None,
+    beam_size: int = 1,
+    *,
+    src_vocab: Vocab | None = None,
+    tgt_vocab: Vocab | None = None,
+    length_penalty: float = 0.6,
+    batch_size: int = 64,
+    use_cache: bool = True,
+    max_len: int | None = None,
+    on_notice=None,
+):
     """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or one -> one).
 
     ``model`` defaults to the shipped pretrained one (``load_pretrained``).
@@ -538,25 +646,42 @@ def translate(sentences, model: Translator | None = None, beam_size: int = 1, *,
     Derived in chapter 10 (Translating and evaluating).
     """
     single = isinstance(sentences, str)
-    results = translate_sentences(sentences, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                                  length_penalty=length_penalty, batch_size=batch_size, use_cache=use_cache,
-                                  max_len=max_len)
+    results = translate_sentences(
+        sentences,
+        model,
+        beam_size,
+        src_vocab=src_vocab,
+        tgt_vocab=tgt_vocab,
+        length_penalty=length_penalty,
+        batch_size=batch_size,
+        use_cache=use_cache,
+        max_len=max_len,
+    )
     for i, result in enumerate(results):
         if result.error:
             raise ValueError(f"sentence {i} cannot be translated: {result.error}")
     for i, result in enumerate(results):
         if result.notice:
             if on_notice is None:
-                warnings.warn(f"sentence {i} ({result.source[:40]!r}): {result.notice}", stacklevel=2)
+                warnings.warn(
+                    f"sentence {i} ({result.source[:40]!r}): {result.notice}", stacklevel=2
+                )
             else:
                 on_notice(i, result.notice)
     texts = [r.text for r in results]
     return texts[0] if single else texts
 
 
-def translate_with_alignment(sentence: str, model: Translator | None = None, beam_size: int = 1, *,
-                             src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None,
-                             length_penalty: float = 0.6, max_len: int | None = None) -> Translation:
+def translate_with_alignment(
+    sentence: str,
+    model: Translator | None = None,
+    beam_size: int = 1,
+    *,
+    src_vocab: Vocab | None = None,
+    tgt_vocab: Vocab | None = None,
+    length_penalty: float = 0.6,
+    max_len: int | None = None,
+) -> Translation:
     """Translate one sentence and keep its alignment: a ``Translation`` with ``source_tokens``,
     ``output_tokens``, ``weights`` (the ``(T, S)`` cross-attention of ``ALIGN_LAYER``, heads averaged) and
     ``copied`` (output position -> source position of each unknown word copied in place of ``<unk>``).
@@ -568,9 +693,19 @@ def translate_with_alignment(sentence: str, model: Translator | None = None, bea
     Derived in chapter 10 (Translating and evaluating).
     """
     if not isinstance(sentence, str):
-        raise ValueError(f"sentence must be a string of English words, got {type(sentence).__name__}")
-    result = translate_sentences([sentence], model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                                 length_penalty=length_penalty, max_len=max_len, with_weights=True)[0]
+        raise ValueError(
+            f"sentence must be a string of English words, got {type(sentence).__name__}"
+        )
+    result = translate_sentences(
+        [sentence],
+        model,
+        beam_size,
+        src_vocab=src_vocab,
+        tgt_vocab=tgt_vocab,
+        length_penalty=length_penalty,
+        max_len=max_len,
+        with_weights=True,
+    )[0]
     if result.error:
         raise ValueError(f"{sentence[:60]!r} cannot be translated: {result.error}")
     return result

@@ -12,8 +12,16 @@ from .model import Translator
 __all__ = ["evaluate"]
 
 
-def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab | None = None,
-             tgt_vocab: Vocab | None = None, length_penalty: float = 0.6, batch_size: int = 128) -> dict:
+def evaluate(
+    model: Translator,
+    pairs,
+    beam_size: int = 1,
+    *,
+    src_vocab: Vocab | None = None,
+    tgt_vocab: Vocab | None = None,
+    length_penalty: float = 0.6,
+    batch_size: int = 128,
+) -> dict:
     """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english, portuguese)`` pairs.
 
     Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses", "pairs", "skipped"}``.
@@ -37,11 +45,20 @@ def evaluate(model: Translator, pairs, beam_size: int = 1, *, src_vocab: Vocab |
     n = model.config.max_len
     kept = [(e, p) for e, p in pairs if fits(tokenize(e), tokenize(p), n)]
     if not kept:
-        raise ValueError(f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score")
+        raise ValueError(
+            f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score"
+        )
     english = [e for e, _ in kept]
     references = [detokenize(tokenize(p)) for _, p in kept]
-    results = translate_sentences(english, model, beam_size, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                                  length_penalty=length_penalty, batch_size=batch_size)
+    results = translate_sentences(
+        english,
+        model,
+        beam_size,
+        src_vocab=src_vocab,
+        tgt_vocab=tgt_vocab,
+        length_penalty=length_penalty,
+        batch_size=batch_size,
+    )
     hypotheses = [r.text for r in results]
     exact = sum(tokenize(h) == tokenize(r) for h, r in zip(hypotheses, references))
     return {

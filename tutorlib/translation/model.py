@@ -47,7 +47,12 @@ class Translator(nn.Module):
     Derived in chapter 9 (Training a translator).
     """
 
-    def __init__(self, config: TranslatorConfig, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None):
+    def __init__(
+        self,
+        config: TranslatorConfig,
+        src_vocab: Vocab | None = None,
+        tgt_vocab: Vocab | None = None,
+    ):
         super().__init__()
         if config.src_vocab_size < len(SPECIALS) or config.tgt_vocab_size < len(SPECIALS):
             raise ValueError(
@@ -60,24 +65,39 @@ class Translator(nn.Module):
                 f"share_embeddings needs one vocabulary for both languages, but src_vocab_size="
                 f"{config.src_vocab_size} and tgt_vocab_size={config.tgt_vocab_size}"
             )
-        for name, vocab, size in (("src", src_vocab, config.src_vocab_size), ("tgt", tgt_vocab, config.tgt_vocab_size)):
+        for name, vocab, size in (
+            ("src", src_vocab, config.src_vocab_size),
+            ("tgt", tgt_vocab, config.tgt_vocab_size),
+        ):
             if vocab is not None and len(vocab) != size:
-                raise ValueError(f"{name}_vocab has {len(vocab)} tokens but the config says {name}_vocab_size={size}")
+                raise ValueError(
+                    f"{name}_vocab has {len(vocab)} tokens but the config says {name}_vocab_size={size}"
+                )
         self.config = config
         self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
         c = config
         self.src_embed = nn.Embedding(c.src_vocab_size, c.d_model)
-        self.tgt_embed = self.src_embed if c.share_embeddings else nn.Embedding(c.tgt_vocab_size, c.d_model)
-        self.pos = PositionalEncoding(c.d_model, c.max_len, dropout=c.dropout)  # sinusoidal, no parameters
-        self.encoder = Encoder(c.num_encoder_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
-        self.decoder = Decoder(c.num_decoder_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
+        self.tgt_embed = (
+            self.src_embed if c.share_embeddings else nn.Embedding(c.tgt_vocab_size, c.d_model)
+        )
+        self.pos = PositionalEncoding(
+            c.d_model, c.max_len, dropout=c.dropout
+        )  # sinusoidal, no parameters
+        self.encoder = Encoder(
+            c.num_encoder_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first
+        )
+        self.decoder = Decoder(
+            c.num_decoder_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first
+        )
         self.generator = nn.Linear(c.d_model, c.tgt_vocab_size)  # D -> V scores, the logits
         # Xavier-uniform matrices, as torch.nn.Transformer and the Annotated Transformer start them
         for p in self.parameters():
             if p.dim() > 1:
                 nn.init.xavier_uniform_(p)
         if c.tie_output:
-            self.generator.weight = self.tgt_embed.weight  # (V, D): one matrix to read words in and out
+            self.generator.weight = (
+                self.tgt_embed.weight
+            )  # (V, D): one matrix to read words in and out
 
     def encode(self, src: torch.Tensor, src_key_mask: torch.Tensor) -> torch.Tensor:
         """``src (B, S)`` token ids, ``src_key_mask (B, 1, 1, S)`` -> ``memory (B, S, D)``."""
@@ -86,8 +106,14 @@ class Translator(nn.Module):
         x = self.pos(self.src_embed(src) * math.sqrt(self.config.d_model))
         return self.encoder(x, src_key_mask)
 
-    def decode(self, tgt_in: torch.Tensor, memory: torch.Tensor, src_key_mask: torch.Tensor, tgt_mask=None,
-               cache: "KVCache | None" = None) -> torch.Tensor:
+    def decode(
+        self,
+        tgt_in: torch.Tensor,
+        memory: torch.Tensor,
+        src_key_mask: torch.Tensor,
+        tgt_mask=None,
+        cache: KVCache | None = None,
+    ) -> torch.Tensor:
         """``tgt_in (B, T)`` -> ``logits (B, T, V)``, reading ``memory (B, S, D)``.
 
         Without ``cache``, ``tgt_in`` is the whole prefix and ``tgt_mask`` its
@@ -106,7 +132,9 @@ class Translator(nn.Module):
             self._check_length(t + T_new, "target")
             # (B, T_new, D) + (T_new, D): the position vectors of positions t .. t + T_new - 1
             x = self.tgt_embed(tgt_in) * math.sqrt(self.config.d_model) + self.pos.pe[t : t + T_new]
-            x = self.decoder.forward_step(self.pos.dropout(x), memory, src_key_mask, cache.layers, tgt_mask)
+            x = self.decoder.forward_step(
+                self.pos.dropout(x), memory, src_key_mask, cache.layers, tgt_mask
+            )
             cache.length = t + T_new
         # (B, T, D) -> (B, T, V)
         return self.generator(x)

@@ -40,9 +40,9 @@ import signal
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 import torch
 import torch.distributed as dist
@@ -89,7 +89,9 @@ __all__ = [
 ]
 
 
-def translation_loss(logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
+def translation_loss(
+    logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0
+) -> torch.Tensor:
     """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
 
     With smoothing ``eps`` the target distribution puts ``1 - eps`` on the
@@ -101,8 +103,12 @@ def translation_loss(logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothin
     """
     V = logits.shape[-1]
     # (B, T, V) -> (B*T, V) against (B*T,); padding positions are left out of the mean
-    return F.cross_entropy(logits.reshape(-1, V), tgt_out.reshape(-1), ignore_index=PAD_ID,
-                           label_smoothing=label_smoothing)
+    return F.cross_entropy(
+        logits.reshape(-1, V),
+        tgt_out.reshape(-1),
+        ignore_index=PAD_ID,
+        label_smoothing=label_smoothing,
+    )
 
 
 def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> float:
@@ -146,9 +152,11 @@ def _check_lengths(pairs, max_len: int) -> None:
     too_long = [i for i, (e, p) in enumerate(pairs) if not fits(tokenize(e), tokenize(p), max_len)]
     if len(too_long) > TOO_LONG_SHARE * len(pairs):
         first = too_long[0]
-        raise ValueError(f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "
-                         f"and would be left out (first: pairs[{first}] = {pairs[first]!r}); raise max_len "
-                         f"(--max-len) or shorten the data. At most {TOO_LONG_SHARE:.0%} may be left out")
+        raise ValueError(
+            f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "
+            f"and would be left out (first: pairs[{first}] = {pairs[first]!r}); raise max_len "
+            f"(--max-len) or shorten the data. At most {TOO_LONG_SHARE:.0%} may be left out"
+        )
 
 
 @dataclass
@@ -184,7 +192,9 @@ def _set_rng_state(state: dict) -> None:
 # --- the optimizer -------------------------------------------------------------------------
 
 
-def make_optimizer(model: torch.nn.Module, config: TranslatorConfig, warn=None) -> torch.optim.AdamW:
+def make_optimizer(
+    model: torch.nn.Module, config: TranslatorConfig, warn=None
+) -> torch.optim.AdamW:
     """AdamW as ``train`` uses it: ``betas=(0.9, 0.98)``, ``eps=1e-9``, weight decay on matrices only, fused.
 
     ``fused=True`` updates all parameters in one kernel instead of a Python
@@ -196,16 +206,26 @@ def make_optimizer(model: torch.nn.Module, config: TranslatorConfig, warn=None) 
 
     Derived in chapter 9 (Training a translator).
     """
-    decay = [p for p in model.parameters() if p.dim() >= 2]  # matrices; biases and LayerNorms are not decayed
+    decay = [
+        p for p in model.parameters() if p.dim() >= 2
+    ]  # matrices; biases and LayerNorms are not decayed
     no_decay = [p for p in model.parameters() if p.dim() < 2]
-    groups = [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    groups = [
+        {"params": decay, "weight_decay": config.weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
     options = dict(lr=config.lr, betas=(0.9, 0.98), eps=1e-9)
     try:
         return torch.optim.AdamW(groups, fused=True, **options)
-    except (RuntimeError, ValueError) as e:  # e.g. "fused=True requires all the params to be ... supported devices"
+    except (
+        RuntimeError,
+        ValueError,
+    ) as e:  # e.g. "fused=True requires all the params to be ... supported devices"
         device = next(model.parameters()).device
-        (warn or warnings.warn)(f"AdamW(fused=True) is not available for {device.type} parameters in torch "
-                                f"{torch.__version__} ({e}); using AdamW(foreach=True) instead")
+        (warn or warnings.warn)(
+            f"AdamW(fused=True) is not available for {device.type} parameters in torch "
+            f"{torch.__version__} ({e}); using AdamW(foreach=True) instead"
+        )
         return torch.optim.AdamW(groups, foreach=True, **options)
 
 
@@ -236,7 +256,9 @@ def _check_ranks_agree(model: Translator, device) -> None:
     sums = [torch.zeros_like(total) for _ in range(dist.get_world_size())]
     dist.all_gather(sums, total)
     if any(not torch.equal(s, sums[0]) for s in sums):
-        raise RuntimeError(f"the processes ended with different weights (checksums {[s.item() for s in sums]})")
+        raise RuntimeError(
+            f"the processes ended with different weights (checksums {[s.item() for s in sums]})"
+        )
 
 
 # --- Ctrl-C -------------------------------------------------------------------------------
@@ -261,8 +283,10 @@ class _StopRequest:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
-        tqdm.write(f"{signal.Signals(signum).name}: stopping after this step and saving a checkpoint "
-                   "(once more to stop at once)")
+        tqdm.write(
+            f"{signal.Signals(signum).name}: stopping after this step and saving a checkpoint "
+            "(once more to stop at once)"
+        )
 
     def __exit__(self, *exc):
         for s, old in self._old.items():
@@ -305,14 +329,24 @@ class TrainState:
 
         ``rng`` holds every process's random states, one dict each (default: this process's alone).
         """
-        return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                "step": self.step, "epoch": self.epoch, "next_batch": self.next_batch,
-                "history": self.history, "rng": rng if rng is not None else [_rng_state()]}
+        return {
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "step": self.step,
+            "epoch": self.epoch,
+            "next_batch": self.next_batch,
+            "history": self.history,
+            "rng": rng if rng is not None else [_rng_state()],
+        }
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: dict, model: torch.nn.Module,
-                        optimizer: torch.optim.Optimizer,
-                        scheduler: torch.optim.lr_scheduler.LRScheduler) -> "TrainState":
+    def from_checkpoint(
+        cls,
+        checkpoint: dict,
+        model: torch.nn.Module,
+        optimizer: torch.optim.Optimizer,
+        scheduler: torch.optim.lr_scheduler.LRScheduler,
+    ) -> TrainState:
         """Load ``checkpoint`` into ``model``, ``optimizer`` and ``scheduler``: the state it holds.
 
         The random states are left to the caller (``checkpoint["rng"]``): which
@@ -321,16 +355,30 @@ class TrainState:
         missing = [k for k in ("model", *RESUME_KEYS) if k not in checkpoint]
         if missing:
             where = checkpoint.get("path", "the checkpoint")
-            raise CheckpointError(f"{where} holds a model but not the training state to resume "
-                                  f"({missing} missing): it was written by save_model, not by "
-                                  "train")
+            raise CheckpointError(
+                f"{where} holds a model but not the training state to resume "
+                f"({missing} missing): it was written by save_model, not by "
+                "train"
+            )
         model.load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])
-        for group in optimizer.param_groups:  # a checkpoint's groups carry its run's choice; keep this run's
-            group["fused"], group["foreach"] = optimizer.defaults["fused"], optimizer.defaults["foreach"]
+        for group in (
+            optimizer.param_groups
+        ):  # a checkpoint's groups carry its run's choice; keep this run's
+            group["fused"], group["foreach"] = (
+                optimizer.defaults["fused"],
+                optimizer.defaults["foreach"],
+            )
         scheduler.load_state_dict(checkpoint["scheduler"])
-        return cls(model, optimizer, scheduler, checkpoint["step"], checkpoint["epoch"],
-                   checkpoint["next_batch"], checkpoint["history"])
+        return cls(
+            model,
+            optimizer,
+            scheduler,
+            checkpoint["step"],
+            checkpoint["epoch"],
+            checkpoint["next_batch"],
+            checkpoint["history"],
+        )
 
 
 def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tensor:
@@ -366,8 +414,15 @@ class _EpochBatches:
     The last epoch's batches are kept (an epoch is asked for again when a run resumes).
     """
 
-    def __init__(self, pairs, src_vocab: Vocab, tgt_vocab: Vocab, config: TranslatorConfig,
-                 rank: int, world: int):
+    def __init__(
+        self,
+        pairs,
+        src_vocab: Vocab,
+        tgt_vocab: Vocab,
+        config: TranslatorConfig,
+        rank: int,
+        world: int,
+    ):
         self.pairs, self.src_vocab, self.tgt_vocab = pairs, src_vocab, tgt_vocab
         self.config, self.rank, self.world = config, rank, world
         self.built = {}
@@ -377,8 +432,15 @@ class _EpochBatches:
             c = self.config
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # unknown words: translate() says them
-                batches = make_batches(self.pairs, self.src_vocab, self.tgt_vocab, c.batch_size,
-                                       shuffle=True, seed=c.seed + epoch, max_len=c.max_len)
+                batches = make_batches(
+                    self.pairs,
+                    self.src_vocab,
+                    self.tgt_vocab,
+                    c.batch_size,
+                    shuffle=True,
+                    seed=c.seed + epoch,
+                    max_len=c.max_len,
+                )
             self.built.clear()
             self.built[epoch] = batches[self.rank :: self.world][: len(batches) // self.world]
         return self.built[epoch]
@@ -388,16 +450,18 @@ class _Progress:
     """The tqdm bar: steps, the epoch, the loss (an exponential mean), target tokens per second."""
 
     def __init__(self, total: int, initial: int, disable: bool):
-        self.bar = tqdm(total=total, initial=initial, disable=disable, unit="step",
-                        dynamic_ncols=True)
+        self.bar = tqdm(
+            total=total, initial=initial, disable=disable, unit="step", dynamic_ncols=True
+        )
         self.smoothed = None
 
     def update(self, epoch: int, loss_value: float, rate: float) -> None:
         s = self.smoothed
         self.smoothed = loss_value if s is None else 0.95 * s + 0.05 * loss_value
         self.bar.update()
-        self.bar.set_postfix(epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}",
-                             refresh=False)
+        self.bar.set_postfix(
+            epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}", refresh=False
+        )
 
     def close(self) -> None:
         self.bar.close()
@@ -431,8 +495,10 @@ def _restore_rng(rng: list, run: Run) -> None:
     if len(rng) == run.world:
         _set_rng_state(rng[run.rank])
     else:
-        warnings.warn(f"{run.ckpt_path} was written by {len(rng)} processes, this run has "
-                      f"{run.world}: the dropout masks will differ from an uninterrupted run")
+        warnings.warn(
+            f"{run.ckpt_path} was written by {len(rng)} processes, this run has "
+            f"{run.world}: the dropout masks will differ from an uninterrupted run"
+        )
 
 
 def train_step(state: TrainState, net: torch.nn.Module, batch: Batch, run: Run) -> float:
@@ -459,8 +525,14 @@ def train_step(state: TrainState, net: torch.nn.Module, batch: Batch, run: Run) 
     return loss_value
 
 
-def run_epoch(state: TrainState, net: torch.nn.Module, batches: list, run: Run, stop=None,
-              progress: _Progress | None = None) -> tuple[str | None, _Tally]:
+def run_epoch(
+    state: TrainState,
+    net: torch.nn.Module,
+    batches: list,
+    run: Run,
+    stop=None,
+    progress: _Progress | None = None,
+) -> tuple[str | None, _Tally]:
     """Train on ``batches`` from ``state.next_batch`` to the epoch's end, or until told to stop.
 
     Returns ``(halt, tally)``: ``halt`` is ``"interrupted"`` (Ctrl-C: ``stop.requested``),
@@ -500,8 +572,11 @@ def validate(model: torch.nn.Module, valid_batches: list, run: Run) -> float:
         for batch in valid_batches:
             batch = batch.to(run.device)
             loss = run.batch_loss(model, batch, run.config)
-            total += torch.tensor([loss.item() * batch.num_tgt_tokens, batch.num_tgt_tokens],
-                                  dtype=torch.float64, device=run.device)
+            total += torch.tensor(
+                [loss.item() * batch.num_tgt_tokens, batch.num_tgt_tokens],
+                dtype=torch.float64,
+                device=run.device,
+            )
     if run.world > 1:
         dist.all_reduce(total)
     return (total[0] / total[1]).item() if total[1] > 0 else float("nan")
@@ -511,14 +586,21 @@ def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -
     """After an epoch: validate, log the epoch in ``state.history`` and in words, move on, save."""
     valid_loss = validate(state.model, valid_batches, run)
     seconds = time.perf_counter() - tally.start
-    state.history["epochs"].append({
-        "epoch": state.epoch + 1, "step": state.step, "valid_loss": valid_loss,
-        "train_loss": tally.loss / max(tally.steps, 1), "seconds": seconds,
-        "tokens_per_s": tally.tokens / max(seconds, 1e-9),
-    })
-    run.say(f"epoch {state.epoch + 1}/{run.config.epochs}: "
-            f"train loss {tally.loss / max(tally.steps, 1):.4f}, valid loss {valid_loss:.4f}, "
-            f"{tally.tokens / max(seconds, 1e-9):,.0f} target tokens/s")
+    state.history["epochs"].append(
+        {
+            "epoch": state.epoch + 1,
+            "step": state.step,
+            "valid_loss": valid_loss,
+            "train_loss": tally.loss / max(tally.steps, 1),
+            "seconds": seconds,
+            "tokens_per_s": tally.tokens / max(seconds, 1e-9),
+        }
+    )
+    run.say(
+        f"epoch {state.epoch + 1}/{run.config.epochs}: "
+        f"train loss {tally.loss / max(tally.steps, 1):.4f}, valid loss {valid_loss:.4f}, "
+        f"{tally.tokens / max(seconds, 1e-9):,.0f} target tokens/s"
+    )
     state.epoch, state.next_batch = state.epoch + 1, 0
     save_state(state, run)
 
@@ -526,36 +608,57 @@ def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -
 # --- the training loop ----------------------------------------------------------------
 
 
-def _resume_checkpoint(ckpt_path: Path | None, config: TranslatorConfig | None,
-                       max_steps: int | None) -> dict:
+def _resume_checkpoint(
+    ckpt_path: Path | None, config: TranslatorConfig | None, max_steps: int | None
+) -> dict:
     """The checkpoint to resume from, checked against the run's arguments."""
     if ckpt_path is None:
         raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
     checkpoint = read_checkpoint(ckpt_path)
     missing = [k for k in RESUME_KEYS if k not in checkpoint]
     if missing:
-        raise CheckpointError(f"{ckpt_path} holds a model but not the training state to resume "
-                              f"({missing} missing): it was written by save_model, not by train")
+        raise CheckpointError(
+            f"{ckpt_path} holds a model but not the training state to resume "
+            f"({missing} missing): it was written by save_model, not by train"
+        )
     saved, step = checkpoint["config"], checkpoint["step"]
     if config is not None:
-        wanted = replace(config, src_vocab_size=saved.src_vocab_size,
-                         tgt_vocab_size=saved.tgt_vocab_size)
+        wanted = replace(
+            config, src_vocab_size=saved.src_vocab_size, tgt_vocab_size=saved.tgt_vocab_size
+        )
         given = wanted.to_dict()
         diff = {k: (v, given[k]) for k, v in saved.to_dict().items() if given[k] != v}
         if diff:
-            raise CheckpointError(f"{ckpt_path} was trained with another config; (saved, given): "
-                                  f"{diff}. Resume with config=None to use the saved one, or train "
-                                  "into a new folder")
+            raise CheckpointError(
+                f"{ckpt_path} was trained with another config; (saved, given): "
+                f"{diff}. Resume with config=None to use the saved one, or train "
+                "into a new folder"
+            )
     if max_steps is not None and max_steps <= step:
-        raise ValueError(f"max_steps={max_steps} but {ckpt_path} is already at step {step}: "
-                         f"resuming would train past it; give a max_steps above {step} (or none)")
+        raise ValueError(
+            f"max_steps={max_steps} but {ckpt_path} is already at step {step}: "
+            f"resuming would train past it; give a max_steps above {step} (or none)"
+        )
     return checkpoint
 
 
-def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=None, *, resume: bool = False,
-          max_steps: int | None = None, device=None, progress: bool = True, checkpoint_every: int | None = None,
-          on_step=None, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None, log=None,
-          batch_loss: Callable = translator_loss) -> TrainResult:
+def train(
+    config: TranslatorConfig | None,
+    train_pairs,
+    valid_pairs,
+    out_dir=None,
+    *,
+    resume: bool = False,
+    max_steps: int | None = None,
+    device=None,
+    progress: bool = True,
+    checkpoint_every: int | None = None,
+    on_step=None,
+    src_vocab: Vocab | None = None,
+    tgt_vocab: Vocab | None = None,
+    log=None,
+    batch_loss: Callable = translator_loss,
+) -> TrainResult:
     """Train a ``Translator`` on ``(english, portuguese)`` pairs and return a ``TrainResult``.
 
     Every step: a batch (target shifted right behind BOS: teacher forcing),
@@ -580,9 +683,13 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     if max_steps is not None:
         whole_number("max_steps", max_steps, 1, hint="None trains every epoch")
     if checkpoint_every is not None:
-        whole_number("checkpoint_every", checkpoint_every, 1, hint="None saves after every epoch only")
+        whole_number(
+            "checkpoint_every", checkpoint_every, 1, hint="None saves after every epoch only"
+        )
     if config is not None:
-        whole_number("config.epochs", config.epochs, 1, hint="0 epochs would write an untrained model")
+        whole_number(
+            "config.epochs", config.epochs, 1, hint="0 epochs would write an untrained model"
+        )
     rank, world, device, created_group = _setup_distributed(device)
     say = (log or tqdm.write) if rank == 0 else (lambda *a, **k: None)
     out_dir = Path(out_dir) if out_dir is not None else None
@@ -593,7 +700,9 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
         config = checkpoint["config"]
         src_vocab, tgt_vocab = checkpoint["src_vocab"], checkpoint["tgt_vocab"]
     elif config is None:
-        raise ValueError("config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)")
+        raise ValueError(
+            "config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)"
+        )
 
     # the data and the model
     train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
@@ -605,34 +714,58 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
     model = Translator(config, src_vocab, tgt_vocab).to(device)
     optimizer = make_optimizer(model, config, say)
-    run = Run(config, device, rank, world, ckpt_path, max_steps, checkpoint_every, on_step, say,
-              batch_loss)
+    run = Run(
+        config,
+        device,
+        rank,
+        world,
+        ckpt_path,
+        max_steps,
+        checkpoint_every,
+        on_step,
+        say,
+        batch_loss,
+    )
     epoch_batches = _EpochBatches(train_pairs, src_vocab, tgt_vocab, config, rank, world)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        valid_batches = make_batches(valid_pairs, src_vocab, tgt_vocab, config.batch_size, shuffle=False,
-                                     max_len=config.max_len)[rank::world]
+        valid_batches = make_batches(
+            valid_pairs,
+            src_vocab,
+            tgt_vocab,
+            config.batch_size,
+            shuffle=False,
+            max_len=config.max_len,
+        )[rank::world]
     # the same every epoch: ceil(pairs / batch_size) batches, shared out among the processes
     steps_per_epoch = len(epoch_batches(checkpoint["epoch"] if checkpoint is not None else 0))
     if steps_per_epoch == 0:
-        raise ValueError(f"{len(train_pairs)} training pairs make no batch for each of {world} processes")
+        raise ValueError(
+            f"{len(train_pairs)} training pairs make no batch for each of {world} processes"
+        )
 
     # the schedule and the state, fresh or resumed
     total_steps = config.epochs * steps_per_epoch
     scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: learning_rate(s, config, total_steps) / config.lr)  # LambdaLR multiplies config.lr
+        optimizer, lambda s: learning_rate(s, config, total_steps) / config.lr
+    )  # LambdaLR multiplies config.lr
     torch.manual_seed(config.seed + rank)  # each process its own dropout masks
     if checkpoint is None:
         state = TrainState(model, optimizer, scheduler)
     else:
         state = TrainState.from_checkpoint(checkpoint, model, optimizer, scheduler)
         _restore_rng(checkpoint["rng"], run)
-        say(f"resuming from {ckpt_path} at step {state.step} (epoch {state.epoch + 1}, "
-            f"batch {state.next_batch})")
+        say(
+            f"resuming from {ckpt_path} at step {state.step} (epoch {state.epoch + 1}, "
+            f"batch {state.next_batch})"
+        )
     net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
-    say(f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
+    say(
+        f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
         f"training pairs, {steps_per_epoch} steps per epoch x {config.epochs} epochs"
-        + (f", {world} processes" if world > 1 else "") + f", on {device}")
+        + (f", {world} processes" if world > 1 else "")
+        + f", on {device}"
+    )
 
     # the epochs
     bar = _Progress(total_steps, state.step, disable=not progress or rank != 0)
@@ -651,13 +784,16 @@ def train(config: TranslatorConfig | None, train_pairs, valid_pairs, out_dir=Non
     return _finish(state, run, halt, out_dir, created_group)
 
 
-def _finish(state: TrainState, run: Run, halt: str | None, out_dir: Path | None,
-            created_group: bool) -> TrainResult:
+def _finish(
+    state: TrainState, run: Run, halt: str | None, out_dir: Path | None, created_group: bool
+) -> TrainResult:
     """After the loop: Ctrl-C raises; else the processes must agree; translator.pt is written."""
     model, ckpt_path, step = state.model, run.ckpt_path, state.step
     if halt == "interrupted":
-        run.say(f"interrupted at step {step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
-                + (": resume with resume=True (CLI: --resume)" if ckpt_path else ""))
+        run.say(
+            f"interrupted at step {step}; {ckpt_path or 'no checkpoint (no out_dir)'} holds it"
+            + (": resume with resume=True (CLI: --resume)" if ckpt_path else "")
+        )
         if created_group:
             dist.destroy_process_group()
         raise KeyboardInterrupt(f"training interrupted at step {step}; checkpoint: {ckpt_path}")
@@ -692,7 +828,14 @@ def plot_history(history: dict, ax=None):
     else:
         fig = ax.figure
     steps, losses = history["train"]["step"], history["train"]["loss"]
-    ax.plot(steps, losses, color=OKABE_ITO["blue"], alpha=0.3, linewidth=0.8, label="training loss (each step)")
+    ax.plot(
+        steps,
+        losses,
+        color=OKABE_ITO["blue"],
+        alpha=0.3,
+        linewidth=0.8,
+        label="training loss (each step)",
+    )
     if len(losses) >= 20:
         w = max(5, len(losses) // 50)
         windows = [losses[max(0, i - w + 1) : i + 1] for i in range(len(losses))]
@@ -700,8 +843,13 @@ def plot_history(history: dict, ax=None):
         ax.plot(steps, smooth, color=OKABE_ITO["blue"], label=f"training loss (mean of {w} steps)")
     epochs = history["epochs"]
     if epochs:
-        ax.plot([e["step"] for e in epochs], [e["valid_loss"] for e in epochs], "o-", color=OKABE_ITO["vermillion"],
-                label="validation loss (each epoch)")
+        ax.plot(
+            [e["step"] for e in epochs],
+            [e["valid_loss"] for e in epochs],
+            "o-",
+            color=OKABE_ITO["vermillion"],
+            label="validation loss (each epoch)",
+        )
     ax.set_xlabel("step")
     ax.set_ylabel("loss (label-smoothed cross-entropy)")
     ax.grid(alpha=0.3)

@@ -41,5 +41,16 @@ Used in chapter 9 (Training a translator).
 from .grammar import NP, Compound, Name, Phrase, Pron, Sentence, english_words, render
 from .splits import SPLIT_SIZES, held_out, phrasebook
 
-__all__ = ["phrasebook", "held_out", "SPLIT_SIZES", "english_words", "render", "NP", "Pron", "Name",
-           "Sentence", "Compound", "Phrase"]
+__all__ = [
+    "phrasebook",
+    "held_out",
+    "SPLIT_SIZES",
+    "english_words",
+    "render",
+    "NP",
+    "Pron",
+    "Name",
+    "Sentence",
+    "Compound",
+    "Phrase",
+]

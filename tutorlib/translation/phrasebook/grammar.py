@@ -11,7 +11,7 @@ Used in chapter 9 (Training a translator).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Union
+from typing import NamedTuple, Union
 
 from .lexicon import (
     ADJECTIVE,
@@ -32,25 +32,27 @@ from .lexicon import (
     WITH,
 )
 
-
 # --- specs -----------------------------------------------------------------------------------
 
 
 class NP(NamedTuple):
     """A noun phrase: "the red cars", "two houses", "water"."""
+
     det: str  # "the", "a", "my", "your", a number word, digits ("3") or "" (a mass noun alone)
     noun: str
     plural: bool
-    adj: Optional[str] = None
+    adj: str | None = None
 
 
 class Pron(NamedTuple):
     """A subject pronoun: "she"."""
+
     word: str
 
 
 class Name(NamedTuple):
     """A name, copied into the translation as it is: "maria"."""
+
     word: str
 
 
@@ -77,17 +79,19 @@ class Sentence(NamedTuple):
     A yes/no question ("is she tired?", "does he eat the apple?") translates
     as the statement does; only the final "?" marks it, in both languages.
     """
+
     kind: str
-    subject: Optional[Subject]
+    subject: Subject | None
     negated: bool = False
     question: bool = False
     x: object = None
     tense: str = "present"  # "present", "past" or "future"
-    time: Optional[str] = None  # a key of TIMES, written at the end
+    time: str | None = None  # a key of TIMES, written at the end
 
 
 class Compound(NamedTuple):
     """Two statements joined: "she is tired and he is hungry", "i am tired, but you are happy"."""
+
     first: Sentence
     conj: str  # "and" or "but"
     second: Sentence
@@ -95,9 +99,10 @@ class Compound(NamedTuple):
 
 class Phrase(NamedTuple):
     """A fixed expression of ``PHRASES``, perhaps said to someone: "good morning, maria"."""
+
     en: str
     pt: str
-    to: Optional[Name] = None
+    to: Name | None = None
 
 
 # --- rendering -------------------------------------------------------------------------------
@@ -116,7 +121,7 @@ def en_np(np: Subject) -> str:
     return " ".join(([det] if det else []) + words)
 
 
-def pt_np(np: Subject, prep: Optional[str] = None) -> str:
+def pt_np(np: Subject, prep: str | None = None) -> str:
     """The Portuguese of a noun phrase, behind ``prep`` ("de", "em", "para") if given, contracted where it must."""
     if isinstance(np, Name):
         return f"{prep} {np.word}" if prep else np.word
@@ -128,7 +133,10 @@ def pt_np(np: Subject, prep: Optional[str] = None) -> str:
         det = np.det
     else:
         det = DETERMINERS[np.det][g + 2 * np.plural]
-        if np.det in ("my", "your"):  # the article comes back after a preposition: "do meu", "na sua"
+        if np.det in (
+            "my",
+            "your",
+        ):  # the article comes back after a preposition: "do meu", "na sua"
             det = f"{DETERMINERS['the'][g + 2 * np.plural]} {det}" if prep in CONTRACT else det
     if prep in CONTRACT and det.split(" ")[0] in CONTRACT[prep]:
         first, *rest = det.split(" ")
@@ -148,11 +156,15 @@ def agreement(subject: Subject) -> tuple[str, str, str, bool]:
         return p.en_agree, p.person, p.gender, p.plural
     if isinstance(subject, Name):
         return "3s", "3s", "m", False  # gender unknown: only invariable adjectives follow a name
-    return ("pl" if subject.plural else "3s"), ("3p" if subject.plural else "3s"), NOUN[subject.noun].gender, \
-        subject.plural
+    return (
+        ("pl" if subject.plural else "3s"),
+        ("3p" if subject.plural else "3s"),
+        NOUN[subject.noun].gender,
+        subject.plural,
+    )
 
 
-def _subjects(subject: Subject) -> tuple[str, Optional[str]]:
+def _subjects(subject: Subject) -> tuple[str, str | None]:
     """English and Portuguese subject; the Portuguese is None when it is dropped (eu, nós)."""
     if isinstance(subject, Pron):
         return subject.word, PRONOUN[subject.word].pt
@@ -184,7 +196,11 @@ def _clause(s: Sentence, contracted: bool) -> tuple[str, str]:
         elif s.kind == "with":
             en_pred, copula, pt_pred = s.x, "estar", f"com {WITH[s.x]}"
         elif s.kind == "loc":
-            en_pred, copula, pt_pred = f"{NOUN[s.x.noun].en_in} {en_np(s.x)}", "estar", pt_np(s.x, "em")
+            en_pred, copula, pt_pred = (
+                f"{NOUN[s.x.noun].en_in} {en_np(s.x)}",
+                "estar",
+                pt_np(s.x, "em"),
+            )
         else:
             en_pred, copula, pt_pred = "", "estar", ""
         if tense == "future":
@@ -205,13 +221,18 @@ def _clause(s: Sentence, contracted: bool) -> tuple[str, str]:
                 en = f"{be} {en_subj} {en_pred}"
             elif contracted and s.negated:  # "i'm not", "he isn't", "they weren't"
                 en = ("i'm not" if be == "am" else f"{en_subj} {be}n't") + f" {en_pred}"
-            elif contracted and isinstance(s.subject, Pron) and tense == "present":  # "i'm"; a noun keeps "is"
+            elif (
+                contracted and isinstance(s.subject, Pron) and tense == "present"
+            ):  # "i'm"; a noun keeps "is"
                 en = f"{PRONOUN[s.subject.word].en_be} {en_pred}"
             else:
                 en = f"{en_subj} {be}{' not' if s.negated else ''} {en_pred}"
         if s.kind == "where":  # "onde está o gato?", but "onde você está?" and "onde estou?"
-            pt_words = ["onde"] + ((be_pt + [pt_subj]) if isinstance(s.subject, NP | Name)
-                                   else ([pt_subj] if pt_subj else []) + be_pt)
+            pt_words = ["onde"] + (
+                (be_pt + [pt_subj])
+                if isinstance(s.subject, NP | Name)
+                else ([pt_subj] if pt_subj else []) + be_pt
+            )
             return en.strip(), " ".join(pt_words)
         pt_words = no + be_pt + [pt_pred]
     else:
@@ -219,7 +240,11 @@ def _clause(s: Sentence, contracted: bool) -> tuple[str, str]:
         obj = s.x[1] if s.kind == "verb" else None
         obj_en = ""
         if obj is not None:
-            obj_en = " " + ("to " if verb.en == "go" else "in " if verb.prep == "em" else "") + en_np(obj)
+            obj_en = (
+                " "
+                + ("to " if verb.en == "go" else "in " if verb.prep == "em" else "")
+                + en_np(obj)
+            )
         do = {"past": "did", "future": "will"}.get(tense, "does" if agree == "3s" else "do")
         if s.kind == "what":
             en = f"what {do} {en_subj} {verb.en}"
@@ -297,27 +322,51 @@ def english_words() -> set[str]:
 def _all_shapes():
     """A few specs of every word and form, for ``english_words``."""
     for n in NOUNS:
-        yield [Sentence("np", NP("the", n.en, False))] + ([Sentence("np", NP("two", n.en, True))] if n.en_pl else [])
+        yield [Sentence("np", NP("the", n.en, False))] + (
+            [Sentence("np", NP("two", n.en, True))] if n.en_pl else []
+        )
     for a in ADJECTIVES:
-        yield [Sentence("be", Pron("he"), True, False, a.en, t) for t in ("present", "past", "future")]
+        yield [
+            Sentence("be", Pron("he"), True, False, a.en, t) for t in ("present", "past", "future")
+        ]
     for w in WITH:
         yield [Sentence("with", Pron("i"), False, False, w)]
     for v in VERBS:
-        kind, x = ("intrans", v.en) if v.intransitive or not (v.objects or v.extra) else \
-            ("verb", (v.en, NP("the", next(n.en for n in NOUNS if v.takes(n)), False)))
+        kind, x = (
+            ("intrans", v.en)
+            if v.intransitive or not (v.objects or v.extra)
+            else ("verb", (v.en, NP("the", next(n.en for n in NOUNS if v.takes(n)), False)))
+        )
         tenses = ["present"] + (["past"] if v.en_past else []) + (["future"] if v.future else [])
-        yield [Sentence(kind, Pron(p), neg, False, x, t) for t in tenses for p in ("he", "i") for neg in (False, True)]
+        yield [
+            Sentence(kind, Pron(p), neg, False, x, t)
+            for t in tenses
+            for p in ("he", "i")
+            for neg in (False, True)
+        ]
     for word in NUMBERS:
         yield [Sentence("np", NP(word, "cat", True))]
     for time in TIMES:
         yield [Sentence("intrans", Pron("i"), False, False, "run", TIMES[time][1][0], time)]
     yield [Phrase(en, pt) for en, pt in PHRASES]
-    yield [Sentence("where", Pron("you")), Sentence("what", Pron("she"), x="want"),
-           Sentence("name", Pron("i"), x=Name("x")), Sentence("name", Pron("you"), x=Name("x")),
-           Sentence("np", NP("a", "apple", False)),
-           Sentence("loc", Pron("i"), x=NP("the", "beach", False)), Sentence("loc", Pron("i"), x=NP("the", "farm", False)),
-           Sentence("be", Pron("i"), True, False, "tired", "present")]
-    yield [Compound(Sentence("intrans", Pron("i"), x="run"), c, Sentence("intrans", Pron("i"), x="run"))
-           for c in ("and", "but")]
-    yield [Sentence("be", Pron(p), False, False, "tired") for p in PRONOUN] + \
-          [Sentence("be", Pron(p), True, False, "tired", t) for p in PRONOUN for t in ("present", "past")]
+    yield [
+        Sentence("where", Pron("you")),
+        Sentence("what", Pron("she"), x="want"),
+        Sentence("name", Pron("i"), x=Name("x")),
+        Sentence("name", Pron("you"), x=Name("x")),
+        Sentence("np", NP("a", "apple", False)),
+        Sentence("loc", Pron("i"), x=NP("the", "beach", False)),
+        Sentence("loc", Pron("i"), x=NP("the", "farm", False)),
+        Sentence("be", Pron("i"), True, False, "tired", "present"),
+    ]
+    yield [
+        Compound(
+            Sentence("intrans", Pron("i"), x="run"), c, Sentence("intrans", Pron("i"), x="run")
+        )
+        for c in ("and", "but")
+    ]
+    yield [Sentence("be", Pron(p), False, False, "tired") for p in PRONOUN] + [
+        Sentence("be", Pron(p), True, False, "tired", t)
+        for p in PRONOUN
+        for t in ("present", "past")
+    ]

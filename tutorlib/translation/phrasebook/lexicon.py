@@ -12,8 +12,7 @@ Used in chapter 9 (Training a translator).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
-
+from typing import NamedTuple
 
 # --- the lexicon -----------------------------------------------------------------------------
 #
@@ -21,7 +20,15 @@ from typing import NamedTuple, Optional
 # takes, so that the grammar writes "the dog eats the apple" but never "the
 # dog reads the girl" and never gives a colour to a person.
 
-PERSON, ANIMAL, FOOD, DRINK, THING, PAPER, PLACE = "person", "animal", "food", "drink", "thing", "paper", "place"
+PERSON, ANIMAL, FOOD, DRINK, THING, PAPER, PLACE = (
+    "person",
+    "animal",
+    "food",
+    "drink",
+    "thing",
+    "paper",
+    "place",
+)
 ALL = frozenset({PERSON, ANIMAL, FOOD, DRINK, THING, PAPER, PLACE})
 ANIMATE = frozenset({PERSON, ANIMAL})
 OBJECTS = frozenset({FOOD, DRINK, THING, PAPER})  # what can be carried, bought, lost
@@ -30,13 +37,15 @@ NOT_PERSON = ALL - {PERSON}
 
 class Noun(NamedTuple):
     en: str
-    en_pl: Optional[str]  # None: a mass noun ("water"), never plural nor with "a"
+    en_pl: str | None  # None: a mass noun ("water"), never plural nor with "a"
     pt: str
-    pt_pl: Optional[str]
+    pt_pl: str | None
     gender: str  # "m" or "f", of the Portuguese noun
     cls: str
     possessive: bool = True  # False: never "my"/"your" ("minha mulher" would say "my wife")
-    en_in: str = "in"  # the English preposition of place: "in the park", "at the beach", "on the island"
+    en_in: str = (
+        "in"  # the English preposition of place: "in the park", "at the beach", "on the island"
+    )
 
 
 def _noun(en, pt, gender, cls, en_pl=None, pt_pl=None, possessive=True, en_in="in") -> Noun:
@@ -223,7 +232,9 @@ class Adjective(NamedTuple):
     copula: str  # "ser" (what something is) or "estar" (the state it is in)
     classes: frozenset  # noun classes it describes
     extra: frozenset = frozenset()  # single nouns outside those classes that it also describes
-    attributive: bool = True  # False: only after "be" ("ready": "the car is ready", never "the ready car")
+    attributive: bool = (
+        True  # False: only after "be" ("ready": "the car is ready", never "the ready car")
+    )
 
     def takes(self, noun: Noun) -> bool:
         return noun.cls in self.classes or noun.en in self.extra
@@ -250,36 +261,113 @@ def _adj(en, pt, copula, classes, extra=(), attributive=True, pt_pl=None, forms=
 
 
 _COLOURED = {FOOD, THING, PAPER}
-_BREAKABLE = {"car", "table", "chair", "door", "window", "ball", "key", "box", "boat", "train", "bed", "lamp",
-              "cup", "glass", "plate", "bottle", "phone", "computer", "pen", "pencil", "clock", "bicycle", "bus",
-              "plane", "truck", "mirror", "umbrella", "toy", "guitar", "sofa"}
-_OPENABLE = {"door", "window", "box", "bag", "bottle", "book", "letter", "notebook", "store", "bank", "museum",
-             "school", "library", "restaurant", "market", "umbrella", "wallet"}
+_BREAKABLE = {
+    "car",
+    "table",
+    "chair",
+    "door",
+    "window",
+    "ball",
+    "key",
+    "box",
+    "boat",
+    "train",
+    "bed",
+    "lamp",
+    "cup",
+    "glass",
+    "plate",
+    "bottle",
+    "phone",
+    "computer",
+    "pen",
+    "pencil",
+    "clock",
+    "bicycle",
+    "bus",
+    "plane",
+    "truck",
+    "mirror",
+    "umbrella",
+    "toy",
+    "guitar",
+    "sofa",
+}
+_OPENABLE = {
+    "door",
+    "window",
+    "box",
+    "bag",
+    "bottle",
+    "book",
+    "letter",
+    "notebook",
+    "store",
+    "bank",
+    "museum",
+    "school",
+    "library",
+    "restaurant",
+    "market",
+    "umbrella",
+    "wallet",
+}
 
 ADJECTIVES = [
     # ser: what something is
     _adj("happy", "feliz", "ser", ANIMATE, pt_pl="felizes"),
     _adj("big", "grande", "ser", ALL - {DRINK}),
     _adj("small", "pequeno", "ser", ALL - {DRINK}),
-    _adj("new", "novo", "ser", {THING, PAPER, PLACE}, extra={"friend", "teacher", "neighbor", "student", "doctor"}),
+    _adj(
+        "new",
+        "novo",
+        "ser",
+        {THING, PAPER, PLACE},
+        extra={"friend", "teacher", "neighbor", "student", "doctor"},
+    ),
     _adj("old", "velho", "ser", ALL - {DRINK, FOOD}),
     _adj("red", "vermelho", "ser", _COLOURED, extra={"bird"}),
     _adj("black", "preto", "ser", {ANIMAL, THING, PAPER}, extra={"grape"}),
-    _adj("tall", "alto", "ser", ANIMATE, extra={"house", "tree", "door", "table", "chair", "castle"}),
-    _adj("white", "branco", "ser", {ANIMAL, THING, PAPER, PLACE}, extra={"bread", "cheese", "rice", "wine"}),
+    _adj(
+        "tall", "alto", "ser", ANIMATE, extra={"house", "tree", "door", "table", "chair", "castle"}
+    ),
+    _adj(
+        "white",
+        "branco",
+        "ser",
+        {ANIMAL, THING, PAPER, PLACE},
+        extra={"bread", "cheese", "rice", "wine"},
+    ),
     _adj("green", "verde", "ser", _COLOURED, extra={"bird", "frog", "snake"}),
     _adj("blue", "azul", "ser", {THING, PAPER}, extra={"bird", "house"}, pt_pl="azuis"),
     _adj("yellow", "amarelo", "ser", _COLOURED, extra={"bird", "house"}),
     _adj("brown", "marrom", "ser", {ANIMAL, THING}, pt_pl="marrons"),
-    _adj("pink", "rosa", "ser", {THING, PAPER}, extra={"pig", "flower"}, forms="rosa rosa rosa rosa"),
-    _adj("gray", "cinza", "ser", {THING}, extra={"cat", "mouse", "elephant", "wolf"}, forms="cinza cinza cinza cinza"),
+    _adj(
+        "pink", "rosa", "ser", {THING, PAPER}, extra={"pig", "flower"}, forms="rosa rosa rosa rosa"
+    ),
+    _adj(
+        "gray",
+        "cinza",
+        "ser",
+        {THING},
+        extra={"cat", "mouse", "elephant", "wolf"},
+        forms="cinza cinza cinza cinza",
+    ),
     _adj("beautiful", "bonito", "ser", ALL - {DRINK}),
     _adj("ugly", "feio", "ser", ALL - {DRINK, FOOD}),
     _adj("young", "jovem", "ser", ANIMATE, pt_pl="jovens"),
     _adj("strong", "forte", "ser", ANIMATE, extra={"coffee", "tea"}),
     _adj("weak", "fraco", "ser", ANIMATE, extra={"coffee", "tea"}),
-    _adj("fast", "rápido", "ser", {ANIMAL}, extra={"car", "train", "boat", "bus", "plane", "truck", "bicycle"}),
-    _adj("slow", "lento", "ser", {ANIMAL}, extra={"car", "train", "boat", "bus", "truck", "computer"}),
+    _adj(
+        "fast",
+        "rápido",
+        "ser",
+        {ANIMAL},
+        extra={"car", "train", "boat", "bus", "plane", "truck", "bicycle"},
+    ),
+    _adj(
+        "slow", "lento", "ser", {ANIMAL}, extra={"car", "train", "boat", "bus", "truck", "computer"}
+    ),
     _adj("cheap", "barato", "ser", OBJECTS | {ANIMAL, PLACE}),
     _adj("expensive", "caro", "ser", OBJECTS | {ANIMAL, PLACE}),
     _adj("good", "bom", "ser", ALL, forms="bom boa bons boas"),
@@ -299,9 +387,27 @@ ADJECTIVES = [
     _adj("difficult", "difícil", "ser", {PAPER}, pt_pl="difíceis"),
     _adj("interesting", "interessante", "ser", {PERSON, PAPER, PLACE}),
     _adj("boring", "chato", "ser", {PERSON, PAPER, PLACE}),
-    _adj("soft", "macio", "ser", {ANIMAL}, extra={"bed", "sofa", "bread", "cake", "cheese", "coat", "ball"}),
-    _adj("round", "redondo", "ser", set(), extra={"table", "ball", "plate", "clock", "mirror", "orange", "cake"}),
-    _adj("modern", "moderno", "ser", {PLACE}, extra={"car", "phone", "computer", "train", "plane", "lamp"}),
+    _adj(
+        "soft",
+        "macio",
+        "ser",
+        {ANIMAL},
+        extra={"bed", "sofa", "bread", "cake", "cheese", "coat", "ball"},
+    ),
+    _adj(
+        "round",
+        "redondo",
+        "ser",
+        set(),
+        extra={"table", "ball", "plate", "clock", "mirror", "orange", "cake"},
+    ),
+    _adj(
+        "modern",
+        "moderno",
+        "ser",
+        {PLACE},
+        extra={"car", "phone", "computer", "train", "plane", "lamp"},
+    ),
     _adj("dangerous", "perigoso", "ser", {ANIMAL, PLACE}, extra={"knife", "street"}),
     _adj("fat", "gordo", "ser", {ANIMAL}),
     _adj("thin", "magro", "ser", ANIMATE),
@@ -318,14 +424,31 @@ ADJECTIVES = [
     _adj("hot", "quente", "estar", {FOOD, DRINK}, extra={"plate", "cup", "car"}),
     _adj("cold", "frio", "estar", {FOOD, DRINK}, extra={"plate", "cup", "house", "room"}),
     _adj("fresh", "fresco", "estar", {FOOD}, extra={"milk", "juice"}),
-    _adj("empty", "vazio", "estar", {PLACE}, extra={"box", "bag", "bottle", "cup", "glass", "plate", "bus", "train",
-                                                     "wallet"}),
-    _adj("full", "cheio", "estar", {PLACE}, extra={"box", "bag", "bottle", "cup", "glass", "plate", "bus", "train",
-                                                    "wallet"}),
+    _adj(
+        "empty",
+        "vazio",
+        "estar",
+        {PLACE},
+        extra={"box", "bag", "bottle", "cup", "glass", "plate", "bus", "train", "wallet"},
+    ),
+    _adj(
+        "full",
+        "cheio",
+        "estar",
+        {PLACE},
+        extra={"box", "bag", "bottle", "cup", "glass", "plate", "bus", "train", "wallet"},
+    ),
     _adj("open", "aberto", "estar", (), extra=_OPENABLE, attributive=False),
     _adj("closed", "fechado", "estar", (), extra=_OPENABLE, attributive=False),
     _adj("angry", "zangado", "estar", ANIMATE),
-    _adj("lost", "perdido", "estar", {ANIMAL, THING, PAPER}, extra={"child", "boy", "girl"}, attributive=False),
+    _adj(
+        "lost",
+        "perdido",
+        "estar",
+        {ANIMAL, THING, PAPER},
+        extra={"child", "boy", "girl"},
+        attributive=False,
+    ),
     _adj("alone", "sozinho", "estar", ANIMATE, attributive=False),
     _adj("quiet", "quieto", "estar", ANIMATE),
 ]
@@ -347,11 +470,11 @@ GO = "vou vai vamos vão"  # the future: ir + infinitive, "she will eat" -> "ela
 class Verb(NamedTuple):
     en: str
     en_3s: str  # "he sees"
-    en_past: Optional[str]  # "saw"; None: no past tense (English "read" is the same in both)
+    en_past: str | None  # "saw"; None: no past tense (English "read" is the same in both)
     inf: str  # Portuguese infinitive, for the future: "vai comer"
     present: dict  # person -> form
     past: dict  # person -> preterite form
-    prep: Optional[str]  # "de" (gostar de), "para" (ir para), "em" (morar em): before the object
+    prep: str | None  # "de" (gostar de), "para" (ir para), "em" (morar em): before the object
     subjects: frozenset  # noun classes that can do it
     objects: frozenset  # noun classes it can be done to
     extra: frozenset = frozenset()  # single nouns outside those classes it can be done to
@@ -372,8 +495,11 @@ def _conjugate(inf: str, present=None, past=None) -> tuple[dict, dict]:
             one = stem[:-1] + "ço"
         elif inf.endswith(("ger", "gir")):
             one = stem[:-1] + "jo"
-        present = {"ar": f"{one} {stem}a {stem}amos {stem}am", "er": f"{one} {stem}e {stem}emos {stem}em",
-                   "ir": f"{one} {stem}e {stem}imos {stem}em"}[ending]
+        present = {
+            "ar": f"{one} {stem}a {stem}amos {stem}am",
+            "er": f"{one} {stem}e {stem}emos {stem}em",
+            "ir": f"{one} {stem}e {stem}imos {stem}em",
+        }[ending]
     if past is None:
         one = {"ar": stem + "ei", "er": stem + "i", "ir": stem + "i"}[ending]
         if inf.endswith("car"):
@@ -382,121 +508,414 @@ def _conjugate(inf: str, present=None, past=None) -> tuple[dict, dict]:
             one = stem + "uei"
         elif inf.endswith("çar"):
             one = stem[:-1] + "cei"
-        past = {"ar": f"{one} {stem}ou {stem}amos {stem}aram", "er": f"{one} {stem}eu {stem}emos {stem}eram",
-                "ir": f"{one} {stem}iu {stem}imos {stem}iram"}[ending]
+        past = {
+            "ar": f"{one} {stem}ou {stem}amos {stem}aram",
+            "er": f"{one} {stem}eu {stem}emos {stem}eram",
+            "ir": f"{one} {stem}iu {stem}imos {stem}iram",
+        }[ending]
     return dict(zip(PERSONS, present.split())), dict(zip(PERSONS, past.split()))
 
 
-def _verb(en, en_3s, en_past, inf, subjects, objects, *, present=None, past=None, prep=None, extra=(),
-          intransitive=False, future=True, names=False) -> Verb:
+def _verb(
+    en,
+    en_3s,
+    en_past,
+    inf,
+    subjects,
+    objects,
+    *,
+    present=None,
+    past=None,
+    prep=None,
+    extra=(),
+    intransitive=False,
+    future=True,
+    names=False,
+) -> Verb:
     pres, pret = _conjugate(inf, present, past)
-    return Verb(en, en_3s, en_past, inf, pres, pret, prep, frozenset(subjects), frozenset(objects),
-                frozenset(extra), intransitive, future, names)
+    return Verb(
+        en,
+        en_3s,
+        en_past,
+        inf,
+        pres,
+        pret,
+        prep,
+        frozenset(subjects),
+        frozenset(objects),
+        frozenset(extra),
+        intransitive,
+        future,
+        names,
+    )
 
 
-_FAMILY = {"friend", "teacher", "mother", "father", "brother", "sister", "son", "daughter", "baby", "neighbor"}
+_FAMILY = {
+    "friend",
+    "teacher",
+    "mother",
+    "father",
+    "brother",
+    "sister",
+    "son",
+    "daughter",
+    "baby",
+    "neighbor",
+}
 VERBS = [
     # the core lexicon of the first course
-    _verb("see", "sees", "saw", "ver", ANIMATE, ALL, present="vejo vê vemos veem", past="vi viu vimos viram",
-          names=True),
+    _verb(
+        "see",
+        "sees",
+        "saw",
+        "ver",
+        ANIMATE,
+        ALL,
+        present="vejo vê vemos veem",
+        past="vi viu vimos viram",
+        names=True,
+    ),
     _verb("eat", "eats", "ate", "comer", ANIMATE, {FOOD}, intransitive=True),
-    _verb("have", "has", "had", "ter", ANIMATE, OBJECTS | {ANIMAL}, extra=_FAMILY, present="tenho tem temos têm",
-          past="tive teve tivemos tiveram"),
+    _verb(
+        "have",
+        "has",
+        "had",
+        "ter",
+        ANIMATE,
+        OBJECTS | {ANIMAL},
+        extra=_FAMILY,
+        present="tenho tem temos têm",
+        past="tive teve tivemos tiveram",
+    ),
     _verb("like", "likes", "liked", "gostar", ANIMATE, ALL, prep="de", names=True),
-    _verb("read", "reads", None, "ler", {PERSON}, {PAPER}, intransitive=True, present="leio lê lemos leem",
-          past="li leu lemos leram"),
-    _verb("want", "wants", "wanted", "querer", ANIMATE, OBJECTS | {ANIMAL}, present="quero quer queremos querem",
-          past="quis quis quisemos quiseram"),
+    _verb(
+        "read",
+        "reads",
+        None,
+        "ler",
+        {PERSON},
+        {PAPER},
+        intransitive=True,
+        present="leio lê lemos leem",
+        past="li leu lemos leram",
+    ),
+    _verb(
+        "want",
+        "wants",
+        "wanted",
+        "querer",
+        ANIMATE,
+        OBJECTS | {ANIMAL},
+        present="quero quer queremos querem",
+        past="quis quis quisemos quiseram",
+    ),
     _verb("buy", "buys", "bought", "comprar", {PERSON}, OBJECTS | {ANIMAL}),
     # more verbs
-    _verb("need", "needs", "needed", "precisar", ANIMATE, OBJECTS | {ANIMAL}, prep="de", extra=_FAMILY, names=True),
+    _verb(
+        "need",
+        "needs",
+        "needed",
+        "precisar",
+        ANIMATE,
+        OBJECTS | {ANIMAL},
+        prep="de",
+        extra=_FAMILY,
+        names=True,
+    ),
     _verb("sell", "sells", "sold", "vender", {PERSON}, OBJECTS | {ANIMAL, PLACE}),
     _verb("wash", "washes", "washed", "lavar", {PERSON}, {ANIMAL, FOOD, THING}),
     _verb("find", "finds", "found", "encontrar", ANIMATE, ALL - {PLACE}, names=True),
     _verb("draw", "draws", "drew", "desenhar", {PERSON}, ALL - {DRINK}, intransitive=True),
     _verb("love", "loves", "loved", "amar", {PERSON}, ALL, names=True),
     _verb("know", "knows", "knew", "conhecer", ANIMATE, {PERSON, PLACE}, names=True),
-    _verb("go", "goes", "went", "ir", ANIMATE, {PLACE}, prep="para", future=False, present="vou vai vamos vão",
-          past="fui foi fomos foram"),
+    _verb(
+        "go",
+        "goes",
+        "went",
+        "ir",
+        ANIMATE,
+        {PLACE},
+        prep="para",
+        future=False,
+        present="vou vai vamos vão",
+        past="fui foi fomos foram",
+    ),
     _verb("live", "lives", "lived", "morar", ANIMATE, {PLACE}, prep="em", intransitive=False),
     _verb("work", "works", "worked", "trabalhar", {PERSON}, {PLACE}, prep="em", intransitive=True),
-    _verb("make", "makes", "made", "fazer", {PERSON}, set(), extra={"cake", "sandwich", "pizza", "pie", "soup",
-          "bread", "tea", "coffee", "juice", "box", "table", "chair", "hat", "dress", "toy"},
-          present="faço faz fazemos fazem", past="fiz fez fizemos fizeram"),
+    _verb(
+        "make",
+        "makes",
+        "made",
+        "fazer",
+        {PERSON},
+        set(),
+        extra={
+            "cake",
+            "sandwich",
+            "pizza",
+            "pie",
+            "soup",
+            "bread",
+            "tea",
+            "coffee",
+            "juice",
+            "box",
+            "table",
+            "chair",
+            "hat",
+            "dress",
+            "toy",
+        },
+        present="faço faz fazemos fazem",
+        past="fiz fez fizemos fizeram",
+    ),
     _verb("cook", "cooks", "cooked", "cozinhar", {PERSON}, {FOOD}, intransitive=True),
     _verb("drink", "drinks", "drank", "beber", ANIMATE, {DRINK}, intransitive=True),
-    _verb("open", "opens", "opened", "abrir", {PERSON}, set(), extra=_OPENABLE - {"store", "bank", "museum",
-          "school", "library", "restaurant", "market"}),
-    _verb("close", "closes", "closed", "fechar", {PERSON}, set(), extra=_OPENABLE - {"store", "bank", "museum",
-          "school", "library", "restaurant", "market"}),
+    _verb(
+        "open",
+        "opens",
+        "opened",
+        "abrir",
+        {PERSON},
+        set(),
+        extra=_OPENABLE - {"store", "bank", "museum", "school", "library", "restaurant", "market"},
+    ),
+    _verb(
+        "close",
+        "closes",
+        "closed",
+        "fechar",
+        {PERSON},
+        set(),
+        extra=_OPENABLE - {"store", "bank", "museum", "school", "library", "restaurant", "market"},
+    ),
     _verb("write", "writes", "wrote", "escrever", {PERSON}, {PAPER}, intransitive=True),
-    _verb("bring", "brings", "brought", "trazer", {PERSON}, OBJECTS | {ANIMAL}, present="trago traz trazemos trazem",
-          past="trouxe trouxe trouxemos trouxeram"),
-    _verb("carry", "carries", "carried", "carregar", ANIMATE, {THING, PAPER, FOOD}, extra={"baby", "cat", "dog"}),
-    _verb("clean", "cleans", "cleaned", "limpar", {PERSON}, {THING}, extra={"house", "room", "kitchen", "office"}),
-    _verb("paint", "paints", "painted", "pintar", {PERSON}, {THING}, extra={"house", "room", "kitchen"},
-          intransitive=True),
+    _verb(
+        "bring",
+        "brings",
+        "brought",
+        "trazer",
+        {PERSON},
+        OBJECTS | {ANIMAL},
+        present="trago traz trazemos trazem",
+        past="trouxe trouxe trouxemos trouxeram",
+    ),
+    _verb(
+        "carry",
+        "carries",
+        "carried",
+        "carregar",
+        ANIMATE,
+        {THING, PAPER, FOOD},
+        extra={"baby", "cat", "dog"},
+    ),
+    _verb(
+        "clean",
+        "cleans",
+        "cleaned",
+        "limpar",
+        {PERSON},
+        {THING},
+        extra={"house", "room", "kitchen", "office"},
+    ),
+    _verb(
+        "paint",
+        "paints",
+        "painted",
+        "pintar",
+        {PERSON},
+        {THING},
+        extra={"house", "room", "kitchen"},
+        intransitive=True,
+    ),
     _verb("break", "breaks", "broke", "quebrar", ANIMATE, set(), extra=_BREAKABLE),
     _verb("fix", "fixes", "fixed", "consertar", {PERSON}, set(), extra=_BREAKABLE),
     _verb("use", "uses", "used", "usar", {PERSON}, {THING}),
     _verb("visit", "visits", "visited", "visitar", {PERSON}, {PLACE, PERSON}, names=True),
     _verb("help", "helps", "helped", "ajudar", ANIMATE, {PERSON}, names=True),
-    _verb("hear", "hears", "heard", "ouvir", ANIMATE, ANIMATE, extra={"clock", "phone", "guitar", "train"},
-          present="ouço ouve ouvimos ouvem", past="ouvi ouviu ouvimos ouviram", names=True),
-    _verb("watch", "watches", "watched", "observar", ANIMATE, ANIMATE, extra={"tree", "flower", "plane", "boat"}),
+    _verb(
+        "hear",
+        "hears",
+        "heard",
+        "ouvir",
+        ANIMATE,
+        ANIMATE,
+        extra={"clock", "phone", "guitar", "train"},
+        present="ouço ouve ouvimos ouvem",
+        past="ouvi ouviu ouvimos ouviram",
+        names=True,
+    ),
+    _verb(
+        "watch",
+        "watches",
+        "watched",
+        "observar",
+        ANIMATE,
+        ANIMATE,
+        extra={"tree", "flower", "plane", "boat"},
+    ),
     _verb("feed", "feeds", "fed", "alimentar", {PERSON}, {ANIMAL}, extra={"baby", "child"}),
-    _verb("follow", "follows", "followed", "seguir", ANIMATE, ANIMATE, present="sigo segue seguimos seguem",
-          past="segui seguiu seguimos seguiram", names=True),
+    _verb(
+        "follow",
+        "follows",
+        "followed",
+        "seguir",
+        ANIMATE,
+        ANIMATE,
+        present="sigo segue seguimos seguem",
+        past="segui seguiu seguimos seguiram",
+        names=True,
+    ),
     _verb("hug", "hugs", "hugged", "abraçar", {PERSON}, ANIMATE, extra={"tree"}, names=True),
     _verb("kiss", "kisses", "kissed", "beijar", {PERSON}, {PERSON}, names=True),
-    _verb("catch", "catches", "caught", "pegar", ANIMATE, {ANIMAL}, extra={"ball", "bus", "train", "key"}),
-    _verb("throw", "throws", "threw", "jogar", {PERSON}, set(), extra={"ball", "apple", "key", "box", "egg",
-          "orange", "pen", "pencil"}),
-    _verb("drive", "drives", "drove", "dirigir", {PERSON}, set(), extra={"car", "bus", "truck", "train"},
-          intransitive=True),
+    _verb(
+        "catch",
+        "catches",
+        "caught",
+        "pegar",
+        ANIMATE,
+        {ANIMAL},
+        extra={"ball", "bus", "train", "key"},
+    ),
+    _verb(
+        "throw",
+        "throws",
+        "threw",
+        "jogar",
+        {PERSON},
+        set(),
+        extra={"ball", "apple", "key", "box", "egg", "orange", "pen", "pencil"},
+    ),
+    _verb(
+        "drive",
+        "drives",
+        "drove",
+        "dirigir",
+        {PERSON},
+        set(),
+        extra={"car", "bus", "truck", "train"},
+        intransitive=True,
+    ),
     _verb("choose", "chooses", "chose", "escolher", {PERSON}, ALL - {PERSON}),
     _verb("forget", "forgets", "forgot", "esquecer", {PERSON}, {THING, PAPER}),
-    _verb("lose", "loses", "lost", "perder", ANIMATE, {THING, PAPER}, present="perco perde perdemos perdem"),
+    _verb(
+        "lose",
+        "loses",
+        "lost",
+        "perder",
+        ANIMATE,
+        {THING, PAPER},
+        present="perco perde perdemos perdem",
+    ),
     _verb("hide", "hides", "hid", "esconder", ANIMATE, {THING, PAPER, FOOD}),
-    _verb("hate", "hates", "hated", "odiar", {PERSON}, {FOOD, DRINK, ANIMAL, PLACE},
-          present="odeio odeia odiamos odeiam"),
-    _verb("prefer", "prefers", "preferred", "preferir", ANIMATE, ALL - {PERSON},
-          present="prefiro prefere preferimos preferem"),
-    _verb("build", "builds", "built", "construir", {PERSON}, set(), extra={"house", "boat", "table", "chair", "box",
-          "school", "hospital", "castle", "bed", "sofa"}, present="construo constrói construímos constroem",
-          past="construí construiu construímos construíram"),
+    _verb(
+        "hate",
+        "hates",
+        "hated",
+        "odiar",
+        {PERSON},
+        {FOOD, DRINK, ANIMAL, PLACE},
+        present="odeio odeia odiamos odeiam",
+    ),
+    _verb(
+        "prefer",
+        "prefers",
+        "preferred",
+        "preferir",
+        ANIMATE,
+        ALL - {PERSON},
+        present="prefiro prefere preferimos preferem",
+    ),
+    _verb(
+        "build",
+        "builds",
+        "built",
+        "construir",
+        {PERSON},
+        set(),
+        extra={
+            "house",
+            "boat",
+            "table",
+            "chair",
+            "box",
+            "school",
+            "hospital",
+            "castle",
+            "bed",
+            "sofa",
+        },
+        present="construo constrói construímos constroem",
+        past="construí construiu construímos construíram",
+    ),
     _verb("touch", "touches", "touched", "tocar", ANIMATE, ALL - {PLACE, DRINK}),
-    _verb("count", "counts", "counted", "contar", {PERSON}, {ANIMAL, FOOD, THING, PAPER}, intransitive=True),
+    _verb(
+        "count",
+        "counts",
+        "counted",
+        "contar",
+        {PERSON},
+        {ANIMAL, FOOD, THING, PAPER},
+        intransitive=True,
+    ),
     _verb("take", "takes", "took", "levar", ANIMATE, OBJECTS | {ANIMAL}),
     _verb("hold", "holds", "held", "segurar", {PERSON}, {THING, PAPER, FOOD, ANIMAL}),
     _verb("smell", "smells", "smelled", "cheirar", ANIMATE, {FOOD, DRINK}, extra={"flower"}),
     _verb("pull", "pulls", "pulled", "puxar", ANIMATE, {THING}, extra={"door"}),
     _verb("push", "pushes", "pushed", "empurrar", ANIMATE, {THING}, extra={"door"}),
-    _verb("kick", "kicks", "kicked", "chutar", ANIMATE, set(), extra={"ball", "door", "box", "chair"}),
+    _verb(
+        "kick", "kicks", "kicked", "chutar", ANIMATE, set(), extra={"ball", "door", "box", "chair"}
+    ),
     # no object
     _verb("sing", "sings", "sang", "cantar", {PERSON}, set(), intransitive=True),
     _verb("dance", "dances", "danced", "dançar", {PERSON}, set(), intransitive=True),
     _verb("run", "runs", "ran", "correr", ANIMATE, set(), intransitive=True),
     _verb("swim", "swims", "swam", "nadar", ANIMATE, set(), intransitive=True),
-    _verb("sleep", "sleeps", "slept", "dormir", ANIMATE, set(), intransitive=True,
-          present="durmo dorme dormimos dormem"),
+    _verb(
+        "sleep",
+        "sleeps",
+        "slept",
+        "dormir",
+        ANIMATE,
+        set(),
+        intransitive=True,
+        present="durmo dorme dormimos dormem",
+    ),
     _verb("walk", "walks", "walked", "caminhar", ANIMATE, set(), intransitive=True),
     _verb("cry", "cries", "cried", "chorar", {PERSON}, set(), intransitive=True),
-    _verb("laugh", "laughs", "laughed", "rir", {PERSON}, set(), intransitive=True, present="rio ri rimos riem",
-          past="ri riu rimos riram"),
+    _verb(
+        "laugh",
+        "laughs",
+        "laughed",
+        "rir",
+        {PERSON},
+        set(),
+        intransitive=True,
+        present="rio ri rimos riem",
+        past="ri riu rimos riram",
+    ),
     _verb("study", "studies", "studied", "estudar", {PERSON}, set(), intransitive=True),
     _verb("arrive", "arrives", "arrived", "chegar", ANIMATE, set(), intransitive=True),
     _verb("jump", "jumps", "jumped", "pular", ANIMATE, set(), intransitive=True),
     _verb("travel", "travels", "traveled", "viajar", {PERSON}, set(), intransitive=True),
-    _verb("smile", "smiles", "smiled", "sorrir", {PERSON}, set(), intransitive=True,
-          present="sorrio sorri sorrimos sorriem", past="sorri sorriu sorrimos sorriram"),
+    _verb(
+        "smile",
+        "smiles",
+        "smiled",
+        "sorrir",
+        {PERSON},
+        set(),
+        intransitive=True,
+        present="sorrio sorri sorrimos sorriem",
+        past="sorri sorriu sorrimos sorriram",
+    ),
 ]
 VERB = {v.en: v for v in VERBS}
 
 
 class Pronoun(NamedTuple):
     en: str
-    pt: Optional[str]  # None: dropped, the verb's ending says who ("sou feliz")
+    pt: str | None  # None: dropped, the verb's ending says who ("sou feliz")
     person: str  # Portuguese person of the verb
     gender: str  # of the adjectives that agree with it (masculine when English does not say)
     plural: bool
@@ -523,9 +942,15 @@ DETERMINERS = {
     "": ("", "", "", ""),  # a mass noun alone: "i want water" -> "quero água"
 }
 NUMBERS = {  # a number word is a determiner of a plural noun
-    "two": ("dois", "duas"), "three": ("três", "três"), "four": ("quatro", "quatro"),
-    "five": ("cinco", "cinco"), "six": ("seis", "seis"), "seven": ("sete", "sete"),
-    "eight": ("oito", "oito"), "nine": ("nove", "nove"), "ten": ("dez", "dez"),
+    "two": ("dois", "duas"),
+    "three": ("três", "três"),
+    "four": ("quatro", "quatro"),
+    "five": ("cinco", "cinco"),
+    "six": ("seis", "seis"),
+    "seven": ("sete", "sete"),
+    "eight": ("oito", "oito"),
+    "nine": ("nove", "nove"),
+    "ten": ("dez", "dez"),
 }
 # Prepositions that contract with the article: de + o = do, em + a = na. de + um stays "de um" (the
 # contracted "dum" is European and informal), and so does "em um"; before a possessive, Brazilian
@@ -544,10 +969,26 @@ TIMES = {  # a time at the end of a sentence, and the tenses it goes with
     "in the morning": ("de manhã", ("present", "past", "future")),
 }
 PHRASES = [  # fixed expressions: what a learner types first
-    ("hello", "olá"), ("hi", "oi"), ("good morning", "bom dia"), ("good afternoon", "boa tarde"),
-    ("good night", "boa noite"), ("goodbye", "tchau"), ("thank you", "obrigado"), ("thanks", "obrigado"),
-    ("thank you very much", "muito obrigado"), ("please", "por favor"), ("yes", "sim"), ("no", "não"),
-    ("sorry", "desculpe"), ("excuse me", "com licença"), ("welcome", "bem-vindo"), ("how are you", "como você está"),
-    ("i love you", "te amo"), ("i love you very much", "te amo muito"), ("what is your name", "qual é o seu nome"),
-    ("nice to meet you", "prazer em conhecer você"), ("see you tomorrow", "até amanhã"), ("good luck", "boa sorte"),
+    ("hello", "olá"),
+    ("hi", "oi"),
+    ("good morning", "bom dia"),
+    ("good afternoon", "boa tarde"),
+    ("good night", "boa noite"),
+    ("goodbye", "tchau"),
+    ("thank you", "obrigado"),
+    ("thanks", "obrigado"),
+    ("thank you very much", "muito obrigado"),
+    ("please", "por favor"),
+    ("yes", "sim"),
+    ("no", "não"),
+    ("sorry", "desculpe"),
+    ("excuse me", "com licença"),
+    ("welcome", "bem-vindo"),
+    ("how are you", "como você está"),
+    ("i love you", "te amo"),
+    ("i love you very much", "te amo muito"),
+    ("what is your name", "qual é o seu nome"),
+    ("nice to meet you", "prazer em conhecer você"),
+    ("see you tomorrow", "até amanhã"),
+    ("good luck", "boa sorte"),
 ]

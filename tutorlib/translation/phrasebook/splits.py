@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from typing import Optional
 
 from .grammar import (
     NP,
@@ -46,7 +45,6 @@ from .lexicon import (
     Noun,
     Verb,
 )
-
 
 # --- drawing sentences ---------------------------------------------------------------------
 
@@ -107,8 +105,11 @@ class _Copied:
                 return word
 
     def name(self) -> Name:
-        return Name(self._fresh(lambda: "".join(self.rng.choice(_SYLLABLES)
-                                                for _ in range(2 + self.rng.below(2)))))
+        return Name(
+            self._fresh(
+                lambda: "".join(self.rng.choice(_SYLLABLES) for _ in range(2 + self.rng.below(2)))
+            )
+        )
 
     def number(self) -> str:
         return self._fresh(lambda: str(2 + self.rng.below(9998)))
@@ -126,11 +127,15 @@ def _lexicon_words() -> set[str]:
     for a in ADJECTIVES:
         words.update((a.en, *a.pt))
     for v in VERBS:
-        words.update(w for w in (v.en, v.en_3s, v.en_past, v.inf, *v.present.values(), *v.past.values()) if w)
+        words.update(
+            w for w in (v.en, v.en_3s, v.en_past, v.inf, *v.present.values(), *v.past.values()) if w
+        )
     return words
 
 
-_SAID_TO = 20  # each fixed expression is also said to 20 people ("hello, maria"): they are short and few
+_SAID_TO = (
+    20  # each fixed expression is also said to 20 people ("hello, maria"): they are short and few
+)
 SPLIT_SIZES = {"train": 40_000 + _SAID_TO * len(PHRASES), "valid": 1_000, "test": 1_500}
 _SEED = 2024
 _TENSES = [(6, "present"), (2, "past"), (2, "future")]
@@ -160,7 +165,11 @@ def _random_np(rng: _Rng, key, takes, copied: _Copied, numbers: bool = True) -> 
         det = rng.weighted([(4, "the"), (2, "my"), (2, "your"), (3, "")])
         plural = False
     else:
-        options = [(4, "the"), (2, "a"), (2, "my"), (2, "your")] if noun.possessive else [(3, "the"), (2, "a")]
+        options = (
+            [(4, "the"), (2, "a"), (2, "my"), (2, "your")]
+            if noun.possessive
+            else [(3, "the"), (2, "a")]
+        )
         if numbers:
             options += [(1.2, "number"), (0.4, "digits")]
         det = rng.weighted(options)
@@ -176,7 +185,9 @@ def _random_np(rng: _Rng, key, takes, copied: _Copied, numbers: bool = True) -> 
     return NP(det, noun.en, plural, adj)
 
 
-def _random_subject(rng: _Rng, key, takes, copied: _Copied, person: bool = True, name: bool = True) -> Subject:
+def _random_subject(
+    rng: _Rng, key, takes, copied: _Copied, person: bool = True, name: bool = True
+) -> Subject:
     r = rng.uniform()
     if person and r < 0.35:
         return Pron(rng.choice(PRONOUNS).en)
@@ -185,14 +196,16 @@ def _random_subject(rng: _Rng, key, takes, copied: _Copied, person: bool = True,
     return _random_np(rng, key, takes, copied)
 
 
-def _tense(rng: _Rng, verb: Optional[Verb] = None) -> str:
+def _tense(rng: _Rng, verb: Verb | None = None) -> str:
     tense = rng.weighted(_TENSES)
-    if verb is not None and ((tense == "past" and not verb.en_past) or (tense == "future" and not verb.future)):
+    if verb is not None and (
+        (tense == "past" and not verb.en_past) or (tense == "future" and not verb.future)
+    ):
         return "present"
     return tense
 
 
-def _time(rng: _Rng, tense: str) -> Optional[str]:
+def _time(rng: _Rng, tense: str) -> str | None:
     if not rng.chance(0.15):
         return None
     return rng.choice([t for t, (_, tenses) in TIMES.items() if tense in tenses])
@@ -206,57 +219,108 @@ def _random_clause(rng: _Rng, copied: _Copied, kind: str, question: bool = False
             noun = NOUN[subject.noun]
             adjs = [a.en for a in ADJECTIVES if a.takes(noun) and a.en != subject.adj]
         else:  # a pronoun or a name: what a person can be; a name, only what does not show gender
-            adjs = [a.en for a in ADJECTIVES if PERSON in a.classes and (isinstance(subject, Pron) or a.invariable)]
+            adjs = [
+                a.en
+                for a in ADJECTIVES
+                if PERSON in a.classes and (isinstance(subject, Pron) or a.invariable)
+            ]
         adj, tense = rng.choice(adjs), _tense(rng)
-        time = _time(rng, tense) if ADJECTIVE[adj].copula == "estar" else None  # "is tired today", not "is tall"
+        time = (
+            _time(rng, tense) if ADJECTIVE[adj].copula == "estar" else None
+        )  # "is tired today", not "is tall"
         return Sentence("be", subject, neg, question, adj, tense, time)
     if kind == "with":
         subject = _random_subject(rng, "animate", lambda n: n.cls in ANIMATE, copied)
         tense = _tense(rng)
-        return Sentence("with", subject, neg, question, rng.choice(list(WITH)), tense, _time(rng, tense))
+        return Sentence(
+            "with", subject, neg, question, rng.choice(list(WITH)), tense, _time(rng, tense)
+        )
     if kind == "loc":
         subject = _random_subject(rng, "movable", lambda n: n.cls != PLACE, copied)
-        where = _random_np(rng, "where", lambda n: n.cls == PLACE or n.en in CONTAINERS, copied,
-                           numbers=False)._replace(plural=False)  # in one place at a time
+        where = _random_np(
+            rng, "where", lambda n: n.cls == PLACE or n.en in CONTAINERS, copied, numbers=False
+        )._replace(plural=False)  # in one place at a time
         tense = _tense(rng)
         return Sentence("loc", subject, neg, question, where, tense, _time(rng, tense))
     if kind == "where":
         subject = _random_subject(rng, "movable", lambda n: n.cls != PLACE, copied)
-        return Sentence("where", subject, False, True, None, rng.weighted([(3, "present"), (1, "past"), (1, "future")]))
+        return Sentence(
+            "where",
+            subject,
+            False,
+            True,
+            None,
+            rng.weighted([(3, "present"), (1, "past"), (1, "future")]),
+        )
     if kind == "what":
         verb = rng.choice([v for v in VERBS if v.prep is None and (v.objects or v.extra)])
         subject = _random_subject(rng, ("does", verb.en), lambda n: n.cls in verb.subjects, copied)
         return Sentence("what", subject, False, True, verb.en, _tense(rng, verb))
     if kind == "intrans":
         verb = rng.choice([v for v in VERBS if v.intransitive])
-        subject = _random_subject(rng, ("does", verb.en), lambda n: n.cls in verb.subjects, copied,
-                                  person=PERSON in verb.subjects)
+        subject = _random_subject(
+            rng,
+            ("does", verb.en),
+            lambda n: n.cls in verb.subjects,
+            copied,
+            person=PERSON in verb.subjects,
+        )
         tense = _tense(rng, verb)
         return Sentence("intrans", subject, neg, question, verb.en, tense, _time(rng, tense))
     # "verb": a pronoun, a name or a noun phrase does something to a noun phrase or a name
     verb = rng.choice([v for v in VERBS if v.objects or v.extra])
-    subject = _random_subject(rng, ("does", verb.en), lambda n: n.cls in verb.subjects, copied,
-                              person=PERSON in verb.subjects, name=PERSON in verb.subjects)
-    obj = copied.name() if verb.names and rng.chance(0.15) else _random_np(rng, ("object", verb.en), verb.takes, copied)
+    subject = _random_subject(
+        rng,
+        ("does", verb.en),
+        lambda n: n.cls in verb.subjects,
+        copied,
+        person=PERSON in verb.subjects,
+        name=PERSON in verb.subjects,
+    )
+    obj = (
+        copied.name()
+        if verb.names and rng.chance(0.15)
+        else _random_np(rng, ("object", verb.en), verb.takes, copied)
+    )
     if verb.prep == "em":  # one place at a time: "she lives in the city"
-        obj = obj._replace(plural=False, det="the" if obj.det not in ("the", "a", "my", "your") else obj.det)
+        obj = obj._replace(
+            plural=False, det="the" if obj.det not in ("the", "a", "my", "your") else obj.det
+        )
     tense = _tense(rng, verb)
     return Sentence("verb", subject, neg, question, (verb.en, obj), tense, _time(rng, tense))
 
 
 def _random_spec(rng: _Rng, copied: _Copied):
     """One sentence of the larger templates."""
-    kind = rng.weighted([
-        (8, "np"), (16, "be"), (4, "with"), (6, "loc"), (34, "verb"), (6, "intrans"), (5, "q_be"), (8, "q_verb"),
-        (3, "where"), (4, "what"), (1, "name"), (8, "compound"),
-    ])
+    kind = rng.weighted(
+        [
+            (8, "np"),
+            (16, "be"),
+            (4, "with"),
+            (6, "loc"),
+            (34, "verb"),
+            (6, "intrans"),
+            (5, "q_be"),
+            (8, "q_verb"),
+            (3, "where"),
+            (4, "what"),
+            (1, "name"),
+            (8, "compound"),
+        ]
+    )
     if kind == "np":
         return Sentence("np", _random_np(rng, "all", lambda n: True, copied))
     if kind == "name":
         return Sentence("name", Pron(rng.choice(["i", "you"])), x=copied.name())
     if kind == "compound":
-        clauses = [_random_clause(rng, copied, rng.weighted([(3, "be"), (1, "with"), (1, "loc"), (4, "verb"),
-                                                            (2, "intrans")])) for _ in range(2)]
+        clauses = [
+            _random_clause(
+                rng,
+                copied,
+                rng.weighted([(3, "be"), (1, "with"), (1, "loc"), (4, "verb"), (2, "intrans")]),
+            )
+            for _ in range(2)
+        ]
         clauses = [c._replace(time=None) if len(render(c)[0].split()) > 7 else c for c in clauses]
         return Compound(clauses[0], rng.weighted([(3, "and"), (1, "but")]), clauses[1])
     if kind.startswith("q_"):
@@ -286,8 +350,10 @@ def _hold_out(rng: _Rng, protected: set) -> dict[str, set]:
     held out.
     """
     held = {"test": set(), "valid": set()}
-    for kind, words in (("adjective_noun", [a for a in ADJECTIVES if a.attributive]),
-                        ("verb_object", [v for v in VERBS if v.objects or v.extra])):
+    for kind, words in (
+        ("adjective_noun", [a for a in ADJECTIVES if a.attributive]),
+        ("verb_object", [v for v in VERBS if v.objects or v.extra]),
+    ):
         count = Counter()
         takers = {w.en: sum(w.takes(n) for n in NOUNS) for w in words}
         nouns = list(NOUNS)
@@ -295,7 +361,9 @@ def _hold_out(rng: _Rng, protected: set) -> dict[str, set]:
             j = rng.below(i + 1)
             nouns[i], nouns[j] = nouns[j], nouns[i]
         for noun in nouns:
-            candidates = [w.en for w in words if w.takes(noun) and (kind, w.en, noun.en) not in protected]
+            candidates = [
+                w.en for w in words if w.takes(noun) and (kind, w.en, noun.en) not in protected
+            ]
             for split in ("test", "valid"):
                 # A word keeps at least three quarters of its nouns in training (and at least three).
                 candidates = [w for w in candidates if count[w] + 1 <= max(1, (takers[w] - 3) // 4)]
@@ -325,7 +393,15 @@ def _subject(text: str) -> Subject:
 
 
 def _s(kind, subject, x=None, neg=False, question=False, tense="present", time=None) -> Sentence:
-    return Sentence(kind, _subject(subject) if isinstance(subject, str) else subject, neg, question, x, tense, time)
+    return Sentence(
+        kind,
+        _subject(subject) if isinstance(subject, str) else subject,
+        neg,
+        question,
+        x,
+        tense,
+        time,
+    )
 
 
 # The examples of the course's text, always in the training split: with no final mark and with
@@ -362,8 +438,10 @@ _EXAMPLES = [
     (_s("np", "an apple"), False),
     (_s("np", "an old car"), False),
     (_s("np", "a small house"), False),
-    *[(_s("np", f"the {n}"), False)
-      for n in ("cats", "dogs", "houses", "cars", "books", "apples", "girls", "boys", "tables")],
+    *[
+        (_s("np", f"the {n}"), False)
+        for n in ("cats", "dogs", "houses", "cars", "books", "apples", "girls", "boys", "tables")
+    ],
     (_s("verb", "she", ("like", _np("the girls"))), False),
     (_s("verb", "they", ("like", _np("my house"))), False),
     (_s("verb", "we", ("need", _np("a book"))), False),
@@ -442,10 +520,12 @@ def _build() -> tuple[dict, dict]:
         for mark in marks:
             add("train", Phrase(en, pt), False, mark)
         for _ in range(_SAID_TO):
-            name = Name(copied._fresh(lambda: "".join(said_to.choice(_SYLLABLES) for _ in range(4))))
+            name = Name(
+                copied._fresh(lambda: "".join(said_to.choice(_SYLLABLES) for _ in range(4)))
+            )
             add("train", Phrase(en, pt, name), False, said_to.choice(marks))
     for spec, contracted in _EXAMPLES:
-        for mark in (("?", "") if getattr(spec, "question", False) else ("", ".")):
+        for mark in ("?", "") if getattr(spec, "question", False) else ("", "."):
             add("train", spec, contracted, mark)
     for spec in _small_templates():
         for mark in ("", ".", "!", "?"):
@@ -466,8 +546,10 @@ def _build() -> tuple[dict, dict]:
         split = "test" if in_test else "valid" if in_valid else "train"
         if len(splits[split]) < SPLIT_SIZES[split]:
             add(split, spec, contracted, mark)
-    raise RuntimeError(f"the grammar ran out of new sentences for SPLIT_SIZES={SPLIT_SIZES}: "
-                       f"got {({s: len(p) for s, p in splits.items()})}")
+    raise RuntimeError(
+        f"the grammar ran out of new sentences for SPLIT_SIZES={SPLIT_SIZES}: "
+        f"got { ({s: len(p) for s, p in splits.items()}) }"
+    )
 
 
 def phrasebook(split: str = "train") -> list[tuple[str, str]]:
@@ -532,5 +614,6 @@ def held_out(split: str = "test") -> dict[str, frozenset[tuple[str, str]]]:
         raise ValueError(f"only 'test' and 'valid' hold combinations out, got {split!r}")
     held = _build()[1][split]
     return {
-        kind: frozenset((a, b) for k, a, b in held if k == kind) for kind in ("adjective_noun", "verb_object")
+        kind: frozenset((a, b) for k, a, b in held if k == kind)
+        for kind in ("adjective_noun", "verb_object")
     }
