@@ -17,6 +17,7 @@ training loop and checkpoints other models can share:
   ``tutorlib.translation.phrasebook.lexicon`` (word tables),
   ``tutorlib.translation.phrasebook.grammar`` (agreement, conjugation, rendering),
   ``tutorlib.translation.phrasebook.splits`` (seeded splits, held-out combinations)
+- ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI), no torch
 - ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
 - ``tutorlib.translation.model``        the encoder-decoder ``Translator``
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,

@@ -7,6 +7,7 @@ never the other way round. Read it bottom up:
 - ``phrasebook``   the sentence pairs, without torch: ``lexicon`` (word tables), ``grammar``
   (specs, agreement, conjugation, ``render``), ``splits`` (seeded train/valid/test, held-out
   combinations)
+- ``sentences``    ``split_sentences``: a text into sentences (``translate`` and the CLI), no torch
 - ``data``         tokens, ``Vocab``, padded batches (``Batch``) with their masks, a Tatoeba loader
 - ``model``        ``Translator``, the encoder-decoder built from ``tutorlib.nn``
 - ``checkpoints``  ``save_model``, ``save_checkpoint``, ``read_checkpoint``, ``load_checkpoint``,

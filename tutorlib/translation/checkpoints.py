@@ -21,6 +21,7 @@ Derived in chapters 9 and 10.
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 import zipfile
 from pathlib import Path
@@ -189,11 +190,19 @@ def read_checkpoint(path) -> dict:
     try:
         _check_zip_crc(path)
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
+    except pickle.UnpicklingError as e:
+        if "weights_only" not in str(e):  # a damaged file, not a file with code in it
+            raise CheckpointError(_unreadable(path, e)) from e
+        # torch's own message ends with "set weights_only=False": the one thing not to do with a file
+        # that holds code, so it is not passed on
         raise CheckpointError(
-            f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated or "
-            "corrupted (a copy that did not finish?) or not a PyTorch file at all"
-        ) from e
+            f"{path} holds Python objects that are neither tensors nor plain data (a pickle that "
+            "would run code when loaded), which no checkpoint of tutorlib holds: it was not written "
+            "by `python -m tutorlib train` nor save_model. Do not load it with weights_only=False; "
+            "retrain, or fetch the course's translator.pt again"
+        ) from None
+    except Exception as e:
+        raise CheckpointError(_unreadable(path, e)) from e
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         what = (
             f"a dict with keys {sorted(state)[:8]}"
@@ -220,6 +229,13 @@ def read_checkpoint(path) -> dict:
         raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
     state["path"] = path
     return state
+
+
+def _unreadable(path: Path, e: Exception) -> str:
+    return (
+        f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated "
+        "or corrupted (a copy that did not finish?) or not a PyTorch file at all"
+    )
 
 
 def _check_zip_crc(path: Path) -> None:

@@ -17,7 +17,6 @@ import argparse
 import dataclasses
 import json
 import os
-import re
 import sys
 import time
 import zlib
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from ..checks import finite_number, whole_number
 from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig  # torch-free: --help answers at once
+from .sentences import split_sentences  # torch-free too; translate() splits with it as well
 
 # Nothing here imports torch at the top: the commands import it when they run, so that --help and a
 # mistyped option answer in a fraction of a second.
@@ -255,15 +255,6 @@ def cmd_evaluate(args) -> int:
             print(f"  {english}\n    model:     {hypothesis}\n    reference: {reference}")
             shown += 1
     return 0
-
-
-# A sentence ends at . ! or ? (a run of them, "?!" or "..."), followed by white space.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def split_sentences(line: str) -> list[str]:
-    """``"I am happy. She is tired!"`` -> ``["I am happy.", "She is tired!"]``: the sentences of one line."""
-    return [s for s in _SENTENCE_END.split(line.strip()) if s]
 
 
 def cmd_translate(args) -> int:

@@ -42,6 +42,7 @@ from ..checks import whole_number
 # stack sits on the course's layers; the layers never import the translation stack).
 from ..nn import causal_attention_mask, padding_attention_mask
 from .phrasebook import SPLIT_SIZES, held_out, phrasebook  # the grammar and its splits
+from .sentences import TITLE_ABBREVIATIONS
 
 __all__ = [
     "PAD",
@@ -80,6 +81,9 @@ _NO_SPACE_BEFORE = set(".,!?;:)")
 _NO_SPACE_AFTER = set("(¿¡")
 
 
+_TITLES_WITH_STOP = frozenset(TITLE_ABBREVIATIONS)
+
+
 def tokenize(text: str, lower: bool = True) -> list[str]:
     """Split ``text`` into lower-case word tokens; punctuation becomes its own token.
 
@@ -90,7 +94,8 @@ def tokenize(text: str, lower: bool = True) -> list[str]:
     mark ("wait..." → ``["wait", "."]``, "no!!" → ``["no", "!"]``): the
     phrasebook writes each mark once, so "..." is an ellipsis, not three
     sentence ends. Curly apostrophes become straight ones, so "don’t" and
-    "don't" are the same token. Empty text gives ``[]``. With
+    "don't" are the same token. A title's full stop goes: "Mr." → ``["mr"]``,
+    as the phrasebook writes it. Empty text gives ``[]``. With
     ``lower=False`` the tokens keep the text's capital letters (the same
     tokens otherwise), which is how ``translate`` copies a name as it was typed.
 
@@ -101,6 +106,10 @@ def tokenize(text: str, lower: bool = True) -> list[str]:
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     tokens: list[str] = []
     for word in text.split():
+        if (
+            word.lower() in _TITLES_WITH_STOP
+        ):  # "Mr." is the title "mr", not "mr" and a sentence end
+            word = word[:-1]
         head: list[str] = []
         while word and word[0] in _PUNCT:
             if not head or head[-1] != word[0]:

@@ -30,6 +30,7 @@ from ..nn import causal_attention_mask, padding_attention_mask
 from .checkpoints import load_pretrained
 from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .model import Translator
+from .sentences import split_sentences
 
 __all__ = [
     "KVCache",
@@ -449,10 +450,21 @@ class Translation:
         None  # plain words: what happened to unknown words, or why the translation is empty
     )
     error: str | None = None  # why there is no translation (too long, no known word)
+    parts: list = field(
+        default_factory=list
+    )  # a text of several sentences: each one's Translation (split_sentences); else []
+
+
+def _add_notice(result: Translation, text: str) -> None:
+    result.notice = f"{result.notice}; {text}" if result.notice else text
+
+
+# A word this many times in a row is no sentence of the phrasebook ("the the the"): said in a notice.
+REPEATED_WORD = 3
 
 
 def _prepare(
-    i: int, sentence, model: Translator, src_vocab: Vocab
+    i: int, sentence, model: Translator, src_vocab: Vocab, tgt_vocab: Vocab | None = None
 ) -> tuple[Translation, list[int] | None]:
     """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing to decode."""
     if not isinstance(sentence, str):
@@ -480,6 +492,28 @@ def _prepare(
             f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
         )
         return result, None
+    # A few words are English and Portuguese alike ("a", "no"): a sentence with more Portuguese
+    # words than English ones ("a casa é grande") is Portuguese, whatever its "a" says.
+    english = [w for w in real if w in src_vocab]
+    portuguese = [w for w in real if tgt_vocab is not None and w in tgt_vocab]
+    if len(portuguese) > len(english):
+        result.error = (
+            f"it looks Portuguese, not English: {len(portuguese)} of its {len(real)} words are "
+            f"Portuguese words the translator writes ({', '.join(portuguese[:5])}), only "
+            f"{len(english)} English ({', '.join(english[:5])}). The translator reads English"
+        )
+        return result, None
+    run, longest, word = 1, 1, real[0]
+    for a, b in zip(real, real[1:]):
+        run = run + 1 if a == b else 1
+        if run > longest:
+            longest, word = run, b
+    if longest >= REPEATED_WORD:
+        _add_notice(
+            result,
+            f'"{word}" comes {longest} times in a row, which no sentence the translator learned '
+            "does: its translation is a guess",
+        )
     return result, src_vocab.encode(words, warn_unknown=False)
 
 
@@ -498,6 +532,9 @@ def _copy_unknown(
     alignment: the model writes ``<unk>`` where a word it has not learned
     belongs, and the cross-attention row of that ``<unk>``, restricted to
     the source positions that hold unknown words, points at which one.
+    A name of several words ("ana silva") is one ``<unk>`` per word, in
+    order: an ``<unk>`` right after a copied one takes the next source
+    word when that word is unknown too, so the name comes whole and in order.
     """
     unknown_at = [
         j for j, i in enumerate(src_ids) if i == UNK_ID
@@ -506,14 +543,19 @@ def _copy_unknown(
     if with_weights or (UNK_ID in hyp and unknown_at):
         src = torch.tensor([src_ids], device=device)  # (1, S)
         weights = cross_attention(model, src, padding_attention_mask(src != PAD_ID), hyp)  # (T, S)
-    tokens, dropped = [], 0
+    tokens, dropped, previous = [], 0, None  # previous: the source position copied at t - 1
     for t, i in enumerate(hyp):
         if i == UNK_ID and unknown_at:
-            # (T, S) -> the row's weights on the unknown words only -> the strongest of them
-            j = unknown_at[int(weights[t, unknown_at].argmax())]
+            if previous is not None and previous + 1 in unknown_at:
+                j = previous + 1  # the next word of a name of several words
+            else:
+                # (T, S) -> the row's weights on the unknown words only -> the strongest of them
+                j = unknown_at[int(weights[t, unknown_at].argmax())]
             result.copied[t] = j
+            previous = j
             tokens.append(result.source_tokens[j])
         else:
+            previous = None
             dropped += i == UNK_ID
             tokens.append(tgt_vocab.id_to_token(i))
     result.output_tokens, result.weights = tokens, weights
@@ -532,16 +574,17 @@ def _copy_unknown(
         word = result.source_tokens[j]
         said.append(f'"{word}" copied as is' if j in copied_from else f'"{word}" dropped')
     if said:
-        result.notice = (
+        _add_notice(
+            result,
             f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
-            f"vocabulary: {'; '.join(dict.fromkeys(said))}"
+            f"vocabulary: {'; '.join(dict.fromkeys(said))}",
         )
     if dropped:
         extra = (
             f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the sentence has "
             "no unknown word to copy: dropped"
         )
-        result.notice = f"{result.notice}; {extra}" if result.notice else extra
+        _add_notice(result, extra)
 
 
 def translate_sentences(
@@ -562,7 +605,11 @@ def translate_sentences(
 
     Arguments as in ``translate``; ``with_weights`` also keeps every
     translation's ``cross_attention`` (else it is computed only to copy
-    unknown words).
+    unknown words). A string of several sentences ("I am happy. She is
+    tired.") is split as ``split_sentences`` splits it (the command line
+    does the same), each sentence translated alone: its ``Translation``
+    joins theirs, holds each in ``parts`` and says each one's notice and
+    error, numbered; its ``weights`` are None.
 
     Derived in chapter 10 (Translating and evaluating).
     """
@@ -585,15 +632,24 @@ def translate_sentences(
     if model is None:
         model, src_vocab, tgt_vocab = load_pretrained()
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
+    # Each text into its sentences: pieces[k] = (index of the text it came from, sentence).
+    pieces, owners = [], []
+    for i, text in enumerate(sentences):
+        split = split_sentences(text) if isinstance(text, str) else []
+        owners.append(range(len(pieces), len(pieces) + max(1, len(split))))
+        if len(split) > 1:
+            pieces.extend((i, s) for s in split)
+        else:
+            pieces.append((i, text))
     results, sources = (
         [],
         [],
-    )  # sources: (index, token ids) to decode, the words alone (no BOS or EOS)
-    for i, sentence in enumerate(sentences):
-        result, ids = _prepare(i, sentence, model, src_vocab)
+    )  # sources: (piece, token ids) to decode, the words alone (no BOS or EOS)
+    for k, (i, sentence) in enumerate(pieces):
+        result, ids = _prepare(i, sentence, model, src_vocab, tgt_vocab)
         results.append(result)
         if ids is not None:
-            sources.append((i, ids))
+            sources.append((k, ids))
     device = next(model.parameters()).device
     for start in range(0, len(sources), batch_size):
         chunk = sources[start : start + batch_size]
@@ -609,7 +665,39 @@ def translate_sentences(
             )
         for (i, ids), hyp in zip(chunk, hyps):
             _copy_unknown(results[i], model, ids, hyp, tgt_vocab, device, with_weights)
-    return results
+            budget = output_budget(len(ids), model.config.max_len, max_len)
+            if len(hyp) >= budget:
+                cap = (
+                    f"max_len={max_len}"
+                    if max_len is not None and budget == max_len
+                    else "the length budget (2 x source words + 5, and the model's positions)"
+                )
+                _add_notice(
+                    results[i],
+                    f"the translation stopped at {budget} word{'s' if budget > 1 else ''}, {cap}: it may be cut short",
+                )
+    return [
+        _joined(sentences[i], [results[k] for k in owner]) if len(owner) > 1 else results[owner[0]]
+        for i, owner in enumerate(owners)
+    ]
+
+
+def _joined(text: str, parts: list[Translation]) -> Translation:
+    """One ``Translation`` of a text from those of its sentences: texts and tokens joined, each
+    notice and error said with its sentence's number."""
+    out = Translation(text, parts=parts)
+    for number, part in enumerate(parts, start=1):
+        offset_src, offset_out = len(out.source_tokens), len(out.output_tokens)
+        out.source_tokens += part.source_tokens
+        out.output_tokens += part.output_tokens
+        out.copied.update({t + offset_out: j + offset_src for t, j in part.copied.items()})
+        if part.notice:
+            _add_notice(out, f"sentence {number}: {part.notice}")
+        if part.error:
+            out.error = f"{out.error}; " if out.error else ""
+            out.error += f"sentence {number} ({part.source[:40]!r}): {part.error}"
+    out.text = "" if out.error else " ".join(p.text for p in parts if p.text)
+    return out
 
 
 def translate(
@@ -637,10 +725,17 @@ def translate(
       copied as typed (``translate_with_alignment`` shows how). What
       happened to each unknown word is said in plain words, one notice per
       sentence, to ``on_notice(index, message)`` (default: ``warnings.warn``);
+    - a string of several sentences ("I am happy. She is tired.") is split
+      as the command line splits it (``split_sentences``), each sentence
+      translated alone and the translations joined with a space: no part is
+      left out;
     - an empty (or blank) sentence translates to an empty string, and one of
-      punctuation alone to an empty string with a notice;
-    - a sentence longer than the model's ``max_len``, or with no known word
-      (German typed in), is a ``ValueError`` naming it
+      punctuation alone to an empty string with a notice; a word three times
+      in a row ("the the the") and a translation that stops at its length
+      budget (``max_len``) are said in a notice;
+    - a sentence longer than the model's ``max_len``, with no known word
+      (German typed in), or with more Portuguese words than English ones
+      ("a casa é grande"), is a ``ValueError`` naming it
       (``translate_sentences`` translates the others anyway).
 
     Derived in chapter 10 (Translating and evaluating).
@@ -706,6 +801,11 @@ def translate_with_alignment(
         max_len=max_len,
         with_weights=True,
     )[0]
+    if result.parts:
+        raise ValueError(
+            f"{sentence[:60]!r} holds {len(result.parts)} sentences; translate_with_alignment aligns "
+            "one: split it with split_sentences and align each"
+        )
     if result.error:
         raise ValueError(f"{sentence[:60]!r} cannot be translated: {result.error}")
     return result

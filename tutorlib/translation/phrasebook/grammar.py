@@ -26,7 +26,9 @@ from .lexicon import (
     PERSONS,
     PHRASES,
     PRONOUN,
+    REPLIES,
     TIMES,
+    TITLES,
     VERB,
     VERBS,
     WITH,
@@ -51,9 +53,16 @@ class Pron(NamedTuple):
 
 
 class Name(NamedTuple):
-    """A name, copied into the translation as it is: "maria"."""
+    """A name, copied into the translation as it is: "maria", "ana silva" (several words), "mr smith".
+
+    ``word`` may hold several words (a first and a last name), all copied;
+    ``title`` is one of ``TITLES`` ("mr", "mrs", "ms", "dr"), translated with
+    its article: "mr smith" -> "o senhor smith", "i like mr smith" -> "gosto
+    do senhor smith".
+    """
 
     word: str
+    title: str = ""
 
 
 Subject = Union[NP, Pron, Name]
@@ -90,11 +99,23 @@ class Sentence(NamedTuple):
 
 
 class Compound(NamedTuple):
-    """Two statements joined: "she is tired and he is hungry", "i am tired, but you are happy"."""
+    """Two statements joined: "she is tired and he is hungry", "i am tired, but you are happy",
+    or by a comma alone: "i am tired, she is happy" -> "estou cansado, ela está feliz"."""
 
     first: Sentence
-    conj: str  # "and" or "but"
+    conj: str  # "and", "but" or ","
     second: Sentence
+
+
+class Reply(NamedTuple):
+    """An answer word before a sentence or a fixed expression: "no, i am not tired" -> "não, não estou cansado".
+
+    ``word`` is a key of ``REPLIES`` ("no", "yes"); ``body`` a ``Sentence``
+    or a ``Phrase`` ("no, thank you" -> "não, obrigado").
+    """
+
+    word: str
+    body: object
 
 
 class Phrase(NamedTuple):
@@ -112,7 +133,7 @@ def en_np(np: Subject) -> str:
     if isinstance(np, Pron):
         return np.word
     if isinstance(np, Name):
-        return np.word
+        return f"{np.title} {np.word}" if np.title else np.word
     n = NOUN[np.noun]
     words = ([np.adj] if np.adj else []) + [n.en_pl if np.plural else n.en]
     det = np.det
@@ -124,7 +145,14 @@ def en_np(np: Subject) -> str:
 def pt_np(np: Subject, prep: str | None = None) -> str:
     """The Portuguese of a noun phrase, behind ``prep`` ("de", "em", "para") if given, contracted where it must."""
     if isinstance(np, Name):
-        return f"{prep} {np.word}" if prep else np.word
+        if not np.title:
+            return f"{prep} {np.word}" if prep else np.word
+        article, title = TITLES[np.title]  # "o senhor": the article contracts, "do senhor"
+        if prep in CONTRACT:
+            article = CONTRACT[prep][article]
+        elif prep:
+            article = f"{prep} {article}"
+        return f"{article} {title} {np.word}"
     n = NOUN[np.noun]
     g = n.gender == "f"
     if np.det in NUMBERS:
@@ -155,6 +183,8 @@ def agreement(subject: Subject) -> tuple[str, str, str, bool]:
         p = PRONOUN[subject.word]
         return p.en_agree, p.person, p.gender, p.plural
     if isinstance(subject, Name):
+        if subject.title:  # "mrs smith": the title says the gender
+            return "3s", "3s", "f" if TITLES[subject.title][0] == "a" else "m", False
         return "3s", "3s", "m", False  # gender unknown: only invariable adjectives follow a name
     return (
         ("pl" if subject.plural else "3s"),
@@ -281,10 +311,17 @@ def render(spec, contracted: bool = False, mark: str = "") -> tuple[str, str]:
     if isinstance(spec, Phrase):
         to = f", {spec.to.word}" if spec.to else ""
         return spec.en + to + mark, spec.pt + to + mark
+    if isinstance(spec, Reply):
+        en, pt = render(spec.body, contracted)
+        return f"{spec.word}, {en}{mark}", f"{REPLIES[spec.word]}, {pt}{mark}"
     if isinstance(spec, Compound):
         a_en, a_pt = _clause(spec.first, contracted)
         b_en, b_pt = _clause(spec.second, contracted)
-        en_conj, pt_conj = {"and": (" and ", " e "), "but": (", but ", ", mas ")}[spec.conj]
+        en_conj, pt_conj = {
+            "and": (" and ", " e "),
+            "but": (", but ", ", mas "),
+            ",": (", ", ", "),  # two clauses joined by a comma alone: no conjunction in either
+        }[spec.conj]
         return a_en + en_conj + b_en + mark, a_pt + pt_conj + b_pt + mark
     en, pt = _clause(spec, contracted)
     return en + mark, pt + mark
@@ -294,6 +331,8 @@ def combinations(spec) -> set[tuple[str, str, str]]:
     """The ("adjective_noun", adj, noun) and ("verb_object", verb, noun) combinations a spec contains."""
     if isinstance(spec, Phrase):
         return set()
+    if isinstance(spec, Reply):
+        return combinations(spec.body)
     if isinstance(spec, Compound):
         return combinations(spec.first) | combinations(spec.second)
     out = set()
@@ -349,6 +388,8 @@ def _all_shapes():
     for time in TIMES:
         yield [Sentence("intrans", Pron("i"), False, False, "run", TIMES[time][1][0], time)]
     yield [Phrase(en, pt) for en, pt in PHRASES]
+    yield [Reply(word, Phrase("thank you", "obrigado")) for word in REPLIES]
+    yield [Sentence("np", Name("x", title)) for title in TITLES]
     yield [
         Sentence("where", Pron("you")),
         Sentence("what", Pron("she"), x="want"),

@@ -968,6 +968,21 @@ TIMES = {  # a time at the end of a sentence, and the tenses it goes with
     "at night": ("à noite", ("present", "past", "future")),
     "in the morning": ("de manhã", ("present", "past", "future")),
 }
+# Titles before a name: English -> (Portuguese article, title). "dr" says no gender in English; the
+# Portuguese takes the masculine, as it does for "you" and for names alone.
+TITLES = {
+    "mr": ("o", "senhor"),
+    "mrs": ("a", "senhora"),
+    "ms": ("a", "senhora"),
+    "dr": ("o", "doutor"),
+}
+# Answer words before a sentence, "no, i am not tired" -> "não, não estou cansado".
+REPLIES = {"no": "não", "yes": "sim"}
+# The fixed expressions an answer word may come before: "no, thank you", "yes, please".
+REPLY_PHRASES = {
+    "no": ("thank you", "thanks", "thank you very much", "not today", "not now", "not tomorrow"),
+    "yes": ("please", "thank you", "thanks", "thank you very much"),
+}
 PHRASES = [  # fixed expressions: what a learner types first
     ("hello", "olá"),
     ("hi", "oi"),
@@ -991,4 +1006,9 @@ PHRASES = [  # fixed expressions: what a learner types first
     ("nice to meet you", "prazer em conhecer você"),
     ("see you tomorrow", "até amanhã"),
     ("good luck", "boa sorte"),
+    # "not" and a time: the Portuguese puts "não" last
+    ("not today", "hoje não"),
+    ("not now", "agora não"),
+    ("not tomorrow", "amanhã não"),
+    ("not yesterday", "ontem não"),
 ]

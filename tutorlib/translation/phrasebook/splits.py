@@ -20,6 +20,7 @@ from .grammar import (
     Name,
     Phrase,
     Pron,
+    Reply,
     Sentence,
     Subject,
     _all_shapes,
@@ -39,7 +40,10 @@ from .lexicon import (
     PLACE,
     PRONOUN,
     PRONOUNS,
+    REPLIES,
+    REPLY_PHRASES,
     TIMES,
+    TITLES,
     VERBS,
     WITH,
     Noun,
@@ -111,6 +115,14 @@ class _Copied:
             )
         )
 
+    def full_name(self) -> Name:
+        """Two words ("kora bale"), or a title and one or two words ("mrs kora", "dr kora bale")."""
+        first = self.name().word
+        if self.rng.chance(0.4):
+            title = self.rng.choice(list(TITLES))
+            return Name(first if self.rng.chance(0.6) else f"{first} {self.name().word}", title)
+        return Name(f"{first} {self.name().word}")
+
     def number(self) -> str:
         return self._fresh(lambda: str(2 + self.rng.below(9998)))
 
@@ -136,7 +148,10 @@ def _lexicon_words() -> set[str]:
 _SAID_TO = (
     20  # each fixed expression is also said to 20 people ("hello, maria"): they are short and few
 )
-SPLIT_SIZES = {"train": 40_000 + _SAID_TO * len(PHRASES), "valid": 1_000, "test": 1_500}
+# Training: 40,000 drawn sentences and the fixed expressions (_DRAWN), then the templates of
+# _add_extras up to 46,000 in all.
+_DRAWN = {"train": 40_000 + _SAID_TO * len(PHRASES), "valid": 1_000, "test": 1_500}
+SPLIT_SIZES = {"train": 46_000, "valid": 1_000, "test": 1_500}
 _SEED = 2024
 _TENSES = [(6, "present"), (2, "past"), (2, "future")]
 
@@ -534,8 +549,9 @@ def _build() -> tuple[dict, dict]:
 
     # Draw sentences and file each by its combinations: one held out for "test" makes it a test
     # sentence, one held out for "valid" a validation sentence, neither a training sentence.
-    for _ in range(50 * sum(SPLIT_SIZES.values())):
-        if all(len(splits[s]) >= n for s, n in SPLIT_SIZES.items()):
+    for _ in range(50 * sum(_DRAWN.values())):
+        if all(len(splits[s]) >= n for s, n in _DRAWN.items()):
+            _add_extras(splits["train"], add, held, copied)
             return splits, held
         spec = _random_spec(rng, copied)
         contracted, mark = _spelling(rng, spec)
@@ -544,20 +560,141 @@ def _build() -> tuple[dict, dict]:
         if spec in seen_spec or (in_test and in_valid):
             continue
         split = "test" if in_test else "valid" if in_valid else "train"
-        if len(splits[split]) < SPLIT_SIZES[split]:
+        if len(splits[split]) < _DRAWN[split]:
             add(split, spec, contracted, mark)
     raise RuntimeError(
-        f"the grammar ran out of new sentences for SPLIT_SIZES={SPLIT_SIZES}: "
+        f"the grammar ran out of new sentences for {_DRAWN}: "
         f"got { ({s: len(p) for s, p in splits.items()}) }"
     )
+
+
+# The templates added to training after the drawn sentences (issue 23). Each has a generator of its
+# own, so the drawn sentences, and with them the test and validation splits, stay what they were.
+_EXTRA_SEED = _SEED + 2
+_TABLE_PAST_FIRST = 4  # sentences of each verb in the past with "i" and with "we" (one otherwise)
+
+
+def _conjugation_table(rng: _Rng, held: dict, copied: _Copied) -> list:
+    """Every verb with every pronoun in every tense it has, each with an object it takes.
+
+    The drawn sentences give a pronoun subject a third of the time, and "i"
+    and "we" each a sixth of that; in the past only "i" writes the first
+    person's preterite ("gostei", "vi") and only "we" the plural's
+    ("quisemos"), so that the drawn sentences hold about four of each
+    such form, some none: the model answered "i liked" with "gosto" (issue
+    23). The table gives every verb, pronoun and tense at least one sentence,
+    and four to "i" and "we" in the past.
+    """
+    held_any = held["test"] | held["valid"]
+    specs = []
+    for verb in VERBS:
+        tenses = (
+            ["present"] + (["past"] if verb.en_past else []) + (["future"] if verb.future else [])
+        )
+        for p in PRONOUNS:
+            if PERSON not in verb.subjects:
+                break
+            for tense in tenses:
+                first = tense == "past" and p.en in ("i", "we")
+                for k in range(_TABLE_PAST_FIRST if first else 1):
+                    neg = (
+                        k == 3
+                    )  # three affirmative ("i liked"), then one negated ("i did not like")
+                    if not (verb.objects or verb.extra) or (verb.intransitive and rng.chance(0.3)):
+                        if not verb.intransitive:
+                            continue
+                        specs.append(Sentence("intrans", Pron(p.en), neg, False, verb.en, tense))
+                        continue
+                    for _attempt in range(20):
+                        obj = _random_np(rng, ("object", verb.en), verb.takes, copied, False)
+                        if verb.prep == "em":
+                            obj = obj._replace(
+                                plural=False,
+                                det="the" if obj.det not in ("the", "a", "my", "your") else obj.det,
+                            )
+                        spec = Sentence("verb", Pron(p.en), neg, False, (verb.en, obj), tense)
+                        if not combinations(spec) & held_any:
+                            specs.append(spec)
+                            break
+    return specs
+
+
+def _one_with_names(rng: _Rng, copied: _Copied):
+    """A clause with a name of several words ("ana silva", "mr smith"), or a name and then a time."""
+    if rng.chance(0.3):  # a name as object, then a time: "we visited helena yesterday"
+        verb = rng.choice([v for v in VERBS if v.names and PERSON in v.subjects and v.en_past])
+        tense = _tense(rng, verb)
+        time = rng.choice([t for t, (_, tenses) in TIMES.items() if tense in tenses])
+        obj = copied.full_name() if rng.chance(0.5) else copied.name()
+        subject = Pron(rng.choice(PRONOUNS).en)
+        return Sentence("verb", subject, rng.chance(0.2), False, (verb.en, obj), tense, time)
+    while True:  # a full name as subject (or object) of any clause of the grammar
+        clause = _random_clause(rng, _FullNames(copied), rng.weighted(_CLAUSE_KINDS))
+        x = clause.x if isinstance(clause.x, tuple) else (clause.x,)
+        if any(isinstance(np, Name) for np in (clause.subject, *x)):
+            return clause
+
+
+class _FullNames:
+    """A ``_Copied`` whose names are full names: what ``_random_clause`` asks of it."""
+
+    def __init__(self, copied: _Copied):
+        self.copied = copied
+
+    def name(self) -> Name:
+        return self.copied.full_name()
+
+    def number(self) -> str:
+        return self.copied.number()
+
+
+_CLAUSE_KINDS = [(3, "be"), (1, "with"), (1, "loc"), (4, "verb"), (2, "intrans")]
+
+
+def _one_reply(rng: _Rng, copied: _Copied) -> Reply:
+    """ "no, ..." or "yes, ..." before a clause, or before a fixed expression ("no, thank you")."""
+    word = rng.choice(list(REPLIES))
+    if rng.chance(0.15):
+        en = rng.choice(REPLY_PHRASES[word])
+        return Reply(word, Phrase(en, dict(PHRASES)[en]))
+    return Reply(word, _random_clause(rng, copied, rng.weighted(_CLAUSE_KINDS)))
+
+
+def _one_comma(rng: _Rng, copied: _Copied) -> Compound:
+    """Two clauses joined by a comma alone: "i am tired, she is happy" (no "mas" in the Portuguese)."""
+    clauses = [_random_clause(rng, copied, rng.weighted(_CLAUSE_KINDS)) for _ in range(2)]
+    clauses = [c._replace(time=None) if len(render(c)[0].split()) > 7 else c for c in clauses]
+    return Compound(clauses[0], ",", clauses[1])
+
+
+# Words no name may be besides the lexicon's: contracted forms the phrasebook never writes.
+_NOT_NAMES = {"dum", "duma", "num", "numa"}
+
+
+def _add_extras(train: list, add, held: dict, copied: _Copied) -> None:
+    """Add the conjugation table to training, then names of several words, "no, ..." / "yes, ..."
+    and comma-joined clauses (3 : 3 : 2) until the split holds ``SPLIT_SIZES["train"]`` pairs."""
+    rng = _Rng(_EXTRA_SEED)
+    extra = _Copied(rng)
+    extra.used, extra.words = copied.used, copied.words | _NOT_NAMES  # a name is handed out once
+    held_any = held["test"] | held["valid"]
+    for spec in _conjugation_table(rng, held, extra):
+        add("train", spec, *_spelling(rng, spec))
+    makers = {"names": _one_with_names, "replies": _one_reply, "commas": _one_comma}
+    while len(train) < SPLIT_SIZES["train"]:
+        spec = makers[rng.weighted([(3, "names"), (3, "replies"), (2, "commas")])](rng, extra)
+        if not combinations(spec) & held_any:
+            add("train", spec, *_spelling(rng, spec))
 
 
 def phrasebook(split: str = "train") -> list[tuple[str, str]]:
     """``(english, portuguese)`` sentence pairs of the course's phrasebook, for ``"train"``, ``"valid"`` or ``"test"``.
 
     The pairs come from a grammar of English and Portuguese (no download) and
-    are the same on every machine and every call: 40,440 for training (40,000
-    drawn, and the fixed expressions alone and said to someone: "hello, maria"),
+    are the same on every machine and every call: 46,000 for training (40,000
+    drawn, the fixed expressions alone and said to someone: "hello, maria",
+    and the templates of issue 23: every verb with every pronoun in every
+    tense, names of several words, "no, ..." and clauses joined by a comma),
     1,000 for validation and 1,500 for testing, all different. Sentences are
     lower-case; a final ``.``, ``!`` or ``?`` (or none) is the same on both
     sides::
@@ -577,15 +714,18 @@ def phrasebook(split: str = "train") -> list[tuple[str, str]]:
     such as water alone); names; present, past and future; "be" with an
     adjective (ser or estar), with hungry/thirsty/afraid/sleepy (estar com),
     with a place (estar em); a verb with or without an object; yes/no
-    questions, "where" and "what" questions; two clauses joined by "and" or
-    "but"; "my name is ..."; times (today, yesterday, tomorrow, ...); and a
+    questions, "where" and "what" questions; two clauses joined by "and",
+    "but" or a comma alone; "no, ..." and "yes, ..." before a sentence; names
+    of several words and titles ("mr smith" → "o senhor smith"); "my name is
+    ..."; times (today, yesterday, tomorrow, ...); and a
     few fixed expressions (hello, thank you, ...). Words only meet where they
     make sense: people eat food and read paper, colours are for animals and
     things, never for people.
 
     The training split comes in order: the fixed expressions first, then the
-    text's examples and the small templates, then the drawn sentences; for a
-    sample, take pairs spread over it, not its first ones.
+    text's examples and the small templates, then the drawn sentences, then
+    the conjugation table and the other templates of issue 23; for a sample,
+    take pairs spread over it, not its first ones.
 
     The test split holds out combinations: for most nouns, one adjective and
     one verb (as its object) never occur with that noun in training; the

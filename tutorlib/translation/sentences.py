@@ -1,0 +1,44 @@
+"""A text into its sentences: the one rule ``translate`` and ``python -m tutorlib translate`` share.
+
+The model was trained on one sentence at a time, so a text of several is
+split first and each sentence translated alone. No torch (the command line
+imports it before torch).
+
+Used in chapter 10 (Translating and evaluating).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["split_sentences", "TITLE_ABBREVIATIONS"]
+
+# A title written with a full stop ends no sentence: "Mr. Smith is happy." is one sentence.
+TITLE_ABBREVIATIONS = ("mr.", "mrs.", "ms.", "dr.")
+
+# A sentence ends at . ! or ? (a run of them, "?!" or "..."), followed by white space.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """``"I am happy. She is tired!"`` -> ``["I am happy.", "She is tired!"]``: the sentences of a text.
+
+    A sentence ends at ``.``, ``!`` or ``?`` followed by white space, except
+    after a title ("Mr.", "Mrs.", "Ms.", "Dr."); a line break ends one too.
+    Blank text gives ``[]``.
+
+    Used in chapter 10 (Translating and evaluating).
+    """
+    if not isinstance(text, str):
+        raise ValueError(
+            f"split_sentences expects a string, got {type(text).__name__}: {text!r:.60}"
+        )
+    sentences: list[str] = []
+    for piece in _SENTENCE_END.split(text.strip()):
+        if not piece:
+            continue
+        if sentences and sentences[-1].split()[-1].lower() in TITLE_ABBREVIATIONS:
+            sentences[-1] = f"{sentences[-1]} {piece}"  # "Mr." and the name after it stay together
+        else:
+            sentences.append(piece)
+    return sentences
