@@ -191,7 +191,7 @@ def read_checkpoint(path) -> dict:
         _check_zip_crc(path)
         state = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
-        if "weights_only" not in str(e):  # a damaged file, not a file with code in it
+        if "GLOBAL" not in str(e):  # a damaged file, not a file that names code to run
             raise CheckpointError(_unreadable(path, e)) from e
         # torch's own message ends with "set weights_only=False": the one thing not to do with a file
         # that holds code, so it is not passed on
@@ -232,8 +232,17 @@ def read_checkpoint(path) -> dict:
 
 
 def _unreadable(path: Path, e: Exception) -> str:
+    # torch's weights_only message advises weights_only=False, wrong for a damaged file: only its
+    # own finding ("Unsupported operand 0") is passed on
+    lines = [
+        line.strip()
+        for line in str(e).splitlines()
+        if line.strip()
+        and not any(w in line for w in ("weights_only", "Weights only", "documentation"))
+    ]
+    what = (lines[0] if lines else str(e))[:200]
     return (
-        f"{path} cannot be read as a checkpoint ({type(e).__name__}: {str(e)[:200]}). It is truncated "
+        f"{path} cannot be read as a checkpoint ({type(e).__name__}: {what}). It is truncated "
         "or corrupted (a copy that did not finish?) or not a PyTorch file at all"
     )
 

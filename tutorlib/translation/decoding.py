@@ -30,6 +30,7 @@ from ..nn import causal_attention_mask, padding_attention_mask
 from .checkpoints import load_pretrained
 from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .model import Translator
+from .phrasebook.lexicon import TITLES
 from .sentences import split_sentences
 
 __all__ = [
@@ -514,7 +515,18 @@ def _prepare(
             f'"{word}" comes {longest} times in a row, which no sentence the translator learned '
             "does: its translation is a guess",
         )
-    return result, src_vocab.encode(words, warn_unknown=False)
+    ids = src_vocab.encode(words, warn_unknown=False)
+    # A title's name is a name even when it is also an English word ("Mr Brown", "Dr Rose"): the
+    # word after the title, and the capitalised words after that, are read as unknown and copied.
+    for j in range(1, len(words)):
+        if words[j - 1] in TITLES or (
+            ids[j - 1] == UNK_ID
+            and j >= 2
+            and words[j - 2] in TITLES
+            and result.source_tokens[j][:1].isupper()
+        ):
+            ids[j] = UNK_ID
+    return result, ids
 
 
 def _copy_unknown(
@@ -666,15 +678,14 @@ def translate_sentences(
         for (i, ids), hyp in zip(chunk, hyps):
             _copy_unknown(results[i], model, ids, hyp, tgt_vocab, device, with_weights)
             budget = output_budget(len(ids), model.config.max_len, max_len)
-            if len(hyp) >= budget:
-                cap = (
-                    f"max_len={max_len}"
-                    if max_len is not None and budget == max_len
-                    else "the length budget (2 x source words + 5, and the model's positions)"
-                )
+            if max_len is not None and budget == max_len < output_budget(
+                len(ids), model.config.max_len
+            ):
+                # the caller's max_len cut it (the 2 S + 5 budget alone only stops a looping decoder)
                 _add_notice(
                     results[i],
-                    f"the translation stopped at {budget} word{'s' if budget > 1 else ''}, {cap}: it may be cut short",
+                    f"the translation stopped at max_len={max_len} word{'s' if max_len > 1 else ''}: "
+                    "it may be cut short",
                 )
     return [
         _joined(sentences[i], [results[k] for k in owner]) if len(owner) > 1 else results[owner[0]]
@@ -731,8 +742,8 @@ def translate(
       left out;
     - an empty (or blank) sentence translates to an empty string, and one of
       punctuation alone to an empty string with a notice; a word three times
-      in a row ("the the the") and a translation that stops at its length
-      budget (``max_len``) are said in a notice;
+      in a row ("the the the") and a translation that ``max_len`` stopped
+      are said in a notice;
     - a sentence longer than the model's ``max_len``, with no known word
       (German typed in), or with more Portuguese words than English ones
       ("a casa é grande"), is a ``ValueError`` naming it

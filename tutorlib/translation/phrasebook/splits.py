@@ -571,6 +571,7 @@ def _build() -> tuple[dict, dict]:
 # The templates added to training after the drawn sentences (issue 23). Each has a generator of its
 # own, so the drawn sentences, and with them the test and validation splits, stay what they were.
 _EXTRA_SEED = _SEED + 2
+_SAID_TO_AGAIN = 10  # each fixed expression said to this many more people
 _TABLE_PAST_FIRST = 4  # sentences of each verb in the past with "i" and with "we" (one otherwise)
 
 
@@ -672,7 +673,8 @@ _NOT_NAMES = {"dum", "duma", "num", "numa"}
 
 
 def _add_extras(train: list, add, held: dict, copied: _Copied) -> None:
-    """Add the conjugation table to training, then names of several words, "no, ..." / "yes, ..."
+    """Add the conjugation table and the fixed expressions said to more people to training, then
+    names of several words, "no, ..." / "yes, ..."
     and comma-joined clauses (3 : 3 : 2) until the split holds ``SPLIT_SIZES["train"]`` pairs."""
     rng = _Rng(_EXTRA_SEED)
     extra = _Copied(rng)
@@ -680,6 +682,12 @@ def _add_extras(train: list, add, held: dict, copied: _Copied) -> None:
     held_any = held["test"] | held["valid"]
     for spec in _conjugation_table(rng, held, extra):
         add("train", spec, *_spelling(rng, spec))
+    # The fixed expressions, said to _SAID_TO_AGAIN more people: the templates above dilute them,
+    # and a model trained without these wrote "what is your name" as "o que seu nome é".
+    for en, pt in PHRASES:
+        marks = ("?", "") if en.startswith(("how", "what")) else ("", ".", "!")
+        for _ in range(_SAID_TO_AGAIN):
+            add("train", Phrase(en, pt, extra.name()), False, rng.choice(marks))
     makers = {"names": _one_with_names, "replies": _one_reply, "commas": _one_comma}
     while len(train) < SPLIT_SIZES["train"]:
         spec = makers[rng.weighted([(3, "names"), (3, "replies"), (2, "commas")])](rng, extra)
