@@ -28,7 +28,7 @@ SPLITS = ("train", "valid", "test")
 # The phrasebook's fingerprint. The shipped checkpoint and the chapters' printed numbers
 # were made from exactly these pairs: if you change the grammar on purpose, retrain the
 # checkpoint, re-execute chapters 9 and 10, and update this value.
-PHRASEBOOK_SHA256 = "a0ffc0cde95a9e0286333ca6d3f992e5cb27b892660b8704ddae93068718b7ff"
+PHRASEBOOK_SHA256 = "a8aca28ecda7396865d5f900688bda3706de5c313952fa6e1337825cfa6d6e20"
 
 
 @pytest.fixture(scope="module")
@@ -248,7 +248,7 @@ def test_fixed_expressions(splits):
         if m and m[1] in PHRASES and m[2] not in words:
             said_to[m[1]] += 1
             assert pt == f"{dict(pb.PHRASES)[m[1]]}, {m[2]}{m[3]}", (en, pt)
-    assert said_to == {en: 30 for en in PHRASES}, "each expression is said to 20 + 10 people"
+    assert said_to == {en: 50 for en in PHRASES}, "each expression is said to 20 + 30 people"
 
 
 @pytest.mark.parametrize("mark", ["", ".", "!", "?"])

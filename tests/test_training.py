@@ -339,8 +339,8 @@ def test_presets_are_what_the_docs_say():
     )
     assert {k: getattr(p, k) for k in training} == training
     steps_per_epoch = math.ceil(len(phrasebook("train")) / p.batch_size)
-    assert (steps_per_epoch, p.epochs * steps_per_epoch) == (158, 948), (
-        "6 epochs of 158 steps, as documented"
+    assert (steps_per_epoch, p.epochs * steps_per_epoch) == (180, 1080), (
+        "6 epochs of 180 steps, as documented"
     )
     assert p.warmup_steps < steps_per_epoch * p.epochs / 2, "the warmup is a small part of the run"
     w = PRESETS["wide"]

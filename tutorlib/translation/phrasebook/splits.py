@@ -571,7 +571,7 @@ def _build() -> tuple[dict, dict]:
 # The templates added to training after the drawn sentences (issue 23). Each has a generator of its
 # own, so the drawn sentences, and with them the test and validation splits, stay what they were.
 _EXTRA_SEED = _SEED + 2
-_SAID_TO_AGAIN = 10  # each fixed expression said to this many more people
+_SAID_TO_AGAIN = 30  # each fixed expression said to this many more people
 _TABLE_PAST_FIRST = 4  # sentences of each verb in the past with "i" and with "we" (one otherwise)
 
 
