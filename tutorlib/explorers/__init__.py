@@ -86,7 +86,8 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
             raise ValueError(f"{what} {query!r} is not one of the {what} labels {labels}")
         if len(hits) > 1:
             raise ValueError(
-                f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass its position instead"
+                f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass "
+                "its position instead"
             )
         return hits[0]
     return whole_number(what, query, 0, len(labels) - 1)
@@ -94,7 +95,8 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
 
 @functools.cache
 def _explorer_class():
-    """A VBox whose display also offers its static twin's HTML (made on first use: ipywidgets loads lazily)."""
+    """A VBox whose display also offers its static twin's HTML (made on first use: ipywidgets loads
+    lazily)."""
     import ipywidgets as widgets
 
     class Explorer(widgets.VBox):
@@ -139,7 +141,8 @@ def _option_labels(labels: list[str]) -> list[tuple[str, int]]:
 
 
 def temperature_view(scores, labels, temperature: float) -> tuple[np.ndarray, str]:
-    """The temperature explorer's logic: softmax weights at ``temperature`` and their bars as HTML."""
+    """The temperature explorer's logic: softmax weights at ``temperature`` and their bars as
+    HTML."""
     weights = softmax(np.asarray(scores, dtype=float), temperature=temperature)
     return weights, weight_bars_html(labels, weights, title=f"softmax(scores / {temperature:g})")
 
@@ -192,7 +195,8 @@ def temperature_explorer(
 
 
 def _saturation_vectors(n_keys: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """One query and ``n_keys`` keys, MAX_D_K wide, entries from N(0, 1); a width d_k uses the first d_k features."""
+    """One query and ``n_keys`` keys, MAX_D_K wide, entries from N(0, 1); a width d_k uses the first
+    d_k features."""
     rng = np.random.default_rng(seed)
     q = rng.standard_normal(MAX_D_K)  # (MAX_D_K,)
     k = rng.standard_normal((n_keys, MAX_D_K))  # (n_keys, MAX_D_K)
@@ -202,7 +206,8 @@ def _saturation_vectors(n_keys: int, seed: int) -> tuple[np.ndarray, np.ndarray]
 def saturation_view(
     d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 0
 ) -> tuple[np.ndarray, str]:
-    r"""The saturation slider's logic: one seeded query against ``n_keys`` seeded keys of width ``d_k``.
+    r"""The saturation slider's logic: one seeded query against ``n_keys`` seeded keys of width
+    ``d_k``.
 
     Scores are :math:`q \cdot k_j`, divided by :math:`\sqrt{d_k}` when
     ``scaled``; the weights are their softmax. The query and keys are the
@@ -241,7 +246,8 @@ def saturation_view(
 
 @explorer("chapters/04_scaled_dot_product_attention", d_k="slider", scaled="buttons")
 def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, seed: int = 0):
-    """A slider over d_k (1 to 512) and a scaled/unscaled toggle, showing :func:`saturation_view`."""
+    """A slider over d_k (1 to 512) and a scaled/unscaled toggle, showing
+    :func:`saturation_view`."""
     import ipywidgets as widgets
 
     d_k = whole_number("d_k", d_k, 1, MAX_D_K)
@@ -352,8 +358,9 @@ def _heads(weights, batch: int) -> np.ndarray:
         w = w[batch]
     elif w.ndim != 3:
         raise ValueError(
-            f"weights must be a multi-head layer's need_weights output, (B, H, T_q, T_k) or (H, T_q, T_k), got shape "
-            f"{w.shape}; for one head's (T_q, T_k) table use attention_view or weights_heatmap_html"
+            "weights must be a multi-head layer's need_weights output, (B, H, T_q, T_k) or (H, "
+            f"T_q, T_k), got shape {w.shape}; for one head's (T_q, T_k) table use attention_view "
+            "or weights_heatmap_html"
         )
     return w
 
@@ -426,7 +433,8 @@ MAX_PADDING = 4
 def mask_view(
     n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, str]:
-    """The mask editor's logic: self-attention over ``n_words`` real words and ``n_pad`` padding tokens.
+    """The mask editor's logic: self-attention over ``n_words`` real words and ``n_pad`` padding
+    tokens.
 
     The sentence is the first ``n_words`` of ``words`` (default "YOUR CAT IS A
     LOVELY CAT") followed by ``n_pad`` ``<pad>`` tokens: ``T = n_words +
@@ -482,7 +490,8 @@ def mask_view(
 
 @explorer("chapters/06_masking", n_words="slider", n_pad="slider", causal="checkbox")
 def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=None, seed: int = 0):
-    """Sliders for the number of words and of padding tokens and a causal on/off switch; shows :func:`mask_view`."""
+    """Sliders for the number of words and of padding tokens and a causal on/off switch; shows
+    :func:`mask_view`."""
     import ipywidgets as widgets
 
     page = mask_view(n_words, n_pad, causal, words, seed)[2]
@@ -522,7 +531,8 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 def _decode_with_attention(
     model, sentence: str, beam_size: int, src_vocab, tgt_vocab, length_penalty: float
 ):
-    """Translate ``sentence`` and return what the view shows of it, for every layer and head at once.
+    """Translate ``sentence`` and return what the view shows of it, for every layer and head at
+    once.
 
     Returns ``(words, translation, rows, unknown, ended, cross)``: the English
     tokens, the Portuguese text, the row labels (the written tokens and the
@@ -543,7 +553,8 @@ def _decode_with_attention(
 
     if not isinstance(sentence, str):
         raise ValueError(
-            f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}"
+            f"sentence must be a string of English words, got {type(sentence).__name__}: "
+            f"{sentence!r}"
         )
     words = tokenize(sentence)
     if not words:
@@ -585,7 +596,8 @@ def _decode_with_attention(
 def _translator_html(
     decoded, sentence: str, beam_size: int, layer: int, head, config
 ) -> tuple[np.ndarray, str]:
-    """One layer's (and head's, or the heads' mean) cross-attention of a decoded sentence, and its HTML."""
+    """One layer's (and head's, or the heads' mean) cross-attention of a decoded sentence, and its
+    HTML."""
     words, translation, rows, unknown, ended, cross = decoded
     weights = cross[layer].mean(axis=0) if head is None else cross[layer, head]  # (T, S)
     esc = html.escape
@@ -598,17 +610,18 @@ def _translator_html(
     ]
     if unknown:
         lines.append(
-            f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the model "
-            "writes &lt;unk&gt;, the unknown word it attends to most is copied)"
+            f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the "
+            "model writes &lt;unk&gt;, the unknown word it attends to most is copied)"
         )
     if not ended:
         lines.append(
-            f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
-            f"the model's {config.max_len - 1} output positions): the translation is cut off"
+            f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, "
+            f"at most the model's {config.max_len - 1} output positions): the translation is cut "
+            "off"
         )
     said = esc(
-        f"Portuguese: {translation}; {'head ' + str(head + 1) if head is not None else 'mean of the heads'}, "
-        f"layer {layer + 1}"
+        f"Portuguese: {translation}; "
+        f"{'head ' + str(head + 1) if head is not None else 'mean of the heads'}, layer {layer + 1}"
     )  # the screen reader's status line (tutorlib/explorers/static.py)
     head_html = (
         f'<div class="tutorlib-translation" data-summary="{said}" style="margin-bottom:6px">'
@@ -648,7 +661,8 @@ def translator_view(
     tgt_vocab=None,
     length_penalty: float = 0.6,
 ) -> tuple[str, np.ndarray, str]:
-    """The translator explorer's logic: translate ``sentence`` and show one decoder layer's cross-attention.
+    """The translator explorer's logic: translate ``sentence`` and show one decoder layer's
+    cross-attention.
 
     ``model`` is a ``tutorlib.translator.Translator`` (its vocabularies ride
     along, or pass ``src_vocab`` and ``tgt_vocab``). The sentence is translated
@@ -719,7 +733,8 @@ def translator_explorer(
     tgt_vocab=None,
     sentences=BOOK_SENTENCES,
 ):
-    """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows :func:`translator_view`.
+    """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows
+    :func:`translator_view`.
 
     ``model`` defaults to the shipped pretrained translator
     (``tutorlib.translator.load_pretrained``). A sentence the view refuses
