@@ -151,7 +151,8 @@ PRINT_CSS = """
 """
 
 FOOTER = (
-    '<div style="font-size:8pt;width:100%;padding:0 16mm;display:flex;justify-content:space-between;'
+    '<div style="font-size:8pt;width:100%;padding:0 16mm;display:flex;'
+    "justify-content:space-between;"
     'color:#444"><span>{title}</span><span><span class="pageNumber"></span> / '
     '<span class="totalPages"></span></span></div>'
 )
@@ -187,7 +188,8 @@ def pdf_pages(pdf: Path) -> int:
 
 
 def start_pages(pdf: Path, titles: list[str], skip: int) -> list[int]:
-    """The page (1-based) on which each title first appears, in order, after the first `skip` pages."""
+    """The page (1-based) on which each title first appears, in order, after the first `skip`
+    pages."""
     if shutil.which("pdftotext") is None:
         raise SystemExit("pdftotext (Debian: poppler-utils) is needed to number the contents")
     text = subprocess.run(
@@ -251,7 +253,8 @@ def print_pdf(html_dir: Path, out: Path, pages=None) -> dict:
             front = 0
             for attempt in range(3):
                 page.evaluate(
-                    "() => { const f = document.getElementById('tl-front-matter'); if (f) f.remove(); }"
+                    "() => { const f = document.getElementById('tl-front-matter'); if (f) "
+                    "f.remove(); }"
                 )
                 page.evaluate(
                     "(on) => document.documentElement.classList.toggle('tl-front-only', on)",
@@ -283,7 +286,8 @@ def print_pdf(html_dir: Path, out: Path, pages=None) -> dict:
 
 
 def publish(out: Path) -> None:
-    """A copy next to the HTML book, when there is one, so the site serves it (index.md links it)."""
+    """A copy next to the HTML book, when there is one, so the site serves it (index.md links
+    it)."""
     site = BUILD / "html"
     if out.is_relative_to(BUILD) and (site / "index.html").is_file():
         shutil.copy2(out, site / out.name)
@@ -292,7 +296,8 @@ def publish(out: Path) -> None:
 def build_pdf(
     out: Path = BUILD / "pdf" / f"{NAME}.pdf", source: Path = ROOT, work: Path = ROOT
 ) -> dict:
-    """Build the one-page book of `source` under `work`/_build and print it to `out`; returns facts."""
+    """Build the one-page book of `source` under `work`/_build and print it to `out`; returns
+    facts."""
     start = time.perf_counter()
     jupyter_book(["--builder", "singlehtml"], work, source)
     facts = print_pdf(
@@ -327,7 +332,8 @@ SVG_DOCTYPE = re.compile(r"<!DOCTYPE svg[^\[>]*(\[.*?\])?\s*>\s*", re.S)
 
 
 def _tex(source: str) -> tuple[str, bool]:
-    """The TeX of a math element's text (HTML-escaped, with \\( \\) or \\[ \\] or $$ around it) and display."""
+    """The TeX of a math element's text (HTML-escaped, with \\( \\) or \\[ \\] or $$ around it) and
+    display."""
     text = html.unescape(source).strip()
     for left, right, display in ((r"\(", r"\)", False), (r"\[", r"\]", True), ("$$", "$$", True)):
         if text.startswith(left) and text.endswith(right):
@@ -347,7 +353,8 @@ def _resolve(folder: str, href: str) -> str:
 
 
 def mathml_epub(epub: Path) -> dict:
-    """Rewrite `epub` in place: TeX -> MathML, no scripts; the manifest says which pages hold MathML."""
+    """Rewrite `epub` in place: TeX -> MathML, no scripts; the manifest says which pages hold
+    MathML."""
     from playwright.sync_api import sync_playwright
 
     with zipfile.ZipFile(epub) as z:
@@ -403,7 +410,8 @@ def mathml_epub(epub: Path) -> dict:
             with_forms.add(name)
         files[name] = new.encode()
     for name in [n for n in files if n.endswith(".svg")]:
-        # matplotlib's SVG 1.1 DOCTYPE names external DTDs, and an image it draws twice has one id twice
+        # matplotlib's SVG 1.1 DOCTYPE names external DTDs, and an image it draws twice has one id
+        # twice
         svg = SVG_DOCTYPE.sub("", files[name].decode(), count=1)
         seen: dict[str, int] = {}
 

@@ -248,8 +248,9 @@ def check_tests(nb, where: str, ok_format: bool) -> None:
                 if name not in called:
                     raise SystemExit(
                         f"{where}, {question}: the test cell defines {name}() but never calls it; "
-                        "with OK-format tests each cell runs as a doctest, so it would always pass. "
-                        "Call it, or make every test cell one function and set tests: ok_format: false"
+                        "with OK-format tests each cell runs as a doctest, so it would always "
+                        "pass. Call it, or make every test cell one function and set tests: "
+                        "ok_format: false"
                     )
         else:
             names = seen.setdefault(question, set())
@@ -307,7 +308,8 @@ def prepared_master(path: Path) -> tuple[nbformat.NotebookNode, dict]:
     )
     if config.get("name") != path.stem:
         raise SystemExit(
-            f"{path.name}: the ASSIGNMENT CONFIG name is {config.get('name')!r}, expected {path.stem!r}"
+            f"{path.name}: the ASSIGNMENT CONFIG name is {config.get('name')!r}, expected "
+            f"{path.stem!r}"
         )
     config.update(FORCED_CONFIG)
     tests = dict(config.get("tests") or {})
