@@ -204,7 +204,8 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 class BookBrowser:
-    """Serve a built site on 127.0.0.1 and open its pages in headless Chromium (a context manager)."""
+    """Serve a built site on 127.0.0.1 and open its pages in headless Chromium (a context
+    manager)."""
 
     def __init__(
         self,
@@ -303,9 +304,11 @@ class BookBrowser:
         )
 
     def visit(self, target: str, context=None, screenshots: Path | None = None) -> Visit:
-        """Open `target` (a path relative to the site root), wait until it is rendered, read it, screenshot it.
+        """Open `target` (a path relative to the site root), wait until it is rendered, read it,
+        screenshot it.
 
-        ``context`` (a browser context, e.g. a phone-sized one) and ``screenshots`` default to the book's.
+        ``context`` (a browser context, e.g. a phone-sized one) and ``screenshots`` default to the
+        book's.
         """
         visit = Visit(target, url=self.base + target)
         screenshots = screenshots if context is not None else self.screenshots
@@ -611,7 +614,8 @@ def test_icons_are_drawn_by_the_webfonts(book):
 
 @pytest.fixture(scope="module")
 def phone(book):
-    """A 390 px window (an iPhone's width) on the same book; its screenshots go to screenshots/390/."""
+    """A 390 px window (an iPhone's width) on the same book; its screenshots go to
+    screenshots/390/."""
     context = book.browser.new_context(viewport=PHONE)
     context.set_default_timeout(TIMEOUT_MS)
     yield context
@@ -878,8 +882,9 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
                     expected = page.evaluate(NORMALISE, box.static_view(**state))
                     now = view.inner_html()
                     assert _same_view(now, expected, box.trained), (
-                        f"{chapter}, explorer {n + 1}: after setting {control.name} to {control.options[j][0]!r} "
-                        f"the page shows something else than tutorlib's view for {state}"
+                        f"{chapter}, explorer {n + 1}: after setting {control.name} to "
+                        f"{control.options[j][0]!r} the page shows something else than tutorlib's "
+                        f"view for {state}"
                     )
                     if expected != shown:
                         moves += 1
@@ -938,7 +943,10 @@ def test_solutions_print_open_and_code_wraps_on_paper(book):
     page = book.context.new_page()
     try:
         page.goto(book.base + "exercises/solutions/ex03_softmax.html", wait_until="load")
-        shown = "() => [...document.querySelectorAll('details.hide div.highlight pre')].map((p) => p.checkVisibility())"
+        shown = (
+            "() => [...document.querySelectorAll('details.hide div.highlight pre')].map((p) "
+            "=> p.checkVisibility())"
+        )
         on_screen = page.evaluate(shown)
         assert on_screen and not any(on_screen), "solutions should start collapsed on screen"
         page.emulate_media(media="print")
@@ -961,7 +969,8 @@ FOCUSED = """() => { const el = document.activeElement, s = getComputedStyle(el)
 
 
 def _key_for(kind: str, at_end: bool) -> str:
-    """The key that changes a control of this kind: arrows for sliders, menus and radio buttons, Space for a box."""
+    """The key that changes a control of this kind: arrows for sliders, menus and radio buttons,
+    Space for a box."""
     if kind == "checkbox":
         return "Space"
     if kind == "menu":
@@ -1004,7 +1013,8 @@ def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
                     "buttons"
                     if control.evaluate("e => e.tagName") == "FIELDSET"
                     else control.evaluate(
-                        "e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : e.type"
+                        "e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : "
+                        "e.type"
                     )
                 )
                 before = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
@@ -1016,7 +1026,8 @@ def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
                 after = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
                                             : e.type === "checkbox" ? String(e.checked) : e.value""")
                 assert after != before, (
-                    f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control {i + 1}"
+                    f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control "
+                    f"{i + 1}"
                 )
                 label = control.get_attribute("data-label")
                 said = root.locator(".tutorlib-announce").inner_text()
