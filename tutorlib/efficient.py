@@ -152,7 +152,10 @@ def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
     r"""Scaled dot-product attention computed tile by tile, FlashAttention-style; returns the
     output.
 
-    .. math:: \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
+    .. math::
+
+        \operatorname{Attention}(Q, K, V)
+        = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
 
     Shapes::
 

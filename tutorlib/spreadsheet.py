@@ -447,7 +447,10 @@ def export_cross_attention_xlsx(
 ) -> Path:
     r"""Write cross-attention as a workbook of live formulas; return the path written.
 
-    .. math:: \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
+    .. math::
+
+        \operatorname{Attention}(Q, K, V)
+        = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
 
     Arguments::
 
