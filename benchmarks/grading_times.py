@@ -1,6 +1,7 @@
 """Seconds to grade one submission, and a folder of 30, with the instructor's command.
 
-    .venv/bin/python benchmarks/grading_times.py [--exercise ex02_embeddings ...] [--copies 30] [--jobs 2]
+    .venv/bin/python benchmarks/grading_times.py [--exercise ex02_embeddings ...] [--copies 30]
+        [--jobs 2]
 
 Runs `tools/grade.py` as an instructor would (a fresh checker process per submission, and its
 kernel in the bubblewrap sandbox, with their time and memory limits) on each exercise's worked

@@ -63,7 +63,8 @@ def build_baseline(rev: str, work: Path) -> Path:
 
 
 MEASURE = """() => {
-  const paint = performance.getEntriesByType("paint").find((e) => e.name === "first-contentful-paint");
+  const paint = performance.getEntriesByType("paint").find((e) => e.name === \
+"first-contentful-paint");
   return paint ? paint.startTime : null;
 }"""
 

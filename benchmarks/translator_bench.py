@@ -1,7 +1,8 @@
 """The translator's figures, side by side in one run: the shipped model, training throughput, the KV
 cache.
 
-    .venv/bin/python benchmarks/translator_bench.py [--steps 30] [--skip-model] [--presets pretrained,wide]
+    .venv/bin/python benchmarks/translator_bench.py [--steps 30] [--skip-model]
+        [--presets pretrained,wide]
 
 1. **The shipped checkpoint** (``tutorlib/pretrained/translator.pt``): size,
    and BLEU, chrF and exact match on the phrasebook's test split, greedy and

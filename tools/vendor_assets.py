@@ -1,7 +1,9 @@
 """Put the book's MathJax 3 (and the tests' axe-core) into vendor/, so nothing comes from a CDN.
 
-    .venv/bin/python tools/vendor_assets.py          # fetch (once), verify, unpack into vendor/static (if changed)
-    .venv/bin/python tools/vendor_assets.py --check  # verify vendor/static against the pinned tarballs
+    # fetch (once), verify, unpack into vendor/static (if changed)
+    .venv/bin/python tools/vendor_assets.py
+    # verify vendor/static against the pinned tarballs
+    .venv/bin/python tools/vendor_assets.py --check
 
 `make book` runs it before the build. The build copies vendor/static into
 _build/html/_static (`html_static_path` in _config.yml), and `mathjax_path`
@@ -40,7 +42,8 @@ CACHE = VENDOR / "npm"  # the downloaded tarballs, kept between builds
 STATIC = VENDOR / "static"  # copied as is into _build/html/_static by Sphinx
 TESTS = VENDOR / "tests"  # what only the tests load (not part of the book)
 
-MATHJAX_OTHER_BUNDLES = {  # es5/*.js combined bundles the book does not load (it loads tex-chtml.js)
+# es5/*.js combined bundles the book does not load (it loads tex-chtml.js)
+MATHJAX_OTHER_BUNDLES = {
     "tex-mml-chtml.js",
     "tex-chtml-full.js",
     "tex-chtml-full-speech.js",
