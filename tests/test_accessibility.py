@@ -90,7 +90,8 @@ def test_every_figure_has_alt_text(path):
             f"{where} draws {images} images; one figure per cell, so its alt text describes it"
         )
         assert isinstance(alt, str) and alt.strip(), (
-            f'{where} draws a figure without alt text: add cell metadata {{"mystnb": {{"image": {{"alt": "..."}}}}}} '
+            f"{where} draws a figure without alt text: add cell metadata "
+            '{"mystnb": {"image": {"alt": "..."}}} '
             "saying what it shows and what to take from it"
         )
         assert 60 <= len(alt) <= 450, (

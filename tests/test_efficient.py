@@ -316,7 +316,7 @@ def test_online_softmax_errors():
         peak_memory(np.ones(3))
 
 
-# --- the chapter's own derivation ------------------------------------------------------------------
+# --- the chapter's own derivation -----------------------------------------------------------------
 
 
 def test_chapter_11_derivations_agree_with_tutorlib():

@@ -471,7 +471,8 @@ def test_the_sandbox(sandboxed, what, source):
 
 WITHHOLD_PROBE = """
 import importlib.util, pathlib, sys
-sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "Withheld"]   # undo the kernel's refusal
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "Withheld"]   # undo the \
+kernel's refusal
 for module in ("sacrebleu", "tutorlib.efficient"):
     try:
         __import__(module)

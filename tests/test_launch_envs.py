@@ -389,7 +389,8 @@ NotebookClient(nb, kernel_name="python3", timeout=300, allow_errors=True,
 cells = [{"index": i, "probe": probe_tag in cell.metadata.get("tags", []),
           "source": cell.source[:200], "execution_count": cell.execution_count,
           "errors": [o.ename + ": " + o.evalue for o in cell.outputs if o.output_type == "error"],
-          "stdout": "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")}
+          "stdout": "".join(o.text for o in cell.outputs
+                            if o.output_type == "stream" and o.name == "stdout")}
          for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
 with open(report, "w") as f:
     json.dump(cells, f)
