@@ -415,3 +415,40 @@ def test_nn_offers_the_chapter_15_names():
     )
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         tutorlib.nn.nothing  # noqa: B018
+
+
+# --- the future explorer's view ---------------------------------------------------------------
+
+
+def test_kv_cache_view_shows_kv_cache_bytes_for_each_variant():
+    """The view's numbers are kv_cache_bytes' (Mistral 7B at 32k, float16); its HTML is
+    well-formed XML (for the EPUB) with every memory written out and a data-summary."""
+    import xml.etree.ElementTree as ET
+
+    from tutorlib.explorers import format_bytes, kv_cache_view
+
+    m = PUBLISHED_CONFIGS["Mistral 7B"]
+    sizes, page = kv_cache_view(m.layers, m.heads, m.kv_heads, m.d_head, 32768, window=m.window)
+    assert sizes == {
+        "multi-head": kv_cache_bytes(32, 32, 128, 32768),
+        "grouped": kv_cache_bytes(32, 8, 128, 32768),
+        "multi-query": kv_cache_bytes(32, 1, 128, 32768),
+        "grouped, window 4096": kv_cache_bytes(32, 8, 128, 4096),
+    }
+    root = ET.fromstring(page)
+    assert root.get("data-summary") == "grouped (8 KV heads): 4 GiB"
+    text = "".join(root.itertext())
+    for expected in ("16 GiB", "4 GiB", "512 MiB", "25.0%", "3.1%"):
+        assert expected in text, expected
+    _, fp32 = kv_cache_view(80, 64, 8, 128, 32768, dtype="float32", batch=2)
+    assert "40 GiB" in "".join(ET.fromstring(fp32).itertext())  # 10 GiB * 2 bytes more * batch 2
+    assert [format_bytes(n) for n in (4, 2048, 3 * 2**29, 10 * GiB)] == [
+        "4 B",
+        "2 KiB",
+        "1.5 GiB",
+        "10 GiB",
+    ]
+    with pytest.raises(ValueError, match="kv_heads=3 does not divide heads=8"):
+        kv_cache_view(2, 8, 3, 64, 100)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        kv_cache_view(2, 8, 2, 64, 100, dtype="int3")
