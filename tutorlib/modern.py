@@ -102,9 +102,10 @@ def apply_rope(x, positions=None, base: float = 10000.0):
     its device, anything else a NumPy array.
 
     Pairs are *interleaved*, ``(x[2i], x[2i+1])``, as in the RoFormer paper
-    (Su et al. 2021) and as chapter 8's sinusoidal encodings pair their sines
-    and cosines. The Llama and GPT-NeoX code in Hugging Face ``transformers``
-    pairs the two *halves* instead, ``(x[i], x[i + Dh/2])``. Both are RoPE and
+    (Su et al. 2021), in Meta's own Llama code (which turns them as complex
+    numbers) and as chapter 8's sinusoidal encodings pair their sines and
+    cosines. The GPT-NeoX code, and the Llama code of Hugging Face
+    ``transformers``, pair the two *halves* instead, ``(x[i], x[i + Dh/2])``. Both are RoPE and
     both keep the relative-position property, but they turn different pairs
     of features: weights trained with one convention give wrong attention
     under the other unless the rows of ``W_Q`` and ``W_K`` are permuted
@@ -414,6 +415,12 @@ def sliding_window_mask(T: int, window: int, device=None) -> torch.Tensor:
     position see only itself. Through ``L`` layers information still travels
     up to ``L * (window - 1)`` positions back, one window per layer. It
     combines with a padding mask by ``&``, like ``causal_attention_mask``.
+
+    The mask is a band of width ``window`` below the diagonal, so the work is
+    ``T * window`` scores instead of ``T * T / 2``, but only for a kernel that
+    skips what the mask hides: chapter 11's tiled attention can skip every
+    tile of keys that lies wholly outside the band, as FlashAttention's
+    sliding-window kernels do; a dense mask still computes every score.
 
     Derived in chapter 15 (Attention in today's models); masks in chapter 6.
     """
