@@ -91,7 +91,7 @@ def test_rope_keeps_norms_and_position_zero_is_identity():
 
 
 def test_rope_pair_i_turns_at_base_to_the_minus_2i_over_dh():
-    """Pair i of a unit vector (1, 0) at position p turns to (cos pθ_i, sin pθ_i), θ_i = base^(-2i/Dh).
+    """Pair i of a unit (1, 0) at position p turns to (cos pθ_i, sin pθ_i), θ_i = base^(-2i/Dh).
 
     Interleaved pairs (2i, 2i+1): the halves convention (i, i + Dh/2) fails here."""
     Dh, base, p, i = 8, 100.0, 3, 2
@@ -161,7 +161,7 @@ def test_rope_errors():
 
 
 def test_repeat_kv_gives_head_h_the_kv_head_h_over_group():
-    """Head h reads kv head h // (H // Hkv): (kv0, kv0, kv1, kv1), not repeat's (kv0, kv1, kv0, kv1)."""
+    """Head h reads kv head h // (H // Hkv): (kv0, kv0, kv1, kv1), not (kv0, kv1, kv0, kv1)."""
     kv = randn(2, 2, 3, 4, seed=9)
     out = repeat_kv(kv, 6)
     assert out.shape == (2, 6, 3, 4)

@@ -57,7 +57,7 @@ __all__ = [
 
 
 def rope_angles(positions, d_head: int, base: float = 10000.0) -> np.ndarray:
-    """The angles RoPE turns by, ``(..., T, Dh / 2)`` in float64: ``positions[..., t] * base^(-2i/Dh)``.
+    """The angles RoPE turns by, ``(..., T, Dh / 2)``: ``positions[..., t] * base^(-2i/Dh)``.
 
     Entry ``[..., t, i]`` is the angle of pair ``i`` at position
     ``positions[..., t]``: pair 0 turns by one radian per position, the last
@@ -85,7 +85,9 @@ def apply_rope(x, positions=None, base: float = 10000.0):
 
     .. math::
         \begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} =
-        \begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i \end{pmatrix}
+        \begin{pmatrix}
+            \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i
+        \end{pmatrix}
         \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}
 
     A rotation keeps lengths, and turning q by :math:`m\theta` and k by
@@ -201,9 +203,9 @@ def _rope_positions(positions, T: int, x_shape) -> np.ndarray:
         fits = False
     if not fits:
         raise ValueError(
-            f"positions of shape {_shape(pos.shape)} does not broadcast to x's {_shape(x_shape[:-1])} "
-            "= (..., T). Positions per sequence (B, T) for x (B, H, T, Dh) need a heads axis: "
-            "positions[:, None, :]"
+            f"positions of shape {_shape(pos.shape)} does not broadcast to x's "
+            f"{_shape(x_shape[:-1])} = (..., T). Positions per sequence (B, T) for x "
+            "(B, H, T, Dh) need a heads axis: positions[:, None, :]"
         )
     return pos
 
@@ -212,7 +214,7 @@ def _rope_positions(positions, T: int, x_shape) -> np.ndarray:
 
 
 def repeat_kv(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """``(B, Hkv, S, Dh) -> (B, H, S, Dh)``: each key/value head repeated for its group of query heads.
+    """``(B, Hkv, S, Dh) -> (B, H, S, Dh)``: each key/value head repeated for its query heads.
 
     Query head ``h`` reads key/value head ``h // (H // Hkv)``: heads ``0 ..
     H/Hkv - 1`` share key/value head 0, the next group head 1, and so on. That
@@ -229,8 +231,9 @@ def repeat_kv(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     num_kv_heads = x.shape[1]
     if num_kv_heads == 0 or num_heads % num_kv_heads:
         raise ValueError(
-            f"x has Hkv={num_kv_heads} key/value heads (x {_shape(x.shape)}), which does not divide "
-            f"num_heads={num_heads}: each key/value head serves a whole group of H // Hkv query heads"
+            f"x has Hkv={num_kv_heads} key/value heads (x {_shape(x.shape)}), which does not "
+            f"divide num_heads={num_heads}: each key/value head serves a whole group of "
+            "H // Hkv query heads"
         )
     if num_kv_heads == num_heads:
         return x
@@ -295,9 +298,9 @@ class GroupedQueryAttention(nn.Module):
         if num_heads % num_kv_heads:
             divisors = [h for h in range(1, num_heads + 1) if num_heads % h == 0]
             raise ValueError(
-                f"num_kv_heads={num_kv_heads} does not divide num_heads={num_heads}: each key/value "
-                f"head serves a group of num_heads // num_kv_heads query heads, so num_kv_heads must "
-                f"be one of {divisors}"
+                f"num_kv_heads={num_kv_heads} does not divide num_heads={num_heads}: each "
+                "key/value head serves a group of num_heads // num_kv_heads query heads, so "
+                f"num_kv_heads must be one of {divisors}"
             )
         self.d_model = d_model  # D
         self.num_heads = num_heads  # H, query heads
@@ -349,7 +352,7 @@ class GroupedQueryAttention(nn.Module):
     def forward_step(
         self, query: torch.Tensor, cache: dict, mask=None, window: int | None = None
     ) -> torch.Tensor:
-        """Self-attention of the newest positions with a KV cache of ``Hkv`` heads: ``(B, T_new, D) -> (B, T_new, D)``.
+        """Self-attention of the newest positions with a cache of ``Hkv`` heads, ``(B, T_new, D)``.
 
         ``cache`` (a dict, ``{}`` at the first step) keeps ``cache["k"]`` and
         ``cache["v"]``, ``(B, Hkv, T_past, Dh)``: the keys and values *before*
