@@ -7,6 +7,8 @@ Each module holds the code that one part of the book derives. The course's layer
   layers in PyTorch (chapters 5 to 8)
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory
   measurement (chapter 11)
+- ``tutorlib.modern``     attention in today's models: RoPE, grouped-query attention, sliding
+  windows, the KV cache's size for published model shapes (chapter 15)
 
 The translation stack, built on those layers (chapters 9 and 10), a subpackage whose data,
 training loop and checkpoints other models can share:

@@ -26,6 +26,9 @@ cividis for heatmaps) and never relies on colour alone: every weight is
 written out, the selected row is marked with ▶ as well as outlined, and hidden
 cells carry ✕ as well as a hatched background.
 
+``kv_cache_view(layers, heads, kv_heads, d_head, context, ...)`` is the view of
+chapter 15's KV-cache calculator, whose explorer comes with that chapter.
+
 Introduced in chapter 3 (Softmax); chapters 4 to 6 and 10 add the others.
 """
 
@@ -39,6 +42,7 @@ import numpy as np
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from ..checks import whole_number
 from ..display import (
+    BAR_COLOUR,
     HIGHLIGHT_COLOUR,
     _as_weights,
     labels_for,
@@ -65,6 +69,8 @@ __all__ = [
     "mask_editor",
     "translator_view",
     "translator_explorer",
+    "kv_cache_view",
+    "format_bytes",
     "D_K_STEPS",
     "REGISTRY",
     "Spec",
@@ -840,3 +846,92 @@ def _translator_twin(model, src_vocab, tgt_vocab):
         )[1]
 
     return page
+
+
+# --- the KV cache's memory (chapter 15; its explorer comes with the chapter) --------------
+
+
+def format_bytes(n: float) -> str:
+    """A byte count in binary units, three significant digits: ``10.0 GiB``, ``512 MiB``, ``4 B``."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.3g} B"
+
+
+def kv_cache_view(
+    layers: int,
+    heads: int,
+    kv_heads: int,
+    d_head: int,
+    context: int,
+    dtype: str = "float16",
+    batch: int = 1,
+    window: int | None = None,
+    title: str = "",
+) -> tuple[dict, str]:
+    """The KV-cache calculator's logic: the cache of one model shape, multi-head vs grouped vs multi-query.
+
+    ``kv_cache_bytes(layers, Hkv, d_head, tokens, batch, bytes)`` for
+    ``Hkv = heads`` (multi-head), ``kv_heads`` (grouped, the shape's own) and
+    1 (multi-query), with ``tokens = context``, or ``min(context, window)``
+    for a sliding window. ``dtype`` is a key of
+    :data:`tutorlib.modern.DTYPE_BYTES`. Returns ``({row: bytes}, html)``: an
+    HTML table with one row per variant, its KV heads, cached tokens, memory,
+    and a bar as long as its share of the multi-head cache; the grouped row's
+    memory is the ``data-summary`` a screen reader hears. The presets of the
+    future explorer are :data:`tutorlib.modern.PUBLISHED_CONFIGS`.
+
+    Derived in chapter 15 (Attention in today's models).
+    """
+    from ..modern import DTYPE_BYTES, kv_cache_bytes
+
+    heads = whole_number("heads", heads, 1)
+    kv_heads = whole_number("kv_heads", kv_heads, 1, heads)
+    if heads % kv_heads:
+        raise ValueError(
+            f"kv_heads={kv_heads} does not divide heads={heads}: each key/value head serves a "
+            "whole group of query heads"
+        )
+    if dtype not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {sorted(DTYPE_BYTES)}, got {dtype!r}")
+    context = whole_number("context", context, 1)
+    tokens = context if window is None else min(context, whole_number("window", window, 1))
+    size = functools.partial(
+        kv_cache_bytes, layers, d_head=d_head, batch=batch, bytes_per_value=DTYPE_BYTES[dtype]
+    )
+    rows = [
+        ("multi-head", heads, context),
+        ("grouped" if 1 < kv_heads < heads else "the shape's own", kv_heads, context),
+        ("multi-query", 1, context),
+    ]
+    if window is not None:
+        rows.append((f"{rows[1][0]}, window {window}", kv_heads, tokens))
+    sizes = {name: size(num_kv_heads=h, seq_len=t) for name, h, t in rows}
+    full = sizes["multi-head"]
+    esc = html.escape
+    cell = "padding:2px 8px;text-align:right"
+    parts = [
+        '<table class="tutorlib-kv-cache" style="border-collapse:collapse;font-family:monospace">',
+        '<caption style="caption-side:top;text-align:left;font-weight:bold">'
+        f"{esc(title + ': ' if title else '')}KV cache of {layers} layers, {heads} query heads "
+        f"of {d_head}, {context} tokens, batch {batch}, {esc(dtype)}</caption>",
+        '<thead><tr><th scope="col" style="padding:2px 8px;text-align:left">attention</th>'
+        f'<th scope="col" style="{cell}">KV heads</th><th scope="col" style="{cell}">tokens cached</th>'
+        f'<th scope="col" style="{cell}">memory</th><th scope="col" style="padding:2px 8px">'
+        "share of multi-head</th></tr></thead><tbody>",
+    ]
+    for name, h, t in rows:
+        share = sizes[name] / full
+        parts.append(
+            f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(name)}</th>'
+            f'<td style="{cell}">{h}</td><td style="{cell}">{t}</td>'
+            f'<td style="{cell}">{format_bytes(sizes[name])}</td>'
+            f'<td style="padding:2px 8px"><span style="display:inline-block;height:1em;'
+            f'width:{200 * share:.1f}px;background:{BAR_COLOUR};vertical-align:middle"></span> '
+            f"{share:.1%}</td></tr>"
+        )
+    parts.append("</tbody></table>")
+    own = rows[1][0]
+    summary = f"{own} ({kv_heads} KV heads): {format_bytes(sizes[own])}"
+    return sizes, f'<div data-summary="{esc(summary)}">{"".join(parts)}</div>'
