@@ -852,7 +852,10 @@ def _translator_twin(model, src_vocab, tgt_vocab):
 
 
 def format_bytes(n: float) -> str:
-    """A byte count in binary units, three significant digits: ``10.0 GiB``, ``512 MiB``, ``4 B``."""
+    """A byte count in binary units, three significant digits.
+
+    ``10.0 GiB``, ``512 MiB``, ``4 B``.
+    """
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
             return f"{n / size:.3g} {unit}"
@@ -870,7 +873,9 @@ def kv_cache_view(
     window: int | None = None,
     title: str = "",
 ) -> tuple[dict, str]:
-    """The KV-cache calculator's logic: the cache of one model shape, multi-head vs grouped vs multi-query.
+    """The KV-cache calculator's logic: the cache of one model shape.
+
+    Multi-head vs grouped vs multi-query.
 
     ``kv_cache_bytes(layers, Hkv, d_head, tokens, batch, bytes)`` for
     ``Hkv = heads`` (multi-head), ``kv_heads`` (grouped, the shape's own) and
@@ -917,7 +922,8 @@ def kv_cache_view(
         f"{esc(title + ': ' if title else '')}KV cache of {layers} layers, {heads} query heads "
         f"of {d_head}, {context} tokens, batch {batch}, {esc(dtype)}</caption>",
         '<thead><tr><th scope="col" style="padding:2px 8px;text-align:left">attention</th>'
-        f'<th scope="col" style="{cell}">KV heads</th><th scope="col" style="{cell}">tokens cached</th>'
+        f'<th scope="col" style="{cell}">KV heads</th>'
+        f'<th scope="col" style="{cell}">tokens cached</th>'
         f'<th scope="col" style="{cell}">memory</th><th scope="col" style="padding:2px 8px">'
         "share of multi-head</th></tr></thead><tbody>",
     ]
