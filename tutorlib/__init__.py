@@ -7,6 +7,8 @@ Each module holds the code that one part of the book derives. The course's layer
   layers in PyTorch (chapters 5 to 8)
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory
   measurement (chapter 11)
+- ``tutorlib.tokenizers`` byte-level byte-pair encoding (``BPE``): train, encode, decode, save
+  (chapter 14)
 
 The translation stack, built on those layers (chapters 9 and 10), a subpackage whose data,
 training loop and checkpoints other models can share:
