@@ -7,6 +7,7 @@ training chunks; round trips run on any text hypothesis can write.
 
 from __future__ import annotations
 
+import doctest
 import json
 import random
 import warnings
@@ -18,6 +19,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tutorlib.tokenizers
 from tutorlib.tokenizers import BPE, DEFAULT_SPECIALS, FORMAT, split_text
 
 CORPUS = [
@@ -324,3 +326,7 @@ def test_load_rejects_corrupt_merges(bpe, tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(ValueError, match="has no list merges"):
         BPE.load(path)
+
+
+def test_the_docstring_examples_hold():
+    assert doctest.testmod(tutorlib.tokenizers, raise_on_error=False).failed == 0

@@ -175,8 +175,14 @@ def _learn_merges(chunk_counts: dict[str, int], n_merges: int) -> list[tuple[int
 class BPE:
     """A byte-level BPE tokenizer: ``BPE.train(texts, vocab_size)``, ``encode``, ``decode``.
 
-    >>> bpe = BPE.train(["low lower lowest"] * 10, vocab_size=270)
-    >>> bpe.decode(bpe.encode("slower")) == "slower"
+    >>> bpe = BPE.train(["low lower lowest"] * 10, vocab_size=264)
+    >>> bpe
+    BPE(vocab_size=264: 256 bytes, 4 merges, special tokens ['<pad>', '<bos>', '<eos>', '<sep>'])
+    >>> [bpe.token_bytes(i) for i in bpe.merges[0]], bpe.token_bytes(256 + 3)
+    ([b'l', b'o'], b' lowe')
+    >>> [bpe.token_bytes(i) for i in bpe.encode("slowest")]
+    [b's', b'low', b'e', b's', b't']
+    >>> bpe.decode(bpe.encode("slowest")) == "slowest"
     True
 
     Build one with ``BPE.train`` or ``BPE.load``; ``BPE(merges, special_tokens)``
