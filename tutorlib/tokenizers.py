@@ -59,7 +59,15 @@ from pathlib import Path
 
 from .checks import whole_number
 
-__all__ = ["BPE", "split_text", "SPLIT_PATTERN", "DEFAULT_SPECIALS", "FORMAT", "FORMAT_VERSION"]
+__all__ = [
+    "BPE",
+    "split_text",
+    "merge_pair",
+    "SPLIT_PATTERN",
+    "DEFAULT_SPECIALS",
+    "FORMAT",
+    "FORMAT_VERSION",
+]
 
 # --- 1. the pre-split -----------------------------------------------------------------------
 
