@@ -9,6 +9,8 @@ Each module holds the code that one part of the book derives. The course's layer
   measurement (chapter 11)
 - ``tutorlib.modern``     attention in today's models: RoPE, grouped-query attention, sliding
   windows, the KV cache's size for published model shapes (chapter 15)
+- ``tutorlib.tokenizers`` byte-level byte-pair encoding (``BPE``): train, encode, decode, save
+  (chapter 14)
 
 The translation stack, built on those layers (chapters 9 and 10), a subpackage whose data,
 training loop and checkpoints other models can share:
