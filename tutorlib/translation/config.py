@@ -160,17 +160,17 @@ class GPTConfig:
     """
 
     # the model
-    vocab_size: int = 0  # one vocabulary for both languages; filled in by train() from the vocabulary
+    vocab_size: int = 0  # one vocabulary for both languages; train() sets it
     d_model: int = 128  # D, the width of every token's vector
     num_heads: int = 4  # H; each head is Dh = D // H wide
     d_ff: int = 384  # hidden width of the feed-forward network
     num_layers: int = 6  # blocks of causal self-attention + feed-forward
     dropout: float = 0.1
-    max_len: int = 64  # positions of the whole sequence: source, <sep>, translation (its <eos> is only predicted)
+    max_len: int = 64  # positions of source, <sep> and translation together (<eos> is never read)
     norm_first: bool = True  # pre-norm, as the translator (and every GPT since GPT-2)
-    tie_output: bool = True  # the output layer reuses the embedding matrix: one table reads and writes tokens
+    tie_output: bool = True  # the output layer reads with the embedding matrix
     # the training (tutorlib.translation.training.train), as in TranslatorConfig
-    label_smoothing: float = 0.1  # on the Portuguese tokens' targets (the prompt has no loss at all)
+    label_smoothing: float = 0.1  # on the translation's targets (the prompt has no loss)
     lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
     min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
     warmup_steps: int = 200  # steps of linear warmup from 0 to lr
@@ -193,7 +193,7 @@ class GPTConfig:
             )
 
     # Read by train() when it builds the vocabularies itself: a GPT reads both languages through one table.
-    share_embeddings = property(lambda self: True, doc="Always True: one vocabulary, one embedding.")
+    share_embeddings = property(lambda self: True, doc="Always True: one vocabulary.")
 
     @property
     def max_source_len(self) -> int:

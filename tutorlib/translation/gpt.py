@@ -158,7 +158,9 @@ def joint_vocab(pairs, min_freq: int = 2) -> Vocab:
 # --- the sequence layout -----------------------------------------------------------------------
 
 
-def gpt_sequence(src_ids: Sequence[int], tgt_ids: Sequence[int], sep_id: int, eos_id: int) -> list[int]:
+def gpt_sequence(
+    src_ids: Sequence[int], tgt_ids: Sequence[int], sep_id: int, eos_id: int
+) -> list[int]:
     """``[src] <sep> [tgt] <eos>``: one training sequence of the decoder-only translator.
 
     Derived in chapter 13 (the translator as a GPT).
@@ -321,7 +323,9 @@ class GPT(nn.Module):
 
     kind = "gpt"  # what a checkpoint records, so that load_checkpoint builds a GPT
 
-    def __init__(self, config: GPTConfig, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None):
+    def __init__(
+        self, config: GPTConfig, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None
+    ):
         super().__init__()
         if not isinstance(config, GPTConfig):
             raise ValueError(f"GPT needs a GPTConfig, got {type(config).__name__}")
@@ -343,11 +347,16 @@ class GPT(nn.Module):
         self.config, self.vocab = config, vocab
         c = config
         self.embed = nn.Embedding(c.vocab_size, c.d_model)
-        self.pos = PositionalEncoding(c.d_model, c.max_len, dropout=c.dropout)  # sinusoidal, no parameters
+        self.pos = PositionalEncoding(
+            c.d_model, c.max_len, dropout=c.dropout
+        )  # sinusoidal, no parameters
         self.blocks = nn.ModuleList(
-            Block(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first) for _ in range(c.num_layers)
+            Block(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
+            for _ in range(c.num_layers)
         )
-        self.norm = nn.LayerNorm(c.d_model) if c.norm_first else None  # pre-norm: once after the stack
+        self.norm = (
+            nn.LayerNorm(c.d_model) if c.norm_first else None
+        )  # pre-norm: once after the stack
         self.generator = nn.Linear(c.d_model, c.vocab_size)  # D -> V scores, the logits
         for p in self.parameters():  # Xavier-uniform matrices, as the translator
             if p.dim() > 1:
@@ -355,8 +364,12 @@ class GPT(nn.Module):
         if c.tie_output:
             self.generator.weight = self.embed.weight  # (V, D): one matrix reads tokens in and out
 
-    src_vocab = property(lambda self: self.vocab, doc="The one vocabulary (as the translator names it).")
-    tgt_vocab = property(lambda self: self.vocab, doc="The one vocabulary (as the translator names it).")
+    src_vocab = property(
+        lambda self: self.vocab, doc="The one vocabulary (as the translator names it)."
+    )
+    tgt_vocab = property(
+        lambda self: self.vocab, doc="The one vocabulary (as the translator names it)."
+    )
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -389,11 +402,19 @@ class GPT(nn.Module):
         if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2:
             got = tuple(tokens.shape) if isinstance(tokens, torch.Tensor) else type(tokens).__name__
             raise ValueError(f"GPT reads token ids of shape (B, L), got {got}")
-        L = tokens.shape[1]
-        self._check_length(L)
-        mask = causal_attention_mask(L, device=tokens.device)  # (L, L): position i reads 0 .. i
+        self._check_length(tokens.shape[1])
         # (B, L) -> (B, L, D)
         x = self.add_positions(self.embed(tokens) * math.sqrt(self.config.d_model))
+        return self.stack(x, need_weights)
+
+    def stack(self, x: torch.Tensor, need_weights: bool = False):
+        """The blocks under the causal mask, the final norm and the output layer: ``x (B, L, D)`` -> logits.
+
+        ``x`` holds the embedded tokens with their positions; ``forward`` is
+        ``stack(add_positions(embed(tokens) * sqrt(D)))``. Separate so that a
+        check can feed it vectors (``tutorlib.debug.check_causality``).
+        """
+        mask = causal_attention_mask(x.shape[1], device=x.device)  # (L, L): position i reads 0 .. i
         weights = []
         for block in self.blocks:
             if need_weights:
@@ -421,7 +442,9 @@ class GPT(nn.Module):
         # None for one new position (it reads every earlier one); else (T_new, t + T_new), causal
         mask = None
         if T_new > 1:
-            mask = torch.ones(T_new, t + T_new, dtype=torch.bool, device=tokens.device).tril(diagonal=t)
+            mask = torch.ones(T_new, t + T_new, dtype=torch.bool, device=tokens.device).tril(
+                diagonal=t
+            )
         x = self.add_positions(self.embed(tokens) * math.sqrt(self.config.d_model), start=t)
         for block, layer_cache in zip(self.blocks, cache.layers):
             x = block.forward_step(x, layer_cache, mask)
@@ -479,7 +502,10 @@ def gpt_loss_with_prompt(model: GPT, batch, config: GPTConfig) -> torch.Tensor:
 
 
 def filter_logits(
-    logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
 ) -> torch.Tensor:
     """``logits (R, V)`` divided by ``temperature``, with the tokens outside top-k and top-p set to ``-inf``.
 
@@ -489,7 +515,9 @@ def filter_logits(
 
     Derived in chapter 10 (Translating and evaluating); batched for chapter 13.
     """
-    temperature = finite_number("temperature", temperature, hint="above 0; 1 leaves the distribution as it is")
+    temperature = finite_number(
+        "temperature", temperature, hint="above 0; 1 leaves the distribution as it is"
+    )
     if temperature <= 0:
         raise ValueError(
             f"temperature must be above 0, got {temperature}: 0 would divide by zero "
@@ -505,8 +533,12 @@ def filter_logits(
         if not 0 < top_p <= 1:
             raise ValueError(f"top_p must be a probability in (0, 1], got {top_p}")
         p_sorted, order = torch.softmax(z, dim=-1).sort(dim=-1, descending=True)  # (R, V) each
-        drop_sorted = p_sorted.cumsum(dim=-1) - p_sorted >= top_p  # (R, V): already reached p before it
-        drop = torch.zeros_like(drop_sorted).scatter(1, order, drop_sorted)  # back to vocabulary order
+        drop_sorted = (
+            p_sorted.cumsum(dim=-1) - p_sorted >= top_p
+        )  # (R, V): already reached p before it
+        drop = torch.zeros_like(drop_sorted).scatter(
+            1, order, drop_sorted
+        )  # back to vocabulary order
         z = z.masked_fill(drop, float("-inf"))
     return z
 
@@ -540,7 +572,9 @@ def generate(
     """
     _check_guard(max_run, no_repeat_ngram)
     if temperature is None and (top_k is not None or top_p is not None):
-        raise ValueError("top_k and top_p shape sampling: give a temperature (1.0 leaves it as it is)")
+        raise ValueError(
+            "top_k and top_p shape sampling: give a temperature (1.0 leaves it as it is)"
+        )
     model.eval()
     tok = model.tokenizer if model.vocab is not None else WordTokenizer
     B, P = prompts.shape
@@ -689,6 +723,7 @@ def translate(
     use_cache: bool = True,
     max_run: int | None = MAX_RUN,
     no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
+    skip_errors: bool = False,
 ):
     """Translate English sentences with a GPT: a list of strings -> a list of strings (one string -> one).
 
@@ -701,7 +736,8 @@ def translate(
     prompt). An unknown word the model writes as ``<unk>`` is copied from
     the source word it read most. A non-string, an empty sentence, one
     longer than ``GPTConfig.max_source_len`` or one without a known word is a
-    ``ValueError`` naming it.
+    ``ValueError`` naming it; with ``skip_errors`` such a sentence translates
+    to ``""`` and the others go on (``evaluate`` scores it as empty).
 
     Derived in chapter 13 (the translator as a GPT).
     """
@@ -728,20 +764,34 @@ def translate(
         )
     if model.vocab is None:
         model.tokenizer  # noqa: B018 (raises the error that says what to pass)
-    checked = [_check_sentence(i, s, model) for i, s in enumerate(sentences)]
+    checked = []
+    for i, sentence in enumerate(sentences):
+        try:
+            checked.append(_check_sentence(i, sentence, model))
+        except ValueError:
+            if not skip_errors:
+                raise
+            checked.append(None)
     sep = model.tokenizer.sep_id
     device = next(model.parameters()).device
-    generator = torch.Generator(device=device).manual_seed(seed) if temperature is not None else None
+    generator = (
+        torch.Generator(device=device).manual_seed(seed) if temperature is not None else None
+    )
     by_length: dict[int, list[int]] = {}
-    for i, (_, ids) in enumerate(checked):
-        by_length.setdefault(len(ids), []).append(i)
+    for i, item in enumerate(checked):
+        if item is not None:
+            by_length.setdefault(len(item[1]), []).append(i)
     texts = [""] * len(sentences)
     for S in sorted(by_length):
-        budget = output_budget(S, model.config.max_len - S, max_len)  # what the prompt's S + 1 leave
+        budget = output_budget(
+            S, model.config.max_len - S, max_len
+        )  # what the prompt's S + 1 leave
         rows = by_length[S]
         for start in range(0, len(rows), batch_size):
             chunk = rows[start : start + batch_size]
-            prompts = torch.tensor([checked[i][1] + [sep] for i in chunk], device=device)  # (B, S + 1)
+            prompts = torch.tensor(
+                [checked[i][1] + [sep] for i in chunk], device=device
+            )  # (B, S + 1)
             hyps = generate(
                 model,
                 prompts,
@@ -879,6 +929,6 @@ def load_pretrained(device=None) -> GPT:
     if not PRETRAINED_GPT_PATH.is_file():
         raise FileNotFoundError(
             f"no GPT translator is shipped yet ({PRETRAINED_GPT_PATH} does not exist). Make it with "
-            f"`{PRETRAINED_GPT_COMMAND}`, or pass model= (a GPT from train_gpt or load_gpt)"
+            f"`{PRETRAINED_GPT_COMMAND}`; meanwhile pass a GPT from train_gpt or load_gpt(PATH) (on the command line: --checkpoint PATH)"
         )
     return load_gpt(PRETRAINED_GPT_PATH, device=device)
