@@ -278,6 +278,9 @@ def test_generate_with_and_without_cache_and_sampling_rules(model, vocab):
         assert all(row[i] != row[i + 1] or row[i] != row[i + 2] for i in range(len(row) - 2)), row
     with pytest.raises(ValueError, match="give a temperature"):
         generate(model, prompts, 10, top_k=3)
+    # each row its own budget
+    short, long = generate(model, prompts, torch.tensor([2, 9]), max_run=None, no_repeat_ngram=None)
+    assert len(short) <= 2 and len(long) <= 9
 
 
 def test_filter_logits_follows_chapter_10():
@@ -381,7 +384,7 @@ def tokenize_join(text):
     return detokenize(tokenize(text))
 
 
-def test_an_unknown_word_is_copied_where_the_model_writes_unk(trained, pairs):
+def test_an_unknown_word_is_copied_where_the_model_writes_unk(trained, pairs, monkeypatch):
     """Where the model writes <unk>, the unknown source word (as typed) that the <unk>'s step read most."""
     model = trained.model
     typed = tokenize("Zorbatrix and Quillon are", lower=False)
@@ -392,6 +395,16 @@ def test_an_unknown_word_is_copied_where_the_model_writes_unk(trained, pairs):
     read_most = typed[[0, 2][int(weights[-1, [0, 2]].argmax())]]
     text = gpt_module._with_copies(model, typed, src, hyp)
     assert text.split()[-1] == read_most and "<unk>" not in text
+    # the choice follows the pattern: a pattern that reads the second unknown word copies it
+    for j in (0, 2):
+        crafted = torch.zeros(SMALL.num_layers, SMALL.num_heads, len(hyp), len(src))
+        crafted[:, :, -1, j] = 0.9
+
+        def fake_pattern(m, s, h, crafted=crafted):
+            return crafted
+
+        monkeypatch.setattr(gpt_module, "cross_attention_pattern", fake_pattern)
+        assert gpt_module._with_copies(model, typed, src, hyp).split()[-1] == typed[j]
     # nothing unknown in the source: an output <unk> is dropped, not written
     known = ids_of(model.vocab, pairs[0][0])
     assert "<unk>" not in gpt_module._with_copies(model, tokenize(pairs[0][0]), known, hyp)

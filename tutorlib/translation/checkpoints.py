@@ -150,9 +150,7 @@ def model_state(model: Translator) -> dict:
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "kind": getattr(
-            model, "kind", "translator"
-        ),  # Translator or GPT: which class reads it back
+        "kind": getattr(model, "kind", "translator"),  # which class reads it back
         "config": model.config.to_dict(),
         "model": model.state_dict(),
         "src_vocab": model.src_vocab.to_dict(),
