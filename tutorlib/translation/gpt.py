@@ -347,16 +347,14 @@ class GPT(nn.Module):
         self.config, self.vocab = config, vocab
         c = config
         self.embed = nn.Embedding(c.vocab_size, c.d_model)
-        self.pos = PositionalEncoding(
-            c.d_model, c.max_len, dropout=c.dropout
-        )  # sinusoidal, no parameters
+        # chapter 8's sinusoids, no parameters
+        self.pos = PositionalEncoding(c.d_model, c.max_len, dropout=c.dropout)
         self.blocks = nn.ModuleList(
             Block(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
             for _ in range(c.num_layers)
         )
-        self.norm = (
-            nn.LayerNorm(c.d_model) if c.norm_first else None
-        )  # pre-norm: once after the stack
+        # pre-norm: the residual stream is normalised once after the last block
+        self.norm = nn.LayerNorm(c.d_model) if c.norm_first else None
         self.generator = nn.Linear(c.d_model, c.vocab_size)  # D -> V scores, the logits
         for p in self.parameters():  # Xavier-uniform matrices, as the translator
             if p.dim() > 1:
@@ -533,12 +531,10 @@ def filter_logits(
         if not 0 < top_p <= 1:
             raise ValueError(f"top_p must be a probability in (0, 1], got {top_p}")
         p_sorted, order = torch.softmax(z, dim=-1).sort(dim=-1, descending=True)  # (R, V) each
-        drop_sorted = (
-            p_sorted.cumsum(dim=-1) - p_sorted >= top_p
-        )  # (R, V): already reached p before it
-        drop = torch.zeros_like(drop_sorted).scatter(
-            1, order, drop_sorted
-        )  # back to vocabulary order
+        # (R, V): the tokens after the ones that already reach p, in sorted order
+        drop_sorted = p_sorted.cumsum(dim=-1) - p_sorted >= top_p
+        # (R, V) back in vocabulary order
+        drop = torch.zeros_like(drop_sorted).scatter(1, order, drop_sorted)
         z = z.masked_fill(drop, float("-inf"))
     return z
 
@@ -774,9 +770,9 @@ def translate(
             checked.append(None)
     sep = model.tokenizer.sep_id
     device = next(model.parameters()).device
-    generator = (
-        torch.Generator(device=device).manual_seed(seed) if temperature is not None else None
-    )
+    generator = None
+    if temperature is not None:  # one seeded generator for the whole call
+        generator = torch.Generator(device=device).manual_seed(seed)
     by_length: dict[int, list[int]] = {}
     for i, item in enumerate(checked):
         if item is not None:
