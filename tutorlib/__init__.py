@@ -29,8 +29,12 @@ training loop and checkpoints other models can share:
   beam search, ``translate`` with unknown words copied through attention
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
 - ``tutorlib.translation.training``     the training loop around ``TrainState``, resuming, torchrun
+- ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13: one causal
+  self-attention stack over ``[English] <sep> [Portuguese] <eos>``, the loss on the Portuguese
+  only, KV-cached greedy and sampled decoding, ``translate``, ``train_gpt`` through the same loop
+  and checkpoints (``tutorlib.gpt`` is its short name and re-exports it)
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
-  (``tutorlib.__main__`` starts it)
+  (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
 
 The old homes of those names, kept so that every import keeps working (they re-export):
 
