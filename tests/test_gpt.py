@@ -1,4 +1,6 @@
-"""tutorlib.gpt (chapter 13): the decoder-only translator, its layout, loss, cache, decoding, guards and files."""
+"""tutorlib.gpt (chapter 13): the decoder-only translator, its layout, loss, cache, decoding, guards
+and files.
+"""
 
 from __future__ import annotations
 
@@ -55,7 +57,9 @@ SMALL = GPTConfig(
 
 @pytest.fixture(scope="module")
 def pairs():
-    """About 50 phrasebook pairs spread over the training split (its first ones are all fixed phrases)."""
+    """About 50 phrasebook pairs spread over the training split (its first ones are all fixed
+    phrases).
+    """
     train = phrasebook("train")
     return train[:: len(train) // 50][:50]
 
@@ -85,8 +89,8 @@ def test_tutorlib_gpt_is_the_short_name_of_translation_gpt():
 
 
 def test_the_pretrained_preset_matches_the_translators_parameter_count():
-    """Built on the phrasebook's vocabularies, the GPT preset and the translator's shipped preset differ by
-    less than 1 % in parameters: the chapter's comparison is at the same size."""
+    """Built on the phrasebook's vocabularies, the GPT preset and the translator's shipped preset
+    differ by less than 1 % in parameters: the chapter's comparison is at the same size."""
     train = phrasebook("train")
     src, tgt = build_vocabs(train)
     translator = build_translator(PRESETS["pretrained"], src, tgt).num_parameters()
@@ -140,7 +144,8 @@ def test_the_loss_mask_is_true_exactly_on_the_target_and_eos():
         [8, 9, BOS_ID, 10, 11, EOS_ID],
         [BOS_ID, 12, EOS_ID, PAD_ID, PAD_ID, PAD_ID],
     ]
-    # True where the target is 10, 11, <eos> (row 0) and 12, <eos> (row 1): never the prompt, never padding
+    # True where the target is 10, 11, <eos> (row 0) and 12, <eos> (row 1): never the prompt,
+    # never padding
     assert b.loss_mask.tolist() == [
         [False, False, False, True, True, True],
         [False, True, True, False, False, False],
@@ -151,7 +156,9 @@ def test_the_loss_mask_is_true_exactly_on_the_target_and_eos():
 
 
 def test_a_translators_batch_becomes_the_same_gpt_batch(pairs, vocab):
-    """gpt_batch_from (tensor operations on a make_batches Batch) equals make_gpt_batch of the pairs' ids."""
+    """gpt_batch_from (tensor operations on a make_batches Batch) equals make_gpt_batch of the
+    pairs' ids.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         batch = make_batches(pairs[:16], vocab, vocab, 16, shuffle=False)[0]
@@ -201,7 +208,7 @@ def test_the_loss_ignores_the_prompts_logits_and_counts_the_targets():
     assert_close(gpt_loss_with_prompt(lambda tokens: padding_changed, b, SMALL), with_prompt)
 
 
-# --- the model: causal, cached ---------------------------------------------------------------------
+# --- the model: causal, cached --------------------------------------------------------------------
 
 
 def test_the_stack_is_causal(model):
@@ -255,7 +262,7 @@ def test_cross_attention_pattern_is_the_target_rows_and_source_columns(model, vo
     assert (pattern.sum(-1) <= 1 + 1e-6).all()  # the rest went to <sep> and the Portuguese before
 
 
-# --- decoding and translating -----------------------------------------------------------------------
+# --- decoding and translating ---------------------------------------------------------------------
 
 
 def test_generate_with_and_without_cache_and_sampling_rules(model, vocab):
@@ -267,7 +274,8 @@ def test_generate_with_and_without_cache_and_sampling_rules(model, vocab):
     # top-k 1 is greedy, whatever the temperature
     g = torch.Generator().manual_seed(0)
     assert generate(model, prompts, 10, temperature=0.7, top_k=1, generator=g) == greedy
-    # a seed repeats its draws; another seed draws otherwise (an untrained model's flat distribution)
+    # a seed repeats its draws; another seed draws otherwise (an untrained model's flat
+    # distribution)
     draws = [
         generate(model, prompts, 10, temperature=2.0, generator=torch.Generator().manual_seed(s))
         for s in (3, 3, 4)
@@ -334,7 +342,9 @@ def test_translate_guards_and_errors(model):
 
 
 def test_a_translation_stays_within_its_budget(model, vocab):
-    """An untrained model rarely writes <eos>: its translations stop at 2 S + 5 tokens, or where the positions end."""
+    """An untrained model rarely writes <eos>: its translations stop at 2 S + 5 tokens, or where the
+    positions end.
+    """
     word = next(t for t in vocab.tokens[4:] if t.isalpha())  # a word the model knows
     for sentence in (word, "you are thin", " ".join([word] * 23)):
         S = len(tokenize(sentence))
@@ -354,12 +364,14 @@ def test_load_pretrained_says_how_to_make_the_missing_checkpoint(monkeypatch, tm
         translate("you are thin")
 
 
-# --- training through the translator's loop, and the files ----------------------------------------------
+# --- training through the translator's loop, and the files ----------------------------------------
 
 
 @pytest.fixture(scope="module")
 def trained(pairs, vocab):
-    """A tiny GPT trained for 200 steps on ~50 pairs: it learns them by heart (about 10 s on one core)."""
+    """A tiny GPT trained for 200 steps on ~50 pairs: it learns them by heart (about 10 s on one
+    core).
+    """
     config = GPTConfig(
         d_model=64, num_heads=4, d_ff=128, num_layers=2, dropout=0.0, max_len=48, lr=3e-3,
         warmup_steps=20, epochs=100, batch_size=25, label_smoothing=0.0,
@@ -385,7 +397,9 @@ def tokenize_join(text):
 
 
 def test_an_unknown_word_is_copied_where_the_model_writes_unk(trained, pairs, monkeypatch):
-    """Where the model writes <unk>, the unknown source word (as typed) that the <unk>'s step read most."""
+    """Where the model writes <unk>, the unknown source word (as typed) that the <unk>'s step read
+    most.
+    """
     model = trained.model
     typed = tokenize("Zorbatrix and Quillon are", lower=False)
     src = model.vocab.encode([t.lower() for t in typed], warn_unknown=False)
@@ -432,9 +446,12 @@ def test_save_and_load_round_trip(trained, tmp_path, vocab):
 
 
 def test_training_resumes_to_the_same_weights(pairs, vocab, tmp_path):
-    """train()'s checkpoints hold a GPT too: stopped at step 3 and resumed, it ends where an uninterrupted run does."""
+    """train()'s checkpoints hold a GPT too: stopped at step 3 and resumed, it ends where an
+    uninterrupted run does.
+    """
     config = GPTConfig(
-        d_model=16, num_heads=2, d_ff=32, num_layers=1, dropout=0.1, max_len=48, epochs=2, batch_size=16,
+        d_model=16, num_heads=2, d_ff=32, num_layers=1, dropout=0.1, max_len=48,
+        epochs=2, batch_size=16,
     )  # fmt: skip
     quiet = dict(vocab=vocab, progress=False, log=lambda *a: None)
     straight = train_gpt(config, pairs, pairs[:8], **quiet)
@@ -479,7 +496,7 @@ def test_word_tokenizer_is_the_interface(vocab, pairs):
         WordTokenizer(["a"])
 
 
-# --- the command line ----------------------------------------------------------------------------------
+# --- the command line -----------------------------------------------------------------------------
 
 
 def test_cli_translates_with_a_gpt_checkpoint(trained, tmp_path, capsys, monkeypatch):

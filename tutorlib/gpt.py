@@ -1,4 +1,5 @@
-"""The translator as a GPT (chapter 13): ``tutorlib.gpt`` is the short name of ``tutorlib.translation.gpt``.
+"""The translator as a GPT (chapter 13): ``tutorlib.gpt`` is the short name of
+``tutorlib.translation.gpt``.
 
 The decoder-only model lives in the translation stack because it shares
 the translator's data, training loop and checkpoints; this module gives it
