@@ -71,7 +71,8 @@ def sdpa_forward(B=8, H=4, T=64, d_k=32, reps=50) -> dict:
 
 
 def mha_forward(B=32, T=64, D=256, H=8, reps=40) -> dict:
-    """tutorlib.nn.MultiHeadAttention vs torch.nn.MultiheadAttention, float32, forward under no_grad."""
+    """tutorlib.nn.MultiHeadAttention vs torch.nn.MultiheadAttention, float32, forward under
+    no_grad."""
     torch.manual_seed(0)
     theirs = torch.nn.MultiheadAttention(D, H, batch_first=True)
     ours = MultiHeadAttention.from_torch(theirs)
@@ -100,8 +101,8 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(2)
     print(
-        f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU; forward only; median of interleaved "
-        "repetitions"
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU; forward only; median "
+        "of interleaved repetitions"
     )
     for label, result in (
         (
@@ -113,7 +114,8 @@ def main() -> int:
         verdict = "met" if result["ratio"] <= GOAL else "NOT met"
         print(
             f"{label} {tuple(result['shape'])}: ours {result['ours_median_s'] * 1e3:.3f} ms, torch "
-            f"{result['torch_median_s'] * 1e3:.3f} ms, ours/torch {result['ratio']:.3f}; goal <= {GOAL}: {verdict}"
+            f"{result['torch_median_s'] * 1e3:.3f} ms, ours/torch {result['ratio']:.3f}; goal <= "
+            f"{GOAL}: {verdict}"
         )
     return 0
 

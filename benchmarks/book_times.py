@@ -54,7 +54,8 @@ def build(out: Path) -> float:
     )
     if run.returncode != 0:
         sys.exit(
-            f"the book build failed (exit {run.returncode}):\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+            "the book build failed (exit "
+            f"{run.returncode}):\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
         )
     return time.perf_counter() - start
 
@@ -88,7 +89,8 @@ def main() -> int:
     print(f"{'browser start (server + Chromium)':<{width}}  {'':>8}  {startup_s:7.2f}")
     for v in visits:
         print(
-            f"{v.target:<{width}}  {'':>8}  {v.load_s:7.2f}  {v.checks_s:8.2f}  {v.load_s + v.checks_s:7.2f}"
+            f"{v.target:<{width}}  {'':>8}  {v.load_s:7.2f}  {v.checks_s:8.2f}  "
+            f"{v.load_s + v.checks_s:7.2f}"
         )
     slowest = max(visits, key=lambda v: v.load_s + v.checks_s)
     print(
@@ -96,8 +98,8 @@ def main() -> int:
         f"{sum(v.checks_s for v in visits):8.2f}  {browser_s:7.2f}"
     )
     print(
-        f"{len(visits)} pages in {browser_s:.1f} s = {browser_s / BUDGET_S:.2f} of the 60 s budget; "
-        f"slowest {slowest.target} ({slowest.load_s + slowest.checks_s:.2f} s)"
+        f"{len(visits)} pages in {browser_s:.1f} s = {browser_s / BUDGET_S:.2f} of the 60 s "
+        f"budget; slowest {slowest.target} ({slowest.load_s + slowest.checks_s:.2f} s)"
         + (f"; browser / build = {browser_s / build_s:.2f}" if build_s else "")
     )
     return 0

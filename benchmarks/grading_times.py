@@ -1,6 +1,7 @@
 """Seconds to grade one submission, and a folder of 30, with the instructor's command.
 
-    .venv/bin/python benchmarks/grading_times.py [--exercise ex02_embeddings ...] [--copies 30] [--jobs 2]
+    .venv/bin/python benchmarks/grading_times.py [--exercise ex02_embeddings ...] [--copies 30]
+        [--jobs 2]
 
 Runs `tools/grade.py` as an instructor would (a fresh checker process per submission, and its
 kernel in the bubblewrap sandbox, with their time and memory limits) on each exercise's worked
@@ -54,7 +55,8 @@ def grade(paths: list[Path], out: Path, jobs: int) -> float:
 def grading_rows(
     solution: Path, exercise: str, copies: int, jobs: int
 ) -> list[tuple[str, int, float]]:
-    """(what, submissions, seconds): one copy of ``solution`` graded alone, then a folder of ``copies``."""
+    """(what, submissions, seconds): one copy of ``solution`` graded alone, then a folder of
+    ``copies``."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -88,11 +90,12 @@ def main() -> int:
     )
     args = parser.parse_args()
     print(
-        f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores"
+        f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} "
+        "cores"
     )
     print(
-        f"{'exercise':<24}  {'what':<28}  {'seconds':>8}  {'per submission':>14}  {'before sandbox':>14}  "
-        f"{'of 5 s aim':>10}"
+        f"{'exercise':<24}  {'what':<28}  {'seconds':>8}  {'per submission':>14}  "
+        f"{'before sandbox':>14}  {'of 5 s aim':>10}"
     )
     for exercise in args.exercise:
         solution = ROOT / "exercises" / "solutions" / f"{exercise}.ipynb"

@@ -1,4 +1,5 @@
-"""tutorlib.nn.MultiHeadAttention against torch.nn.MultiheadAttention: forward + backward time, side by side.
+"""tutorlib.nn.MultiHeadAttention against torch.nn.MultiheadAttention: forward + backward time, side
+by side.
 
     .venv/bin/python benchmarks/mha_vs_torch.py [--reps-scale 1.0]
 
@@ -27,7 +28,8 @@ import torch
 from tutorlib.nn import MultiHeadAttention
 
 GOAL = 1.05
-# (B, T, D, H, repetitions): a paper-like width, and a small one where per-call Python overhead shows
+# (B, T, D, H, repetitions): a paper-like width, and a small one where per-call Python overhead
+# shows
 SIZES = [(32, 64, 256, 8, 40), (4, 16, 64, 4, 400)]
 
 
@@ -70,17 +72,20 @@ def measure(B, T, D, H, reps, masked):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--reps-scale", type=float, default=1.0, help="multiply the repetitions (default 1)"
     )
     args = parser.parse_args()
     torch.set_num_threads(2)
     print(
-        f"torch {torch.__version__}, {torch.get_num_threads()} threads, float32, CPU; forward + backward, "
-        "self-attention; median of interleaved repetitions"
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, float32, CPU; forward + "
+        "backward, self-attention; median of interleaved repetitions"
     )
-    header = f"{'B':>3} {'T':>4} {'D':>4} {'H':>2}  {'mask':<7} {'reps':>5}  {'ours ms':>8}  {'torch ms':>8}  {'ours/torch':>10}"
+    header = (
+        f"{'B':>3} {'T':>4} {'D':>4} {'H':>2}  {'mask':<7} {'reps':>5}  {'ours ms':>8}  "
+        f"{'torch ms':>8}  {'ours/torch':>10}"
+    )
     print(header)
     print("-" * len(header))
     worst = 0.0

@@ -63,7 +63,8 @@ def build_baseline(rev: str, work: Path) -> Path:
 
 
 MEASURE = """() => {
-  const paint = performance.getEntriesByType("paint").find((e) => e.name === "first-contentful-paint");
+  const paint = performance.getEntriesByType("paint").find((e) => e.name === \
+"first-contentful-paint");
   return paint ? paint.startTime : null;
 }"""
 
@@ -142,8 +143,8 @@ def main() -> int:
             print(f"{p:<{width}}  {'new':>9}  {wn / 1024:7.0f}  {'':>5}  {'':>13}  {fn:10.0f}")
             continue
         print(
-            f"{p:<{width}}  {wb / 1024:9.0f}  {wn / 1024:7.0f}  {wn / wb:5.2f}  {fb:13.0f}  {fn:10.0f}  "
-            f"{fn / fb:5.2f}"
+            f"{p:<{width}}  {wb / 1024:9.0f}  {wn / 1024:7.0f}  {wn / wb:5.2f}  {fb:13.0f}  "
+            f"{fn:10.0f}  {fn / fb:5.2f}"
         )
     heaviest = max(pages, key=lambda p: statistics.median(rows[p][1]))
     print(

@@ -8,6 +8,9 @@ backward), ``translator`` (training throughput of the shipped and the wide
 preset vs torch.nn.Transformer and as a fraction of the fp32 matmul peak;
 the shipped preset before/after issue 14; decoding with and without the KV
 cache), ``memory`` (tiled vs naive attention, peak memory at T = 4096),
+``tokenizer`` (byte-level BPE on the phrasebook: seconds to train 4096
+tokens, tokens per sentence against word tokens, the incremental trainer
+against a naive recount),
 ``chapters`` (seconds per chapter; the book build, skipped with --quick) and
 ``grading`` (seconds per graded submission). Each figure is a ratio measured
 side by side in one run; the functions are those of the scripts beside this
@@ -36,7 +39,7 @@ for p in (str(HERE), str(ROOT)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-GROUPS = ("attention", "translator", "memory", "chapters", "grading")
+GROUPS = ("attention", "translator", "memory", "tokenizer", "chapters", "grading")
 # Okabe-Ito, colour-blind safe
 OKABE_ITO = {"met": "#009E73", "not met": "#D55E00", "goal": "#000000", "error": "#999999"}
 
@@ -184,6 +187,36 @@ def bench_memory(quick: bool) -> list[dict]:
     return [entry("naive / tiled attention, peak memory at T = 4096", r["ratio"], 10.0, ">=", **r)]
 
 
+def bench_tokenizer(quick: bool) -> list[dict]:
+    import bpe_bench as bb
+
+    r = bb.sizes((256, 1024, 4096) if quick else bb.SIZES, reps=1 if quick else 3)
+    last = r["rows"][-1]
+    out = [
+        entry(
+            f"BPE training, {last['vocab_size']} tokens on the phrasebook's training split, "
+            f"seconds / {bb.TRAIN_GOAL_S:g} s goal",
+            last["train_s"] / bb.TRAIN_GOAL_S,
+            1.0,
+            "<=",
+            seconds=last["train_s"],
+            rows=r["rows"],
+        ),
+        entry(
+            f"BPE ({last['vocab_size']} tokens) / word tokens per held-out sentence",
+            last["ratio_to_words"],
+            bb.WORDS_GOAL,
+            "<=",
+            **r,
+        ),
+    ]
+    n = bb.naive_vs_incremental(2000 if quick else 5000, 1024)
+    out.append(
+        entry("BPE training, naive recount / incremental", n["speedup"], bb.SPEEDUP_GOAL, ">=", **n)
+    )
+    return out
+
+
 def bench_chapters(quick: bool) -> list[dict]:
     import chapter_times as ct
 
@@ -227,6 +260,7 @@ BENCHES = {
     "attention": bench_attention,
     "translator": bench_translator,
     "memory": bench_memory,
+    "tokenizer": bench_tokenizer,
     "chapters": bench_chapters,
     "grading": bench_grading,
 }

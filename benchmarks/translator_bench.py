@@ -1,6 +1,8 @@
-"""The translator's figures, side by side in one run: the shipped model, training throughput, the KV cache.
+"""The translator's figures, side by side in one run: the shipped model, training throughput, the KV
+cache.
 
-    .venv/bin/python benchmarks/translator_bench.py [--steps 30] [--skip-model] [--presets pretrained,wide]
+    .venv/bin/python benchmarks/translator_bench.py [--steps 30] [--skip-model]
+        [--presets pretrained,wide]
 
 1. **The shipped checkpoint** (``tutorlib/pretrained/translator.pt``): size,
    and BLEU, chrF and exact match on the phrasebook's test split, greedy and
@@ -60,7 +62,8 @@ from tutorlib.translator import (
 
 THROUGHPUT_GOAL, CACHE_GOAL = 1.0, 2.0
 PEAK_GOALS = {"pretrained": 0.30, "wide": 0.50}  # share of the fp32 matmul peak, per preset
-# PRESETS["pretrained"] before issue 14, and how train() stepped then: the "before" of the comparison
+# PRESETS["pretrained"] before issue 14, and how train() stepped then: the "before" of the
+# comparison
 OLD_PRETRAINED = TranslatorConfig(
     d_model=128,
     num_heads=4,
@@ -83,8 +86,8 @@ def shipped_model() -> None:
     print("1. the shipped checkpoint")
     if not PRETRAINED_PATH.exists():
         print(
-            f"   {PRETRAINED_PATH} is missing: train it with python -m tutorlib train --preset pretrained "
-            "--out tutorlib/pretrained"
+            f"   {PRETRAINED_PATH} is missing: train it with python -m tutorlib train --preset "
+            "pretrained --out tutorlib/pretrained"
         )
         return
     state = read_checkpoint(PRETRAINED_PATH)
@@ -92,13 +95,13 @@ def shipped_model() -> None:
     model, _, _ = load_pretrained(device="cpu")
     size = PRETRAINED_PATH.stat().st_size
     print(
-        f"   {PRETRAINED_PATH.name}: {size / 2**20:.2f} MiB ({size / 1e6:.2f} MB), {model.num_parameters():,} "
-        f"parameters (goal <= 5 MB)"
+        f"   {PRETRAINED_PATH.name}: {size / 2**20:.2f} MiB ({size / 1e6:.2f} MB), "
+        f"{model.num_parameters():,} parameters (goal <= 5 MB)"
     )
     if meta:
         print(
-            f"   trained by `{meta.get('command')}`: train() took {meta.get('train_seconds')} s when it was made "
-            f"(goal: the command <= 300 s on 2 CPU cores)"
+            f"   trained by `{meta.get('command')}`: train() took {meta.get('train_seconds')} s "
+            "when it was made (goal: the command <= 300 s on 2 CPU cores)"
         )
     test = phrasebook("test")
     for beam in (1, 4):
@@ -107,9 +110,10 @@ def shipped_model() -> None:
         seconds = time.perf_counter() - start
         ok = "met" if s["bleu"] >= 95 and s["exact_match"] >= 90 else "NOT met"
         print(
-            f"   test split ({s['sentences']} held-out sentences), {'greedy' if beam == 1 else f'beam {beam}'}: "
-            f"BLEU {s['bleu']:.2f}, chrF {s['chrf']:.2f}, exact match {s['exact_match']:.1f}% "
-            f"({seconds:.1f} s); goal BLEU >= 95 and exact match >= 90%: {ok}"
+            f"   test split ({s['sentences']} held-out sentences), "
+            f"{'greedy' if beam == 1 else f'beam {beam}'}: BLEU {s['bleu']:.2f}, chrF "
+            f"{s['chrf']:.2f}, exact match {s['exact_match']:.1f}% ({seconds:.1f} s); goal BLEU >= "
+            f"95 and exact match >= 90%: {ok}"
         )
 
 
@@ -117,7 +121,8 @@ def shipped_model() -> None:
 
 
 class TorchTranslator(nn.Module):
-    """The same translator on ``torch.nn.Transformer``: our embeddings and positions, PyTorch's layers."""
+    """The same translator on ``torch.nn.Transformer``: our embeddings and positions, PyTorch's
+    layers."""
 
     def __init__(self, config):
         super().__init__()
@@ -180,12 +185,14 @@ def ours_from_torch(theirs: TorchTranslator) -> Translator:
 
 
 def matmul_peak(sizes=(512, 1024, 2048), reps: int = 5) -> float:
-    """FLOP/s of the fastest float32 ``(n, n) @ (n, n)`` product: the best of ``reps`` runs of each size."""
+    """FLOP/s of the fastest float32 ``(n, n) @ (n, n)`` product: the best of ``reps`` runs of each
+    size."""
     return max(matmul_peaks(sizes, reps).values())
 
 
 def matmul_peaks(sizes=(512, 1024, 2048), reps: int = 5) -> dict:
-    """``{n: FLOP/s}``, the best of ``reps`` timed ``(n, n) @ (n, n)`` products per size, sizes interleaved."""
+    """``{n: FLOP/s}``, the best of ``reps`` timed ``(n, n) @ (n, n)`` products per size, sizes
+    interleaved."""
     mats = {n: (torch.randn(n, n), torch.randn(n, n)) for n in sizes}
     for a, b in mats.values():  # warm-up
         a @ b
@@ -199,11 +206,12 @@ def matmul_peaks(sizes=(512, 1024, 2048), reps: int = 5) -> dict:
 
 
 class PeakProbe:
-    """Times one ``(n, n) @ (n, n)`` product per call, n cycling through ``sizes``, and keeps the best FLOP/s.
+    """Times one ``(n, n) @ (n, n)`` product per call, n cycling through ``sizes``, and keeps the
+    best FLOP/s.
 
-    Called between the training steps, so that the peak is measured in the same minutes as the throughput
-    it is compared with: on a shared machine a peak taken once, at a quiet or a busy moment, moves every
-    share by +-15% or more.
+    Called between the training steps, so that the peak is measured in the same minutes as the
+    throughput it is compared with: on a shared machine a peak taken once, at a quiet or a busy
+    moment, moves every share by +-15% or more.
     """
 
     def __init__(self, sizes=(1024, 2048), start: float = 0.0):
@@ -219,7 +227,8 @@ class PeakProbe:
 
 
 def step_flops(c, B: int, S: int, T: int) -> float:
-    """Forward + backward FLOPs of one training step on a padded (B, S) -> (B, T) batch (3x the forward)."""
+    """Forward + backward FLOPs of one training step on a padded (B, S) -> (B, T) batch (3x the
+    forward)."""
     D, F = c.d_model, c.d_ff
     enc = c.num_encoder_layers * B * S * (2 * 4 * D * D + 2 * 2 * D * F + 2 * 2 * S * D)
     dec = c.num_decoder_layers * (
@@ -235,7 +244,8 @@ def step_flops(c, B: int, S: int, T: int) -> float:
 
 
 def counted_flops(model, batch, label_smoothing: float) -> float:
-    """FLOPs of one forward + backward on ``batch`` as ``torch.utils.flop_counter.FlopCounterMode`` counts them."""
+    """FLOPs of one forward + backward on ``batch`` as ``torch.utils.flop_counter.FlopCounterMode``
+    counts them."""
     from torch.utils.flop_counter import FlopCounterMode
 
     model.train()
@@ -250,16 +260,17 @@ def clip(model, c, foreach: bool = True):
 
 
 def throughput(steps: int, preset: str = "pretrained", peak: float | None = None) -> dict:
-    """Training tokens/s of ``Translator`` and ``torch.nn.Transformer`` on ``PRESETS[preset]``, interleaved steps."""
+    """Training tokens/s of ``Translator`` and ``torch.nn.Transformer`` on ``PRESETS[preset]``,
+    interleaved steps."""
     pairs = phrasebook("train")
     src_vocab, tgt_vocab = build_vocabs(pairs)
     c = dataclasses.replace(
         PRESETS[preset], src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab)
     )
     print(
-        f"2. training throughput, {preset} preset (d_model {c.d_model}, d_ff {c.d_ff}, {c.num_heads} heads, "
-        f"{c.num_encoder_layers}+{c.num_decoder_layers} layers, batch {c.batch_size}, dropout {c.dropout}; fused "
-        "AdamW, label smoothing, foreach clipping)"
+        f"2. training throughput, {preset} preset (d_model {c.d_model}, d_ff {c.d_ff}, "
+        f"{c.num_heads} heads, {c.num_encoder_layers}+{c.num_decoder_layers} layers, batch "
+        f"{c.batch_size}, dropout {c.dropout}; fused AdamW, label smoothing, foreach clipping)"
     )
     torch.manual_seed(0)
     with warnings.catch_warnings():
@@ -281,10 +292,9 @@ def throughput(steps: int, preset: str = "pretrained", peak: float | None = None
     counted = counted_flops(ours, probe, c.label_smoothing)
     analytic = step_flops(c, *probe.src.shape, probe.tgt_in.shape[1])
     print(
-        f"   FLOPs of one step (batch {tuple(probe.src.shape)} -> {tuple(probe.tgt_in.shape)}): analytic "
-        f"{analytic / 1e9:.2f} G, FlopCounterMode {counted / 1e9:.2f} G (analytic / counted "
-        f"{analytic / counted:.3f}); "
-        "the shares of the peak below use the analytic count"
+        f"   FLOPs of one step (batch {tuple(probe.src.shape)} -> {tuple(probe.tgt_in.shape)}): "
+        f"analytic {analytic / 1e9:.2f} G, FlopCounterMode {counted / 1e9:.2f} G (analytic / "
+        f"counted {analytic / counted:.3f}); the shares of the peak below use the analytic count"
     )
     optimizers = {
         k: make_optimizer(m, c) for k, m in models.items()
@@ -315,13 +325,15 @@ def throughput(steps: int, preset: str = "pretrained", peak: float | None = None
         tokens.append(batch.num_tgt_tokens)
         flops.append(step_flops(c, *batch.src.shape, batch.tgt_in.shape[1]))
     peak = max(probe_peak.best, matmul_peak())
-    # medians over the steps, each step's tokens (or FLOPs) over its own time: one step slowed by another job
-    # on the shared cores would otherwise weigh like several; the ratio pairs the two models' steps on each batch
+    # medians over the steps, each step's tokens (or FLOPs) over its own time: one step slowed by
+    # another job on the shared cores would otherwise weigh like several; the ratio pairs the two
+    # models' steps on each batch
     rate = {k: statistics.median(n / t for n, t in zip(tokens, v)) for k, v in seconds.items()}
     achieved = {k: statistics.median(f / t for f, t in zip(flops, v)) for k, v in seconds.items()}
     ratio = statistics.median(t / o for o, t in zip(seconds["ours"], seconds["torch"]))
     print(
-        f"   {steps} steps each, interleaved; {sum(tokens) / steps:.0f} target tokens per step; medians of the steps"
+        f"   {steps} steps each, interleaved; {sum(tokens) / steps:.0f} target tokens per step; "
+        "medians of the steps"
     )
     print(f"   {'model':<28}{'tokens/s':>10}{'ms/step':>9}{'GFLOP/s':>9}{'of peak':>9}")
     for name, label in (("ours", "tutorlib Translator"), ("torch", "torch.nn.Transformer")):
@@ -335,8 +347,8 @@ def throughput(steps: int, preset: str = "pretrained", peak: float | None = None
     goal = PEAK_GOALS.get(preset)
     if goal is not None:
         print(
-            f"   ours at {of_peak['ours']:.1%} of the fp32 matmul peak ({peak / 1e9:.1f} GFLOP/s, the best product "
-            f"before, between and after these steps); goal >= {goal:.0%}: "
+            f"   ours at {of_peak['ours']:.1%} of the fp32 matmul peak ({peak / 1e9:.1f} GFLOP/s, "
+            f"the best product before, between and after these steps); goal >= {goal:.0%}: "
             + ("met" if of_peak["ours"] >= goal else "NOT met")
         )
     return {
@@ -357,10 +369,11 @@ def throughput(steps: int, preset: str = "pretrained", peak: float | None = None
 
 
 def before_after(steps: int) -> dict:
-    """The shipped preset's training before issue 14 (``OLD_PRETRAINED``, AdamW's per-parameter loop, clipping
-    one gradient at a time) and after (``PRESETS["pretrained"]``, ``make_optimizer``, foreach clipping), on our
-    ``Translator``, interleaved. Each side takes its batches of its own size from the same training pairs; each
-    timed round gives both sides the same number of sentence pairs."""
+    """The shipped preset's training before issue 14 (``OLD_PRETRAINED``, AdamW's per-parameter
+    loop, clipping one gradient at a time) and after (``PRESETS["pretrained"]``, ``make_optimizer``,
+    foreach clipping), on our ``Translator``, interleaved. Each side takes its batches of its own
+    size from the same training pairs; each timed round gives both sides the same number of sentence
+    pairs."""
     pairs = phrasebook("train")
     src_vocab, tgt_vocab = build_vocabs(pairs)
     sides = {}
@@ -434,8 +447,8 @@ def before_after(steps: int) -> dict:
         k: statistics.median(s["rates"]) for k, s in sides.items()
     }  # robust to a round slowed by other jobs
     print(
-        f"   the shipped preset before and after issue 14, {steps} interleaved rounds of {largest} pairs each "
-        "(median tokens/s of the rounds):"
+        f"   the shipped preset before and after issue 14, {steps} interleaved rounds of {largest} "
+        "pairs each (median tokens/s of the rounds):"
     )
     for name, s in sides.items():
         c = s["config"]
@@ -443,17 +456,20 @@ def before_after(steps: int) -> dict:
             "fused AdamW, foreach clipping" if s["fused"] else "AdamW loop, per-parameter clipping"
         )
         print(
-            f"   {name:<7} batch {c.batch_size:>3}, dropout {c.dropout}, {how:<36}{rate[name]:>9,.0f} tokens/s"
+            f"   {name:<7} batch {c.batch_size:>3}, dropout {c.dropout}, "
+            f"{how:<36}{rate[name]:>9,.0f} tokens/s"
         )
     speedup = rate["after"] / rate["before"]
-    # a whole run's training steps at these rates: every epoch has the same target tokens, whatever the batch size
+    # a whole run's training steps at these rates: every epoch has the same target tokens, whatever
+    # the batch size
     epoch_tokens = sum(batch.num_tgt_tokens for batch in sides["after"]["batches"])
     run_s = {k: s["config"].epochs * epoch_tokens / rate[k] for k, s in sides.items()}
     print(
-        f"   after/before = {speedup:.2f}x target tokens/s; a whole run's steps at these rates: before "
-        f"{sides['before']['config'].epochs} epochs {run_s['before']:.0f} s, after {sides['after']['config'].epochs} "
-        f"epochs {run_s['after']:.0f} s ({run_s['before'] / run_s['after']:.2f}x less time; validation and the "
-        "test-split evaluation not counted)"
+        f"   after/before = {speedup:.2f}x target tokens/s; a whole run's steps at these rates: "
+        f"before {sides['before']['config'].epochs} epochs {run_s['before']:.0f} s, after "
+        f"{sides['after']['config'].epochs} epochs {run_s['after']:.0f} s "
+        f"({run_s['before'] / run_s['after']:.2f}x less time; validation and the test-split "
+        "evaluation not counted)"
     )
     return {
         "rounds": steps,
@@ -512,11 +528,12 @@ def kv_cache(reps: int) -> dict:
     with_s, without_s = statistics.median(times[True]), statistics.median(times[False])
     speedup = without_s / with_s
     print(
-        f"   {what}, 32 long test sentences x 4 beams, 30 tokens each, median of {reps} interleaved runs"
+        f"   {what}, 32 long test sentences x 4 beams, 30 tokens each, median of {reps} "
+        "interleaved runs"
     )
     print(
-        f"   with the cache {with_s * 1e3:.0f} ms, without {without_s * 1e3:.0f} ms: {speedup:.2f}x faster; "
-        f"identical output: {same}"
+        f"   with the cache {with_s * 1e3:.0f} ms, without {without_s * 1e3:.0f} ms: "
+        f"{speedup:.2f}x faster; identical output: {same}"
     )
     verdict = "met" if speedup >= CACHE_GOAL and same else "NOT met"
     print(f"   goal >= {CACHE_GOAL:.0f}x with identical output: {verdict}")
@@ -531,7 +548,7 @@ def kv_cache(reps: int) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--steps", type=int, default=30, help="training steps per model (default 30)"
     )

@@ -1,4 +1,5 @@
-"""The translator on what learners write after chapter 10: every verb with every pronoun, and 45 sentences.
+"""The translator on what learners write after chapter 10: every verb with every pronoun, and 45
+sentences.
 
     .venv/bin/python benchmarks/translator_sweep.py [--checkpoint PATH] [--show]
 
@@ -85,7 +86,10 @@ LEARNERS = [
 
 
 def sweep(model, src_vocab, tgt_vocab):
-    """Share right per (subject, tense) over every verb; returns (counts right, counts all, misses)."""
+    """Share right per (subject, tense) over every verb.
+
+    Returns (counts right, counts all, misses).
+    """
     from tutorlib.translation.decoding import translate_sentences
     from tutorlib.translation.phrasebook.grammar import NP, Pron, Sentence, render
     from tutorlib.translation.phrasebook.lexicon import NOUNS, PERSON, PRONOUNS, VERBS
@@ -135,7 +139,7 @@ def learners(model, src_vocab, tgt_vocab):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint", default=None, help="default: the shipped translator")
     parser.add_argument("--show", action="store_true", help="print every wrong translation")
     args = parser.parse_args(argv)

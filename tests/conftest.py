@@ -6,7 +6,8 @@ import torch
 
 @pytest.fixture(scope="module")
 def one_thread():
-    """Tiny models gain nothing from a second thread, and on a shared machine two threads can wait on each other."""
+    """Tiny models gain nothing from a second thread, and on a shared machine two threads can wait
+    on each other."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

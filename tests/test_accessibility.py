@@ -90,7 +90,8 @@ def test_every_figure_has_alt_text(path):
             f"{where} draws {images} images; one figure per cell, so its alt text describes it"
         )
         assert isinstance(alt, str) and alt.strip(), (
-            f'{where} draws a figure without alt text: add cell metadata {{"mystnb": {{"image": {{"alt": "..."}}}}}} '
+            f"{where} draws a figure without alt text: add cell metadata "
+            '{"mystnb": {"image": {"alt": "..."}}} '
             "saying what it shows and what to take from it"
         )
         assert 60 <= len(alt) <= 450, (
@@ -131,7 +132,8 @@ def _parse(source: str, where: str) -> ast.Module:
 
 
 def _on_axes(func) -> bool:
-    """Whether a call is a plotting method: ``plt.x``, ``ax.x``, ``axes[0].x``, ``ax2.x`` (not ``optimizer.step``)."""
+    """Whether a call is a plotting method: ``plt.x``, ``ax.x``, ``axes[0].x``, ``ax2.x`` (not
+    ``optimizer.step``)."""
     if not isinstance(func, ast.Attribute):
         return False
     owner = func.value.value if isinstance(func.value, ast.Subscript) else func.value
@@ -167,7 +169,8 @@ def _colour_problems(tree: ast.Module, cmap_variables: bool = False) -> list[str
             )
             if not named and not (cmap_variables and isinstance(value, ast.Name)):
                 problems.append(
-                    f"{name}(cmap={ast.unparse(value)}) is not in tutorlib.display.COLOUR_BLIND_SAFE_CMAPS"
+                    f"{name}(cmap={ast.unparse(value)}) is not in "
+                    "tutorlib.display.COLOUR_BLIND_SAFE_CMAPS"
                 )
         for key in COLOUR_KEYWORDS & keywords.keys():
             value = keywords[key]
@@ -237,7 +240,10 @@ def test_the_colour_audit_catches_unsafe_code():
     ]
     for line in bad:
         assert _colour_problems(ast.parse(line)), f"the audit let {line!r} through"
-    good = 'ax.imshow(w, cmap="cividis")\nax.plot(x, y, "o-", color="#0072B2")\nax.axhline(0, color="grey")\n'
+    good = (
+        'ax.imshow(w, cmap="cividis")\nax.plot(x, y, "o-", color="#0072B2")\nax.axhline(0, '
+        'color="grey")\n'
+    )
     assert _colour_problems(ast.parse(good)) == []
 
 
@@ -306,7 +312,8 @@ def test_built_pages_carry_the_alt_text(path):
     page = built / "chapters" / (path.stem + ".html")
     if not page.is_file():
         pytest.fail(
-            f"{page} is not built: run `make book` (make test does it first) or set TUTORLIB_BOOK_HTML"
+            f"{page} is not built: run `make book` (make test does it first) or set "
+            "TUTORLIB_BOOK_HTML"
         )
     parser = _Images()
     parser.feed(page.read_text())

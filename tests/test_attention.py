@@ -136,7 +136,8 @@ def test_attention_quick_brown_fox_by_hand():
 
 
 def test_attention_is_scaled_by_sqrt_dk_not_dk():
-    """Scores must be divided by sqrt(d_k): one key pair distinguishes sqrt(d_k), d_k, d_k**2 and 1."""
+    """Scores must be divided by sqrt(d_k): one key pair distinguishes sqrt(d_k), d_k, d_k**2 and
+    1."""
     q = np.array([[1.0, 1.0, 1.0, 1.0]])
     k = np.array([[1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
     _, w = scaled_dot_product_attention(q, k, np.eye(2))

@@ -58,3 +58,12 @@ def test_entry_met_and_errors_are_recorded(monkeypatch):
     report = run_all.run(["memory"], quick=True)
     (e,) = report["entries"]
     assert e["error"] == "RuntimeError: boom" and e["met"] is False
+
+
+def test_bpe_bench_trainers_agree_and_the_group_is_wired():
+    run_all = _run_all()  # puts benchmarks/ on sys.path
+    assert "tokenizer" in run_all.GROUPS and "tokenizer" in run_all.BENCHES
+    import bpe_bench
+
+    r = bpe_bench.naive_vs_incremental(subset=200, vocab_size=300)  # asserts the same merges
+    assert r["pairs"] == 200 and r["vocab_size"] == 300 and r["speedup"] > 0

@@ -2,11 +2,11 @@
 
 The small book is this one cut to four pages in _toc.yml order: a front page
 with Portuguese accents, chapter 3 (maths, a figure, an explorer, code), the
-solutions of exercise 3 (code folded away on screen) and the notation page. It is built and printed exactly as `make pdf` and
-`make epub` build the whole book (about 20 s each); then the files are read
-back as a reader's program would: pdftotext and pdffonts for the PDF, the
-zip and its XHTML for the EPUB (and epubcheck, where it is installed).
-Every figure of the book is SVG, so the PDF draws them as vectors.
+solutions of exercise 3 (code folded away on screen) and the notation page. It is built and printed
+exactly as `make pdf` and `make epub` build the whole book (about 20 s each); then the files are
+read back as a reader's program would: pdftotext and pdffonts for the PDF, the zip and its XHTML for
+the EPUB (and epubcheck, where it is installed). Every figure of the book is SVG, so the PDF draws
+them as vectors.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def small_book(tmp_path_factory) -> Path:
     missing = [tool for tool in ("pdftotext", "pdfinfo", "pdffonts") if shutil.which(tool) is None]
     if missing or not Path(book_formats.CHROMIUM).is_file():
         pytest.fail(
-            f"make system-deps installs what these tests need (missing: {missing or book_formats.CHROMIUM})"
+            "make system-deps installs what these tests need (missing: "
+            f"{missing or book_formats.CHROMIUM})"
         )
     if not (ROOT / "vendor" / "static" / "mathjax" / "tex-chtml.js").is_file():
         pytest.fail("vendor/static has no MathJax: run `make vendor`")

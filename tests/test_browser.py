@@ -110,11 +110,13 @@ WAIT_FOR_RENDERING = """async (timeoutMs) => {
     return true;
   };
   // After `load` the deferred MathJax script has run, or never will (then the math stays raw).
-  if (document.querySelector(".math") && window.MathJax && MathJax.startup && MathJax.startup.promise) {
+  if (document.querySelector(".math") && window.MathJax && MathJax.startup && \
+MathJax.startup.promise) {
     await MathJax.startup.promise;
   }
   // The static explorers (assets/course.js) say when their views are unpacked and controls live.
-  await until(() => [...document.querySelectorAll(".tutorlib-static-explorer")].every((e) => e.dataset.ready));
+  await until(() => [...document.querySelectorAll(".tutorlib-static-explorer")].every((e) => \
+e.dataset.ready));
   if (document.getElementById("search-results") && new URLSearchParams(location.search).get("q")) {
     await until(() => {
       const summary = document.querySelector("#search-results .search-summary");
@@ -128,7 +130,8 @@ WAIT_FOR_RENDERING = """async (timeoutMs) => {
 
 # Everything the tests assert, read from the rendered page in one call.
 FACTS = """() => {
-  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height \
+> 0; };
   const main = document.querySelector("main") || document.body;
   const prose = main.cloneNode(true);
   prose.querySelectorAll("pre, code, script, style, textarea, mjx-container, .highlight, ul.search")
@@ -138,25 +141,32 @@ FACTS = """() => {
     title: document.title,
     h1: (document.querySelector("main h1") || {}).textContent || "",
     math: document.querySelectorAll("main .math").length,
-    untypeset: [...document.querySelectorAll("main .math")].filter((m) => !m.querySelector("mjx-container"))
+    untypeset: [...document.querySelectorAll("main .math")].filter((m) => \
+!m.querySelector("mjx-container"))
       .map((m) => m.textContent.slice(0, 80)),
     mjx: document.querySelectorAll("mjx-container").length,
     merror: [...document.querySelectorAll("mjx-merror")].map((e) => e.textContent.slice(0, 80)),
     prose: prose.textContent,
-    images: [...document.images].map((img) => ({src: img.currentSrc || img.src, ok: img.complete && img.naturalWidth > 0,
+    images: [...document.images].map((img) => ({src: img.currentSrc || img.src, ok: img.complete \
+&& img.naturalWidth > 0,
       natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
       inMain: !!img.closest("main .cell_output, main figure")})),
     // code blocks on show whose lines do not fit their box (the longest line of each)
     codeOverflow: [...document.querySelectorAll("main pre")]
       .filter((p) => p.clientWidth > 0 && p.scrollWidth > p.clientWidth + 1)
-      .map((p) => p.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : b)).slice(0, 70)),
+      .map((p) => p.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : \
+b)).slice(0, 70)),
     scrollWidth: document.documentElement.scrollWidth,
-    explorers: [...document.querySelectorAll(".tutorlib-static-explorer")].map((e) => e.dataset.explorer),
+    explorers: [...document.querySelectorAll(".tutorlib-static-explorer")].map((e) => \
+e.dataset.explorer),
     explorersReady: document.querySelectorAll(".tutorlib-static-explorer[data-ready]").length,
     outputs: [...document.querySelectorAll(".cell_output")].map((o) => o.innerText),
-    errorOutputs: document.querySelectorAll(".cell_output .traceback, .cell_output .output.error").length,
-    widgetViews: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
-    colab: [...document.querySelectorAll('a[href*="colab.research.google.com"]')].map((a) => a.href),
+    errorOutputs: document.querySelectorAll(".cell_output .traceback, .cell_output \
+.output.error").length,
+    widgetViews: \
+document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
+    colab: [...document.querySelectorAll('a[href*="colab.research.google.com"]')].map((a) => \
+a.href),
     binder: [...document.querySelectorAll('a[href*="mybinder.org"]')].map((a) => a.href),
     prev: link("a.left-prev"),
     next: link("a.right-next"),
@@ -204,7 +214,8 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 class BookBrowser:
-    """Serve a built site on 127.0.0.1 and open its pages in headless Chromium (a context manager)."""
+    """Serve a built site on 127.0.0.1 and open its pages in headless Chromium (a context
+    manager)."""
 
     def __init__(
         self,
@@ -303,9 +314,11 @@ class BookBrowser:
         )
 
     def visit(self, target: str, context=None, screenshots: Path | None = None) -> Visit:
-        """Open `target` (a path relative to the site root), wait until it is rendered, read it, screenshot it.
+        """Open `target` (a path relative to the site root), wait until it is rendered, read it,
+        screenshot it.
 
-        ``context`` (a browser context, e.g. a phone-sized one) and ``screenshots`` default to the book's.
+        ``context`` (a browser context, e.g. a phone-sized one) and ``screenshots`` default to the
+        book's.
         """
         visit = Visit(target, url=self.base + target)
         screenshots = screenshots if context is not None else self.screenshots
@@ -349,7 +362,8 @@ def run_axe(page) -> list[dict]:
         page.add_script_tag(path=str(AXE))
     return page.evaluate(
         """async (tags) => {
-      const result = await axe.run(document, {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]});
+      const result = await axe.run(document, {runOnly: {type: "tag", values: tags}, resultTypes: \
+["violations"]});
       return result.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
         nodes: v.nodes.map((n) => ({target: n.target.join(" "), html: n.html.slice(0, 160),
                                     summary: n.failureSummary}))}));
@@ -586,10 +600,12 @@ def test_icons_are_drawn_by_the_webfonts(book):
     try:
         page.goto(book.base + "chapters/06_masking.html", wait_until="load")
         page.evaluate("document.fonts.ready")
-        icons = page.evaluate("""() => [...document.querySelectorAll(".bd-header-article i[class*='fa']")]
+        icons = page.evaluate("""() => [...document.querySelectorAll(".bd-header-article \
+i[class*='fa']")]
           .filter((i) => i.getClientRects().length)
           .map((i) => { const s = getComputedStyle(i, "::before");
-            return {cls: i.className, glyph: s.content, font: s.fontFamily, width: i.getBoundingClientRect().width}; })""")
+            return {cls: i.className, glyph: s.content, font: s.fontFamily, width: \
+i.getBoundingClientRect().width}; })""")
         assert len(icons) >= 4, icons
         blank = [
             i
@@ -611,7 +627,8 @@ def test_icons_are_drawn_by_the_webfonts(book):
 
 @pytest.fixture(scope="module")
 def phone(book):
-    """A 390 px window (an iPhone's width) on the same book; its screenshots go to screenshots/390/."""
+    """A 390 px window (an iPhone's width) on the same book; its screenshots go to
+    screenshots/390/."""
     context = book.browser.new_context(viewport=PHONE)
     context.set_default_timeout(TIMEOUT_MS)
     yield context
@@ -683,7 +700,8 @@ def _visible(page, selector: str) -> bool:
     return page.evaluate(
         """(sel) => [...document.querySelectorAll(sel)].some((e) => {
       const r = e.getBoundingClientRect(), s = getComputedStyle(e);
-      return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && r.right > 0 && r.left < innerWidth;
+      return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && r.right > 0 && r.left < \
+innerWidth;
     })""",
         selector,
     )
@@ -742,7 +760,10 @@ def test_the_contents_toggle_shows_the_page_contents_on_a_phone(book):
 
 # --- the explorers, moved by hand -----------------------------------------------------------------
 
-NORMALISE = """(html) => { const t = document.createElement("template"); t.innerHTML = html; return t.innerHTML; }"""
+NORMALISE = (
+    '(html) => { const t = document.createElement("template"); t.innerHTML = html; '
+    "return t.innerHTML; }"
+)
 
 
 def _explorer_boxes(chapter: str) -> list:
@@ -878,8 +899,9 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
                     expected = page.evaluate(NORMALISE, box.static_view(**state))
                     now = view.inner_html()
                     assert _same_view(now, expected, box.trained), (
-                        f"{chapter}, explorer {n + 1}: after setting {control.name} to {control.options[j][0]!r} "
-                        f"the page shows something else than tutorlib's view for {state}"
+                        f"{chapter}, explorer {n + 1}: after setting {control.name} to "
+                        f"{control.options[j][0]!r} the page shows something else than tutorlib's "
+                        f"view for {state}"
                     )
                     if expected != shown:
                         moves += 1
@@ -898,7 +920,8 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
 
 CONTRAST = """() => {
   const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : \
+((v + 0.055) / 1.055) ** 2.4; })
     .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
   const background = (el) => {
     for (; el; el = el.parentElement) {
@@ -907,11 +930,13 @@ CONTRAST = """() => {
     }
     return [255, 255, 255];
   };
-  return [...document.querySelectorAll(".cell_output .text_html caption, .cell_output .text_html th")]
+  return [...document.querySelectorAll(".cell_output .text_html caption, .cell_output .text_html \
+th")]
     .filter((el) => el.textContent.trim())
     .map((el) => {
       const a = lum(rgb(getComputedStyle(el).color).slice(0, 3)), b = lum(background(el));
-      return {text: el.textContent.trim().slice(0, 40), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)};
+      return {text: el.textContent.trim().slice(0, 40), ratio: (Math.max(a, b) + 0.05) / \
+(Math.min(a, b) + 0.05)};
     });
 }"""
 
@@ -938,7 +963,10 @@ def test_solutions_print_open_and_code_wraps_on_paper(book):
     page = book.context.new_page()
     try:
         page.goto(book.base + "exercises/solutions/ex03_softmax.html", wait_until="load")
-        shown = "() => [...document.querySelectorAll('details.hide div.highlight pre')].map((p) => p.checkVisibility())"
+        shown = (
+            "() => [...document.querySelectorAll('details.hide div.highlight pre')].map((p) "
+            "=> p.checkVisibility())"
+        )
         on_screen = page.evaluate(shown)
         assert on_screen and not any(on_screen), "solutions should start collapsed on screen"
         page.emulate_media(media="print")
@@ -956,12 +984,15 @@ def test_solutions_print_open_and_code_wraps_on_paper(book):
 FOCUSED = """() => { const el = document.activeElement, s = getComputedStyle(el);
   const control = el.closest("[data-control]");
   return {control: control ? Number(control.dataset.control) : null,
-          explorer: [...document.querySelectorAll(".tutorlib-static-explorer")].indexOf(el.closest(".tutorlib-static-explorer")),
-          outline: s.outlineStyle, width: parseFloat(s.outlineWidth), visible: el.matches(":focus-visible")}; }"""
+          explorer: \
+[...document.querySelectorAll(".tutorlib-static-explorer")].indexOf(el.closest(".tutorlib-static-explorer")),
+          outline: s.outlineStyle, width: parseFloat(s.outlineWidth), visible: \
+el.matches(":focus-visible")}; }"""
 
 
 def _key_for(kind: str, at_end: bool) -> str:
-    """The key that changes a control of this kind: arrows for sliders, menus and radio buttons, Space for a box."""
+    """The key that changes a control of this kind: arrows for sliders, menus and radio buttons,
+    Space for a box."""
     if kind == "checkbox":
         return "Space"
     if kind == "menu":
@@ -1004,19 +1035,27 @@ def test_explorers_work_by_keyboard_and_announce_their_change(book, chapter):
                     "buttons"
                     if control.evaluate("e => e.tagName") == "FIELDSET"
                     else control.evaluate(
-                        "e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : e.type"
+                        "e => e.type === 'select-one' ? 'menu' : e.type === 'range' ? 'slider' : "
+                        "e.type"
                     )
                 )
-                before = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
-                                             : e.type === "checkbox" ? String(e.checked) : e.value""")
-                at_end = control.evaluate("""e => e.tagName === "FIELDSET" ? !e.querySelector("label:last-child input:not(:checked)")
+                before = control.evaluate("""e => e.tagName === "FIELDSET" ? \
+e.querySelector("input:checked").value
+                                             : e.type === "checkbox" ? String(e.checked) : \
+e.value""")
+                at_end = control.evaluate("""e => e.tagName === "FIELDSET" ? \
+!e.querySelector("label:last-child input:not(:checked)")
                                              : e.type === "range" ? e.value === e.max
-                                             : e.tagName === "SELECT" ? e.selectedIndex === e.options.length - 1 : false""")
+                                             : e.tagName === "SELECT" ? e.selectedIndex === \
+e.options.length - 1 : false""")
                 page.keyboard.press(_key_for(kind, at_end))
-                after = control.evaluate("""e => e.tagName === "FIELDSET" ? e.querySelector("input:checked").value
-                                            : e.type === "checkbox" ? String(e.checked) : e.value""")
+                after = control.evaluate("""e => e.tagName === "FIELDSET" ? \
+e.querySelector("input:checked").value
+                                            : e.type === "checkbox" ? String(e.checked) : \
+e.value""")
                 assert after != before, (
-                    f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control {i + 1}"
+                    f"{chapter}, explorer {n + 1}: {_key_for(kind, at_end)} does not move control "
+                    f"{i + 1}"
                 )
                 label = control.get_attribute("data-label")
                 said = root.locator(".tutorlib-announce").inner_text()

@@ -113,7 +113,8 @@ def test_chapter_5_heads_agree_with_tutorlib_nn():
             torch.randn(2, t_q, d, dtype=torch.float64),
             torch.randn(2, t_k, d, dtype=torch.float64),
         )
-        # nn.Linear computes x @ weight.T, so the chapter's (D, D) matrices are the transposed weights
+        # nn.Linear computes x @ weight.T, so the chapter's (D, D) matrices are the transposed
+        # weights
         ws = [lin.weight.detach().T for lin in (mha.w_q, mha.w_k, mha.w_v, mha.w_o)]
         out, weights = ns["multi_head_attention"](q, kv, kv, *ws, h)
         ref_out, ref_weights = mha(q, kv, kv, need_weights=True)
@@ -195,7 +196,8 @@ def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():
 
 
 def test_chapter_12_zoo_attention_agrees_with_tutorlib():
-    """The bug zoo's attention, with its right scale, is tutorlib's MultiHeadAttention spelled out."""
+    """The bug zoo's attention, with its right scale, is tutorlib's MultiHeadAttention spelled
+    out."""
     import torch
 
     from tutorlib.nn import MultiHeadAttention, causal_attention_mask, padding_attention_mask

@@ -60,8 +60,8 @@ def batch(translator):
 
 
 def with_dropout(model, p=0.1):
-    """A copy of ``model`` with dropout p: the shipped model is trained without, but a model in training mode
-    with dropout is what these checks must catch."""
+    """A copy of ``model`` with dropout p: the shipped model is trained without, but a model in
+    training mode with dropout is what these checks must catch."""
     import copy
 
     out = copy.deepcopy(model)
@@ -337,7 +337,8 @@ def test_overfit_one_batch(translator, batch):
     assert all(torch.equal(a, p) for a, p in zip(before, model.parameters())), (
         "the model itself was trained"
     )
-    # the same run against a target half its final loss: the loss must go below the target, not near it
+    # the same run against a target half its final loss: the loss must go below the target, not near
+    # it
     strict = debug.overfit_one_batch(
         model, batch, steps=60, lr=1e-2, target=report.details["losses"][-1] / 2
     )

@@ -49,8 +49,8 @@ rows = arrays(
 @settings(max_examples=150, deadline=None)
 @given(rows, st.integers(1, 45))
 def test_online_softmax_equals_softmax(x, block):
-    """Forgetting to rescale the running sum when the maximum grows gives wrong weights; scores of 1e4
-    overflow a version that exponentiates without subtracting the maximum."""
+    """Forgetting to rescale the running sum when the maximum grows gives wrong weights; scores of
+    1e4 overflow a version that exponentiates without subtracting the maximum."""
     np.testing.assert_allclose(online_softmax(x, block), softmax(x), rtol=1e-12, atol=1e-15)
 
 
@@ -122,7 +122,8 @@ def attention_inputs(draw):
 @settings(max_examples=200, deadline=None)
 @given(attention_inputs(), st.booleans())
 def test_tiled_attention_equals_the_reference(inputs, causal):
-    """Within 1e-6 in float64, for block sizes that do and do not divide T_q and T_k (and exceed them)."""
+    """Within 1e-6 in float64, for block sizes that do and do not divide T_q and T_k (and exceed
+    them)."""
     q, k, v, block = inputs
     out = tiled_attention(q, k, v, block_size=block, causal=causal)
     assert out.shape == q.shape[:-1] + v.shape[-1:]
@@ -132,8 +133,9 @@ def test_tiled_attention_equals_the_reference(inputs, causal):
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("block", [1, 4, 5, 12, 13, 100, (3, 8), (8, 3)])
 def test_tiled_attention_dividing_and_non_dividing_blocks(block, causal):
-    """T = 12: blocks 4 and 12 divide it, 5 and 13 leave a short last tile (an off-by-one in the last
-    tile drops or repeats keys), 1 is one key at a time, (3, 8) and (8, 3) are rectangular tiles."""
+    """T = 12: blocks 4 and 12 divide it, 5 and 13 leave a short last tile (an off-by-one in the
+    last tile drops or repeats keys), 1 is one key at a time, (3, 8) and (8, 3) are rectangular
+    tiles."""
     rng = np.random.default_rng(0)
     q, k, v = (
         rng.standard_normal((2, 12, 4)) * 3,
@@ -159,7 +161,8 @@ def test_tiled_attention_causal_is_the_causal_mask_of_chapter_6():
 
 @pytest.mark.parametrize("t_q, t_k", [(5, 5), (7, 4), (3, 8)])
 def test_tiled_attention_equals_pytorch(t_q, t_k):
-    """Same convention as F.scaled_dot_product_attention(is_causal=True) when T_q != T_k (top-left aligned)."""
+    """Same convention as F.scaled_dot_product_attention(is_causal=True) when T_q != T_k (top-left
+    aligned)."""
     rng = np.random.default_rng(2)
     q, k, v = (
         rng.standard_normal((2, 3, t_q, 4)),
@@ -189,7 +192,8 @@ def test_tiled_attention_broadcasts_batch_dimensions_and_keeps_float32():
 
 
 def test_tiled_attention_is_stable_for_huge_scores():
-    """Scores of about 1e4: exponentiating without the running maximum overflows to inf/inf = NaN."""
+    """Scores of about 1e4: exponentiating without the running maximum overflows to inf/inf =
+    NaN."""
     q = np.array([[100.0, 0.0], [0.0, 100.0]])
     k = np.array([[100.0, 0.0], [0.0, 100.0], [-100.0, 0.0]])
     v = np.array([[1.0], [2.0], [3.0]])
@@ -202,7 +206,8 @@ def test_tiled_attention_is_stable_for_huge_scores():
 
 
 def test_peak_memory_sees_numpy_arrays_and_leaves_tracemalloc_as_it_was():
-    """A measurement that missed NumPy's buffers (as RSS-free Python-only tracing would) reports ~0."""
+    """A measurement that missed NumPy's buffers (as RSS-free Python-only tracing would) reports
+    ~0."""
     n = 1_000_000
     measured = peak_memory(np.ones, n)
     assert 8 * n <= measured < 8 * n + 100_000
@@ -216,8 +221,9 @@ def test_peak_memory_sees_numpy_arrays_and_leaves_tracemalloc_as_it_was():
 
 
 def test_tiled_attention_uses_far_less_memory_than_naive():
-    """At T = 2048 (measured, not timed): the naive attention holds (T, T) scores and weights, the tiled
-    one only (block, block) tiles. A 'tiled' version that builds the full score matrix fails both bounds."""
+    """At T = 2048 (measured, not timed): the naive attention holds (T, T) scores and weights, the
+    tiled one only (block, block) tiles. A 'tiled' version that builds the full score matrix fails
+    both bounds."""
     T = 2048
     result = attention_memory(T, d_k=64, block_size=64)
     one_matrix = T * T * 8  # one (T, T) float64 matrix: 32 MiB
@@ -258,7 +264,8 @@ def test_tiled_memory_grows_linearly_and_naive_quadratically():
     ],
 )
 def test_tiled_attention_shape_errors_are_those_of_chapter_4(q_shape, k_shape, v_shape, words):
-    """Each error says what was expected and what came, in the words of scaled_dot_product_attention."""
+    """Each error says what was expected and what came, in the words of
+    scaled_dot_product_attention."""
     q, k, v = np.ones(q_shape), np.ones(k_shape), np.ones(v_shape)
     with pytest.raises(ValueError, match=words) as ours:
         tiled_attention(q, k, v)
@@ -309,7 +316,7 @@ def test_online_softmax_errors():
         peak_memory(np.ones(3))
 
 
-# --- the chapter's own derivation ------------------------------------------------------------------
+# --- the chapter's own derivation -----------------------------------------------------------------
 
 
 def test_chapter_11_derivations_agree_with_tutorlib():

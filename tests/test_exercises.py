@@ -67,7 +67,8 @@ def test_student_notebook_checks_answers_in_place(name):
         setup.source.startswith(ex.SETUP_MARKER)
         and "grader = otter.Notebook(tests_dir=tests_dir)" in setup.source
     )
-    # the public tests ride in the setup cell (Colab opens only the .ipynb); hidden ones stay in the zip
+    # the public tests ride in the setup cell (Colab opens only the .ipynb); hidden ones stay in the
+    # zip
     with zipfile.ZipFile(ROOT / "exercises" / "autograder" / f"{name}.zip") as zf:
         tests = {n: zf.read(n).decode() for n in zf.namelist() if n.startswith("tests/")}
         assert sorted(zf.namelist()) == sorted(["otter_config.json", *tests])
@@ -231,7 +232,8 @@ def test_code_lines_fit_the_book_code_column():
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """tools/grade.py on every solutions notebook and every untouched student notebook, in one batch."""
+    """tools/grade.py on every solutions notebook and every untouched student notebook, in one
+    batch."""
     out = tmp_path_factory.mktemp("grades")
     paths = [ROOT / "exercises" / "solutions" / f"{n}.ipynb" for n in NAMES]
     paths += [ROOT / "exercises" / f"{n}.ipynb" for n in NAMES]

@@ -1,4 +1,5 @@
-"""tutorlib.explorers: each explorer's pure function against tutorlib.attention, and its widget wrapper.
+"""tutorlib.explorers: each explorer's pure function against tutorlib.attention, and its widget
+wrapper.
 
 The pure functions are checked for the numbers they show (against
 tutorlib.attention / tutorlib.experiments, or against properties a wrong
@@ -26,7 +27,8 @@ FOX = QUICK_BROWN_FOX
 
 
 def cell_numbers(page: str, table_class: str) -> list[float]:
-    """The numbers written in the <td> cells of the first table of ``table_class`` (✕ cells give nan)."""
+    """The numbers written in the <td> cells of the first table of ``table_class`` (✕ cells give
+    nan)."""
     table = re.search(rf'<table class="{table_class}".*?</table>', page, re.S).group(0)
     cells = [re.sub(r"<[^>]+>", "", text) for text in re.findall(r"<td[^>]*>(.*?)</td>", table)]
     # a hidden cell shows ✕ and says "hidden" to a screen reader
@@ -85,14 +87,16 @@ def test_saturation_view_is_a_softmax_whose_unscaled_form_is_sharper_by_sqrt_d_k
         scaled, _ = explorers.saturation_view(d_k, True)
         raw, _ = explorers.saturation_view(d_k, False)
         assert scaled.shape == (8,) and np.isclose(scaled.sum(), 1.0) and np.isclose(raw.sum(), 1.0)
-        # log-weights are the scores up to a constant, so unscaled = softmax(sqrt(d_k) * log(scaled))
+        # log-weights are the scores up to a constant, so unscaled = softmax(sqrt(d_k) *
+        # log(scaled))
         np.testing.assert_allclose(raw, softmax(np.sqrt(d_k) * np.log(scaled)), atol=1e-9)
     one_scaled, _ = explorers.saturation_view(1, True)
     np.testing.assert_allclose(one_scaled, explorers.saturation_view(1, False)[0])  # sqrt(1) = 1
 
 
 def test_saturation_view_widens_the_same_vectors():
-    """d_k uses the first d_k features of one fixed seeded query and keys (documented), so it is reproducible."""
+    """d_k uses the first d_k features of one fixed seeded query and keys (documented), so it is
+    reproducible."""
     rng = np.random.default_rng(0)
     q, k = rng.standard_normal(512), rng.standard_normal((8, 512))
     weights, _ = explorers.saturation_view(48, True)
@@ -226,7 +230,8 @@ def test_attention_explorer_redraws_for_the_chosen_query():
 
 @pytest.fixture(scope="module")
 def mha_weights():
-    """A seeded 4-head layer on a batch of 2 sentences of 5 tokens: x (B, T, D), weights (B, H, T, T)."""
+    """A seeded 4-head layer on a batch of 2 sentences of 5 tokens: x (B, T, D), weights (B, H, T,
+    T)."""
     torch.manual_seed(0)
     layer = MultiHeadAttention(d_model=8, num_heads=4).double().eval()
     x = torch.randn(2, 5, 8, dtype=torch.float64)
@@ -383,7 +388,8 @@ def pretrained():
 
 
 def recorded_cross_attention(model, run):
-    """Each decoder layer's cross-attention weights (H, T, S), recomputed from the inputs its last forward() got.
+    """Each decoder layer's cross-attention weights (H, T, S), recomputed from the inputs its last
+    forward() got.
 
     A hook keeps the (query, key) each layer's cross_attn module was called
     with; the weights are then rebuilt by hand, softmax(q kᵀ / √Dh) per head
@@ -460,7 +466,8 @@ def test_translator_view_weights_are_that_layers_cross_attention(pretrained):
 
 
 def test_translator_view_shows_the_reordering_of_the_red_car(pretrained):
-    """In the last layer each Portuguese word looks at its English word: carro at car, vermelho at red (they cross)."""
+    """In the last layer each Portuguese word looks at its English word: carro at car, vermelho at
+    red (they cross)."""
     translation, weights, _ = explorers.translator_view(pretrained, "the red car", 1, 2, None)
     assert translation == "o carro vermelho"
     assert weights.argmax(axis=1)[:3].tolist() == [
@@ -472,7 +479,8 @@ def test_translator_view_shows_the_reordering_of_the_red_car(pretrained):
 
 def test_translator_view_names_unknown_words_and_copies_them_as_translate_does(pretrained):
     """The page names an unknown word (no warning: the explorer shows it), and a name comes out as
-    translate() writes it, in the translation and in the row it labels, its row peaking at the name."""
+    translate() writes it, in the translation and in the row it labels, its row peaking at the
+    name."""
     import warnings
 
     from tutorlib.translator import translate
@@ -561,7 +569,8 @@ def test_translator_explorer_redraws_for_every_control(pretrained):
     assert box.view.value == explorers.translator_view(pretrained, "she is tired", 4, 2, None)[2]
     box.head.value = 3
     assert box.view.value == explorers.translator_view(pretrained, "she is tired", 4, 2, 3)[2]
-    # bad input shows its message instead of raising inside the widget's callback; unknown words do not warn
+    # bad input shows its message instead of raising inside the widget's callback; unknown words do
+    # not warn
     box.sentence.value = ""
     assert "tutorlib-error" in box.view.value and "the sentence is empty" in box.view.value
     with warnings.catch_warnings():

@@ -167,7 +167,8 @@ def test_the_checker_survives_every_hostile_reply(batch):
 
 
 def test_misconceptions_score_partial_marks():
-    """At least two misconception submissions per exercise score more than 0 and less than full marks."""
+    """At least two misconception submissions per exercise score more than 0 and less than full
+    marks."""
     by_exercise = {}
     for case, e in EXPECTED.items():
         folder = case.split("/")[0]

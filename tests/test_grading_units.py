@@ -326,10 +326,9 @@ def test_calls_send_copies_and_callbacks_reach_only_what_the_test_handed_over(li
             {
                 "op": "run",
                 "source": (
-                    "def f(x, m):\n    x += 1            # in place: the caller's x?\n    return m(x) * m.scale\n"
-                    "def g(m):\n    return m.parameters()\n"
-                    "def h(m):\n    return m._private\n"
-                    "answer = [1, 2]"
+                    "def f(x, m):\n    x += 1            # in place: the caller's x?\n    return "
+                    "m(x) * m.scale\ndef g(m):\n    return m.parameters()\ndef h(m):\n    return "
+                    "m._private\nanswer = [1, 2]"
                 ),
             }
         )
@@ -432,13 +431,14 @@ def run(s, source):
     [
         (
             "the virtualenv is read-only",
-            "import site, os\nfor d in site.getsitepackages():\n    try:\n        open(os.path.join(d, 'x.pth'), 'w')\n"
-            "    except OSError as e:\n        assert e.errno == 30, e\n    else:\n        raise AssertionError(d)",
+            "import site, os\nfor d in site.getsitepackages():\n    try:\n        "
+            "open(os.path.join(d, 'x.pth'), 'w')\n    except OSError as e:\n        assert "
+            "e.errno == 30, e\n    else:\n        raise AssertionError(d)",
         ),
         (
             "there is no network",
-            "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\nexcept OSError:\n    pass\n"
-            "else:\n    raise AssertionError('connected')",
+            "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), "
+            "timeout=2)\nexcept OSError:\n    pass\nelse:\n    raise AssertionError('connected')",
         ),
         (
             "the working folder is not on sys.path",
@@ -446,9 +446,9 @@ def run(s, source):
         ),
         (
             "the repository, its zips and other files are not there",
-            f"import os\nassert not os.path.exists({str(ROOT / 'exercises')!r})\n"
-            f"root = {str(ROOT)!r}\n"
-            "assert not os.path.exists(root) or set(os.listdir(root)) <= {'.venv', 'tutorlib'}, os.listdir(root)",
+            f"import os\nassert not os.path.exists({str(ROOT / 'exercises')!r})\nroot = "
+            f"{str(ROOT)!r}\nassert not os.path.exists(root) or set(os.listdir(root)) <= "
+            "{'.venv', 'tutorlib'}, os.listdir(root)",
         ),
         (
             "the kernel is not root, and has a process limit",
@@ -471,7 +471,8 @@ def test_the_sandbox(sandboxed, what, source):
 
 WITHHOLD_PROBE = """
 import importlib.util, pathlib, sys
-sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "Withheld"]   # undo the kernel's refusal
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "Withheld"]   # undo the \
+kernel's refusal
 for module in ("sacrebleu", "tutorlib.efficient"):
     try:
         __import__(module)

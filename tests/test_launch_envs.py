@@ -156,7 +156,8 @@ def test_publish_workflow_builds_with_the_readme_command_and_deploys_to_pages():
     assert push.get("branches") == ["main"], (
         f"the book is published on every push to main, not on {workflow['on']}"
     )
-    # the README's build command, then the offline editions the README documents (make pdf, make epub)
+    # the README's build command, then the offline editions the README documents (make pdf, make
+    # epub)
     assert run_steps(workflow) == [build, "make pdf epub"], (
         f"{PUBLISH.name} must run the README's build command {build!r}, then only `make pdf epub`"
     )
@@ -245,7 +246,8 @@ def test_workflows_set_up_the_course_machine(path):
     # constraints.txt pins torch's version only; PyPI's build of it is the CUDA one.
     indexes, _ = binder_requirements()
     assert (workflow.get("env") or {}).get("PIP_EXTRA_INDEX_URL") in indexes, (
-        f"{path.name}: PIP_EXTRA_INDEX_URL should be PyTorch's CPU index, as in binder/requirements.txt {indexes}"
+        f"{path.name}: PIP_EXTRA_INDEX_URL should be PyTorch's CPU index, as in "
+        f"binder/requirements.txt {indexes}"
     )
 
 
@@ -273,7 +275,8 @@ def test_binder_requirements_list_every_runtime_dependency():
         if normalized(Requirement(d).name) not in listed
     )
     assert not missing, (
-        f"binder/requirements.txt lacks tutorlib's dependencies {missing} (pyproject.toml lists them)"
+        f"binder/requirements.txt lacks tutorlib's dependencies {missing} (pyproject.toml lists "
+        "them)"
     )
 
 
@@ -353,7 +356,8 @@ class Venv:
 
 
 def make_venv(path: Path, *pip_args: str | Path) -> Venv:
-    """A fresh virtualenv (no system site-packages) with ``pip install -c constraints.txt *pip_args``."""
+    """A fresh virtualenv (no system site-packages) with ``pip install -c constraints.txt
+    *pip_args``."""
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, capture_output=True)
     venv = Venv(path)
     venv.pip_install(*pip_args)
@@ -385,7 +389,8 @@ NotebookClient(nb, kernel_name="python3", timeout=300, allow_errors=True,
 cells = [{"index": i, "probe": probe_tag in cell.metadata.get("tags", []),
           "source": cell.source[:200], "execution_count": cell.execution_count,
           "errors": [o.ename + ": " + o.evalue for o in cell.outputs if o.output_type == "error"],
-          "stdout": "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")}
+          "stdout": "".join(o.text for o in cell.outputs
+                            if o.output_type == "stream" and o.name == "stdout")}
          for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
 with open(report, "w") as f:
     json.dump(cells, f)
@@ -471,10 +476,12 @@ def test_binder_environment_runs_the_chapter(binder_venv, chapter):
         "the kernel is not the venv's python"
     )
     assert Path(kernel["tutorlib"]).resolve() == (ROOT / "tutorlib" / "__init__.py").resolve(), (
-        f"tutorlib came from {kernel['tutorlib']}, not from the checkout (postBuild installs it editable)"
+        f"tutorlib came from {kernel['tutorlib']}, not from the checkout (postBuild installs it "
+        "editable)"
     )
     assert kernel["torch"].split("+")[0] == pinned_torch() and kernel["cuda"] is None, (
-        f"expected the CPU build of torch {pinned_torch()}, got {kernel['torch']} (CUDA {kernel['cuda']})"
+        f"expected the CPU build of torch {pinned_torch()}, got {kernel['torch']} (CUDA "
+        f"{kernel['cuda']})"
     )
 
 
@@ -486,7 +493,8 @@ def test_colab_first_cell_installs_tutorlib_from_TUTORLIB_SOURCE(colab_venv, lau
 
     before = colab_venv.run(colab_venv.python, "-c", "import tutorlib", cwd=content, check=False)
     assert before.returncode != 0 and "No module named 'tutorlib'" in before.stderr, (
-        f"tutorlib should be missing before the notebook runs: {before.returncode} {before.stderr[-500:]}"
+        f"tutorlib should be missing before the notebook runs: {before.returncode} "
+        f"{before.stderr[-500:]}"
     )
 
     after_install, kernel = run_notebook(
@@ -505,7 +513,8 @@ def test_colab_first_cell_installs_tutorlib_from_TUTORLIB_SOURCE(colab_venv, lau
     after = colab_venv.run(
         colab_venv.python,
         "-c",
-        "import importlib.metadata as m; print(m.distribution('tutorlib').read_text('direct_url.json'))",
+        "import importlib.metadata as m; "
+        "print(m.distribution('tutorlib').read_text('direct_url.json'))",
         cwd=content,
     )
     assert json.loads(after.stdout)["url"] == source.resolve().as_uri(), after.stdout

@@ -83,7 +83,8 @@ CODE_COLUMN = 88  # characters: the width of the book's code column at 1366 px
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_code_lines_fit_the_code_column(path):
-    """Past 88 characters a line is cut off in the book (the hidden part is usually the shape comment)."""
+    """Past 88 characters a line is cut off in the book (the hidden part is usually the shape
+    comment)."""
     nb = nbformat.read(path, as_version=4)
     long = [
         f"cell {i}: {line[:60]}... ({len(line)} characters)"
@@ -153,8 +154,9 @@ def _asserts(source: str) -> int:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_a_trained_cell_asserts_its_claim(path):
-    """A ``trained`` cell's digits are not compared, so the cell itself must check what the prose says
-    of it, with a margin that holds on every CPU: without an assert, a broken training would pass."""
+    """A ``trained`` cell's digits are not compared, so the cell itself must check what the prose
+    says of it, with a margin that holds on every CPU: without an assert, a broken training would
+    pass."""
     nb = nbformat.read(path, as_version=4)
     silent = [
         i
@@ -168,8 +170,9 @@ def test_a_trained_cell_asserts_its_claim(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_outputs_left_uncompared_say_why(path):
-    """Only the two documented tags take a cell out of nbval's comparison; a bare NBVAL_IGNORE_OUTPUT
-    comment or nbval tag would hide a cell without saying why (and shows as noise in the book)."""
+    """Only the two documented tags take a cell out of nbval's comparison; a bare
+    NBVAL_IGNORE_OUTPUT comment or nbval tag would hide a cell without saying why (and shows as
+    noise in the book)."""
     nb = nbformat.read(path, as_version=4)
     for i, c in enumerate(nb.cells):
         if c.cell_type != "code":
@@ -188,8 +191,9 @@ PIN_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA", "DNNL_
 
 
 def test_nothing_pins_the_cpu_kernels():
-    """A pinned kernel set would make the committed outputs hold on one kind of CPU only, and hide that
-    from the tests. Only tools/kernels.py names the variable: it runs nbval under each kernel set."""
+    """A pinned kernel set would make the committed outputs hold on one kind of CPU only, and hide
+    that from the tests. Only tools/kernels.py names the variable: it runs nbval under each kernel
+    set."""
     tracked = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True
     ).stdout.split()
@@ -224,8 +228,9 @@ def test_tools_kernels_runs_every_kernel_set_of_the_cpu():
     "tag, outcome", [("trained", "passed"), ("measured", "passed"), (None, "failed")]
 )
 def test_the_tags_take_a_cell_out_of_nbvals_comparison(pytester, tag, outcome):
-    """The tags work through conftest.py's hook: a cell whose committed output is wrong passes nbval when
-    it is tagged, and fails when it is not (the proof that an untagged cell is still compared)."""
+    """The tags work through conftest.py's hook: a cell whose committed output is wrong passes nbval
+    when it is tagged, and fails when it is not (the proof that an untagged cell is still
+    compared)."""
     cell = nbformat.v4.new_code_cell(
         "print(1 + 1)",
         execution_count=1,

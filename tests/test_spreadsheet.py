@@ -45,12 +45,13 @@ CHANGED = ("am", 0, -0.5)  # the live test sets dim 1 of "am" (a key) from 1.5 t
 
 
 def recalculate(paths: list[Path], workdir: Path) -> dict[str, Path]:
-    """Open each workbook in headless LibreOffice, let it compute, save a copy; return name -> copy."""
+    """Open each workbook in headless LibreOffice, let it compute, save a copy; return name ->
+    copy."""
     if SOFFICE is None:
         pytest.fail(
-            "LibreOffice (soffice) is not on PATH, and these tests need it to recalculate the workbook: "
-            "run make test, which installs libreoffice-calc (or: apt-get install --no-install-recommends "
-            "libreoffice-calc)"
+            "LibreOffice (soffice) is not on PATH, and these tests need it to recalculate the "
+            "workbook: run make test, which installs libreoffice-calc (or: apt-get install "
+            "--no-install-recommends libreoffice-calc)"
         )
     out = workdir / "recalculated"
     profile = (
@@ -71,7 +72,8 @@ def recalculate(paths: list[Path], workdir: Path) -> dict[str, Path]:
     copies = {p.name: out / p.name for p in paths}
     missing = [n for n, c in copies.items() if not c.is_file()]
     assert not missing, (
-        f"LibreOffice did not convert {missing}: rc={result.returncode}\n{result.stdout}\n{result.stderr}"
+        f"LibreOffice did not convert {missing}: "
+        f"rc={result.returncode}\n{result.stdout}\n{result.stderr}"
     )
     return copies
 
@@ -91,7 +93,8 @@ def read_table(wb, sheet: str, ref: str) -> np.ndarray:
     for row in values:
         for v in row:
             assert isinstance(v, (int, float)) and not isinstance(v, bool), (
-                f"{sheet}!{ref} holds {v!r} after recalculation, not a number (a spreadsheet error such as #NAME?)"
+                f"{sheet}!{ref} holds {v!r} after recalculation, not a number (a spreadsheet error "
+                "such as #NAME?)"
             )
     return np.array(values, dtype=float)
 
@@ -161,7 +164,8 @@ def changed_english():
 
 @pytest.fixture(scope="module")
 def workbooks(tmp_path_factory):
-    """Write each case, plus 'live.xlsx': projected.xlsx with one embedding changed by openpyxl afterwards."""
+    """Write each case, plus 'live.xlsx': projected.xlsx with one embedding changed by openpyxl
+    afterwards."""
     tmp = tmp_path_factory.mktemp("spreadsheet")
     written = {}
     for name, kwargs in CASES.items():
@@ -363,7 +367,8 @@ def test_a_failing_write_is_a_value_error(tmp_path, monkeypatch):
 
 
 def test_the_same_tables_give_the_same_bytes(tmp_path):
-    """Chapter 7 commits its workbook for the book's download link: re-running must not change it."""
+    """Chapter 7 commits its workbook for the book's download link: re-running must not change
+    it."""
     import time
     import zipfile
 

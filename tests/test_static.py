@@ -1,4 +1,5 @@
-"""tutorlib.static: an explorer's static twin holds every state of its controls, and says which is which."""
+"""tutorlib.static: an explorer's static twin holds every state of its controls, and says which is
+which."""
 
 import html
 import json
@@ -21,7 +22,8 @@ def _twin_data(page: str) -> dict:
 
 
 def _lookup(data: dict, indices: list[int]) -> str:
-    """What assets/course.js does: mixed-radix key of the option indices, the last control fastest."""
+    """What assets/course.js does: mixed-radix key of the option indices, the last control
+    fastest."""
     key = 0
     for size, i in zip(data["sizes"], indices):
         key = key * size + i
@@ -108,7 +110,8 @@ def test_each_explorer_offers_its_twin_next_to_the_widget():
 
 
 def test_the_twin_is_well_formed_xml_for_the_epub():
-    # The EPUB's pages are XHTML: a bare `disabled` or an unclosed <input> breaks the whole page there.
+    # The EPUB's pages are XHTML: a bare `disabled` or an unclosed <input> breaks the whole page
+    # there.
     import xml.etree.ElementTree as ET
 
     controls = [

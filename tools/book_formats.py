@@ -1,7 +1,9 @@
 """The whole book as one PDF and one EPUB, for reading offline, on paper or an e-reader.
 
-    .venv/bin/python tools/book_formats.py pdf    # _build/pdf/attention-step-by-step.pdf   (make pdf)
-    .venv/bin/python tools/book_formats.py epub   # _build/epub/attention-step-by-step.epub (make epub)
+    # _build/pdf/attention-step-by-step.pdf (make pdf)
+    .venv/bin/python tools/book_formats.py pdf
+    # _build/epub/attention-step-by-step.epub (make epub)
+    .venv/bin/python tools/book_formats.py epub
 
 PDF: Jupyter Book's one-page build (``--builder singlehtml``: every page of
 _toc.yml in its order) is opened in Debian's Chromium (Playwright, as the
@@ -88,7 +90,8 @@ def jupyter_book(builder: list[str], out: Path, source: Path = ROOT) -> None:
 PREPARE = """([title, author, date, online, pages, numbers]) => {
   const main = document.querySelector("main #main-content, main") ;
   const article = document.querySelector("article.bd-article") || main;
-  const esc = (s) => { const d = document.createElement("div"); d.textContent = s; return d.innerHTML; };
+  const esc = (s) => { const d = document.createElement("div"); d.textContent = s; return \
+d.innerHTML; };
   // collapsed solutions print open (the book's beforeprint handler does this for Ctrl+P; a
   // closed <details> prints as an empty box even when CSS shows its content)
   document.querySelectorAll("details").forEach((d) => { d.open = true; });
@@ -102,14 +105,18 @@ PREPARE = """([title, author, date, online, pages, numbers]) => {
     const text = h ? h.textContent.replace(/#$/, "").trim() : doc;
     titles.push(text);
     if (anchor) anchor.classList.add("tl-print-start");
-    if (part && part !== lastPart) { rows += `<li class="tl-toc-part">${esc(part)}</li>`; lastPart = part; }
+    if (part && part !== lastPart) { rows += `<li class="tl-toc-part">${esc(part)}</li>`; \
+lastPart = part; }
     const target = doc === pages[0][1] ? "tl-front" : "document-" + doc;
-    rows += `<li><a href="#${target}"><span>${esc(text)}</span><span class="tl-toc-page">${numbers[i] || "000"}</span></a></li>`;
+    rows += `<li><a href="#${target}"><span>${esc(text)}</span><span \
+class="tl-toc-page">${numbers[i] || "000"}</span></a></li>`;
   });
   const front = document.createElement("section");
   front.id = "tl-front-matter";
-  front.innerHTML = `<div class="tl-title-page"><p class="tl-book-title" role="heading" aria-level="1">${esc(title)}</p>
-      <p class="tl-book-sub">A course on attention, from the dot product to a translator you train</p>
+  front.innerHTML = `<div class="tl-title-page"><p class="tl-book-title" role="heading" \
+aria-level="1">${esc(title)}</p>
+      <p class="tl-book-sub">A course on attention, from the dot product to a translator you \
+train</p>
       <p class="tl-book-author">${esc(author)}</p><p class="tl-book-date">${esc(date)}</p>
       <p class="tl-book-online">Read online, with explorers that move: ${esc(online)}</p></div>
     <nav class="tl-toc" aria-label="Contents"><h2>Contents</h2><ol>${rows}</ol></nav>
@@ -121,7 +128,8 @@ PREPARE = """([title, author, date, online, pages, numbers]) => {
 PRINT_CSS = """
 @page { size: A4; margin: 18mm 16mm 20mm 16mm; }
 @media print {
-  #jb-print-docs-body, .bd-header-article, .bd-sidebar-primary, .bd-sidebar-secondary, .prev-next-area, footer,
+  #jb-print-docs-body, .bd-header-article, .bd-sidebar-primary, .bd-sidebar-secondary, \
+.prev-next-area, footer,
   .bd-footer, .bd-footer-article, .header-article-items, #pst-skip-link, .search-button-field,
   .dropdown-download-buttons, .headerlink { display: none !important; }
   .bd-main .bd-content .bd-article-container { max-width: none !important; padding: 0 !important; }
@@ -140,7 +148,8 @@ PRINT_CSS = """
   .tl-toc ol { list-style: none; padding: 0; }
   .tl-toc li { margin: 1.2mm 0; }
   .tl-toc li.tl-toc-part { font-weight: bold; margin-top: 4mm; }
-  .tl-toc a { display: flex; justify-content: space-between; gap: 4mm; color: inherit; text-decoration: none; }
+  .tl-toc a { display: flex; justify-content: space-between; gap: 4mm; color: inherit; \
+text-decoration: none; }
   .tl-toc a span:first-child { flex: 1; border-bottom: 1px dotted #999; }
   figure, img, table, .tutorlib-static-explorer { break-inside: avoid; }
   h1, h2, h3 { break-after: avoid; }
@@ -151,7 +160,8 @@ PRINT_CSS = """
 """
 
 FOOTER = (
-    '<div style="font-size:8pt;width:100%;padding:0 16mm;display:flex;justify-content:space-between;'
+    '<div style="font-size:8pt;width:100%;padding:0 16mm;display:flex;'
+    "justify-content:space-between;"
     'color:#444"><span>{title}</span><span><span class="pageNumber"></span> / '
     '<span class="totalPages"></span></span></div>'
 )
@@ -187,7 +197,8 @@ def pdf_pages(pdf: Path) -> int:
 
 
 def start_pages(pdf: Path, titles: list[str], skip: int) -> list[int]:
-    """The page (1-based) on which each title first appears, in order, after the first `skip` pages."""
+    """The page (1-based) on which each title first appears, in order, after the first `skip`
+    pages."""
     if shutil.which("pdftotext") is None:
         raise SystemExit("pdftotext (Debian: poppler-utils) is needed to number the contents")
     text = subprocess.run(
@@ -251,7 +262,8 @@ def print_pdf(html_dir: Path, out: Path, pages=None) -> dict:
             front = 0
             for attempt in range(3):
                 page.evaluate(
-                    "() => { const f = document.getElementById('tl-front-matter'); if (f) f.remove(); }"
+                    "() => { const f = document.getElementById('tl-front-matter'); if (f) "
+                    "f.remove(); }"
                 )
                 page.evaluate(
                     "(on) => document.documentElement.classList.toggle('tl-front-only', on)",
@@ -283,7 +295,8 @@ def print_pdf(html_dir: Path, out: Path, pages=None) -> dict:
 
 
 def publish(out: Path) -> None:
-    """A copy next to the HTML book, when there is one, so the site serves it (index.md links it)."""
+    """A copy next to the HTML book, when there is one, so the site serves it (index.md links
+    it)."""
     site = BUILD / "html"
     if out.is_relative_to(BUILD) and (site / "index.html").is_file():
         shutil.copy2(out, site / out.name)
@@ -292,7 +305,8 @@ def publish(out: Path) -> None:
 def build_pdf(
     out: Path = BUILD / "pdf" / f"{NAME}.pdf", source: Path = ROOT, work: Path = ROOT
 ) -> dict:
-    """Build the one-page book of `source` under `work`/_build and print it to `out`; returns facts."""
+    """Build the one-page book of `source` under `work`/_build and print it to `out`; returns
+    facts."""
     start = time.perf_counter()
     jupyter_book(["--builder", "singlehtml"], work, source)
     facts = print_pdf(
@@ -318,7 +332,8 @@ SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>\s*", re.S)
 # open a <details>, and a <summary> may not hold the <p> titles myst-nb puts in it.
 HIDDEN_CELL = re.compile(
     r'<details class="admonition hide ([^"]*)">\s*<summary[^>]*>\s*'
-    r'<p class="collapsed admonition-title">(.*?)</p>\s*<p class="expanded admonition-title">.*?</p>\s*'
+    r'<p class="collapsed admonition-title">(.*?)</p>\s*'
+    r'<p class="expanded admonition-title">.*?</p>\s*'
     r"</summary>(.*?)</details>",
     re.S,
 )
@@ -327,7 +342,8 @@ SVG_DOCTYPE = re.compile(r"<!DOCTYPE svg[^\[>]*(\[.*?\])?\s*>\s*", re.S)
 
 
 def _tex(source: str) -> tuple[str, bool]:
-    """The TeX of a math element's text (HTML-escaped, with \\( \\) or \\[ \\] or $$ around it) and display."""
+    """The TeX of a math element's text (HTML-escaped, with \\( \\) or \\[ \\] or $$ around it) and
+    display."""
     text = html.unescape(source).strip()
     for left, right, display in ((r"\(", r"\)", False), (r"\[", r"\]", True), ("$$", "$$", True)):
         if text.startswith(left) and text.endswith(right):
@@ -347,7 +363,8 @@ def _resolve(folder: str, href: str) -> str:
 
 
 def mathml_epub(epub: Path) -> dict:
-    """Rewrite `epub` in place: TeX -> MathML, no scripts; the manifest says which pages hold MathML."""
+    """Rewrite `epub` in place: TeX -> MathML, no scripts; the manifest says which pages hold
+    MathML."""
     from playwright.sync_api import sync_playwright
 
     with zipfile.ZipFile(epub) as z:
@@ -403,7 +420,8 @@ def mathml_epub(epub: Path) -> dict:
             with_forms.add(name)
         files[name] = new.encode()
     for name in [n for n in files if n.endswith(".svg")]:
-        # matplotlib's SVG 1.1 DOCTYPE names external DTDs, and an image it draws twice has one id twice
+        # matplotlib's SVG 1.1 DOCTYPE names external DTDs, and an image it draws twice has one id
+        # twice
         svg = SVG_DOCTYPE.sub("", files[name].decode(), count=1)
         seen: dict[str, int] = {}
 

@@ -70,7 +70,8 @@ def _link(app, pagename: str, target: str) -> dict:
 
 def _step(relations: dict, docname: str, direction: int) -> str | None:
     """The neighbour of ``docname`` in the reading chain, skipping solution pages: the next one
-    for ``direction`` > 0, else the previous one. Sphinx's relations are [parent, previous, next]."""
+    for ``direction`` > 0, else the previous one. Sphinx's relations are [parent, previous,
+    next]."""
     index = 2 if direction > 0 else 1
     seen = set()
     current = relations.get(docname, [None, None, None])[index]

@@ -3,25 +3,26 @@
     python tools/exercises.py assign            regenerate everything below from exercises/masters/
     python tools/exercises.py assign --check    fail (exit 1) if regenerating would change anything
     python tools/exercises.py autograder PRIVATE_MASTERS --out PRIVATE_ZIPS
-                                                only the autograder zips of an instructor's own masters
+                                             only the autograder zips of an instructor's own masters
 
 For every master ``exercises/masters/exNN_topic.ipynb`` it runs ``otter assign`` in a temporary
 folder and writes, deterministically (same master, same bytes):
 
-- ``exercises/exNN_topic.ipynb``             the student notebook: solutions and hidden tests removed;
-                                              its first cell installs tutorlib and otter-grader when
-                                              missing, its second writes the public tests (embedded in
-                                              the cell, so it works in Colab where only the .ipynb is
-                                              opened) and creates ``grader``, so ``grader.check("q1")``
-                                              works in place, offline; a note after the intro says
-                                              that checking needs a kernel (Colab, Binder links)
+- ``exercises/exNN_topic.ipynb``             the student notebook: solutions and hidden tests
+                                             removed; its first cell installs tutorlib and
+                                             otter-grader when missing, its second writes the public
+                                             tests (embedded in the cell, so it works in Colab where
+                                             only the .ipynb is opened) and creates ``grader``, so
+                                             ``grader.check("q1")`` works in place, offline; a note
+                                             after the intro says that checking needs a kernel
+                                             (Colab, Binder links)
 - ``exercises/autograder/exNN_topic.zip``   the autograder bundle: every test, hidden ones included,
-                                              and otter_config.json; ``tools/grade.py`` and
-                                              ``otter run -a`` grade with it (no Docker)
-- ``exercises/solutions/exNN_topic.ipynb``  the worked solutions for the book: tests and otter removed,
-                                              executed (outputs stored), each solution cell collapsed
-                                              behind "Show the solution to question N" and followed
-                                              by the master's **Why.** cell for that question
+                                            and otter_config.json; ``tools/grade.py`` and ``otter
+                                            run -a`` grade with it (no Docker)
+- ``exercises/solutions/exNN_topic.ipynb``  the worked solutions for the book: tests and otter
+                                            removed, executed (outputs stored), each solution cell
+                                            collapsed behind "Show the solution to question N" and
+                                            followed by the master's **Why.** cell for that question
 
 and checks that the masters present are the exercises course.yml names. _toc.yml's "Practice" and
 "Solutions" parts list them; tools/course.py writes the file from course.yml (assign rewrites it
@@ -139,7 +140,8 @@ def install_cell_source() -> str:
 
 def _string_literals(text: str, indent: str, width: int = LINE_WIDTH) -> list[str]:
     """``text`` as adjacent Python string literals, one per line, each line at most ``width``
-    characters: a long line of a test is cut between words (or anywhere, if one word is too long)."""
+    characters: a long line of a test is cut between words (or anywhere, if one word is too
+    long)."""
     room = width - len(indent)
     pieces, chunk = [], ""
     for word in re.findall(r"\S+\s*|\s+", text):
@@ -248,8 +250,9 @@ def check_tests(nb, where: str, ok_format: bool) -> None:
                 if name not in called:
                     raise SystemExit(
                         f"{where}, {question}: the test cell defines {name}() but never calls it; "
-                        "with OK-format tests each cell runs as a doctest, so it would always pass. "
-                        "Call it, or make every test cell one function and set tests: ok_format: false"
+                        "with OK-format tests each cell runs as a doctest, so it would always "
+                        "pass. Call it, or make every test cell one function and set tests: "
+                        "ok_format: false"
                     )
         else:
             names = seen.setdefault(question, set())
@@ -307,7 +310,8 @@ def prepared_master(path: Path) -> tuple[nbformat.NotebookNode, dict]:
     )
     if config.get("name") != path.stem:
         raise SystemExit(
-            f"{path.name}: the ASSIGNMENT CONFIG name is {config.get('name')!r}, expected {path.stem!r}"
+            f"{path.name}: the ASSIGNMENT CONFIG name is {config.get('name')!r}, expected "
+            f"{path.stem!r}"
         )
     config.update(FORCED_CONFIG)
     tests = dict(config.get("tests") or {})
@@ -354,7 +358,8 @@ def run_otter_assign(path: Path, work: Path) -> Path:
 
 
 def _clean(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """Deterministic notebook: no outputs, counts or timings, cell ids from the position, course kernel."""
+    """Deterministic notebook: no outputs, counts or timings, cell ids from the position, course
+    kernel."""
     nb = nbformat.from_dict(copy.deepcopy(nb))
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"{name.replace('_', '-')}-{i:02d}"
@@ -414,7 +419,10 @@ def _relink(markdown: str) -> str:
         target = m.group(2)
         if re.match(r"^[a-z][a-z0-9+.-]*:|^#|^/", target):
             return m.group(0)
-        return f"{m.group(1)}({posixpath.relpath(posixpath.join('exercises', target), 'exercises/solutions')})"
+        return (
+            f"{m.group(1)}("
+            f"{posixpath.relpath(posixpath.join('exercises', target), 'exercises/solutions')})"
+        )
 
     return re.sub(r"(\]\s*)\(([^)\s]+)\)", fix, markdown)
 
@@ -452,7 +460,8 @@ def question_label(question: str) -> str:
 
 
 def solution_questions(cells: list) -> dict[int, str]:
-    """{index of a solution code cell: its question}: the question of the grader.check cell after it."""
+    """{index of a solution code cell: its question}: the question of the grader.check cell after
+    it."""
     found, question = {}, None
     for i in reversed(range(len(cells))):
         cell = cells[i]
@@ -569,7 +578,8 @@ def _merged_streams(outputs: list) -> list:
 
 
 def autograder_zip(result: Path, name: str) -> bytes:
-    """The bundle otter run needs (otter_config.json and tests/), zipped with sorted entries and fixed dates.
+    """The bundle otter run needs (otter_config.json and tests/), zipped with sorted entries and
+    fixed dates.
 
     otter assign's zip also carries Gradescope's container setup (setup.sh, environment.yml,
     run_autograder); the course grades without containers, so they are left out."""

@@ -57,7 +57,8 @@ def main(argv: list[str]) -> int:
     p.add_argument(
         "--autograder",
         default=str(batch.AUTOGRADER),
-        help="folder of autograder zips, e.g. built from private masters (default: exercises/autograder)",
+        help="folder of autograder zips, e.g. built from private masters (default: "
+        "exercises/autograder)",
     )
     p.add_argument(
         "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="submissions graded at once"
@@ -78,7 +79,8 @@ def main(argv: list[str]) -> int:
         "--checker-memory",
         type=int,
         default=checker.CHECKER_MEMORY_MB,
-        help="address-space limit in MB of the process that runs the tests and reads the kernel's replies",
+        help="address-space limit in MB of the process that runs the tests and reads the kernel's "
+        "replies",
     )
     p.add_argument(
         "--no-sandbox",
@@ -93,9 +95,10 @@ def main(argv: list[str]) -> int:
         print(f"warning: --no-sandbox: {sandbox.LOST_WITHOUT_SANDBOX}", file=sys.stderr)
     elif sandbox.bwrap() is None:
         print(
-            "tools/grade.py runs each submission in a bubblewrap sandbox, and bwrap is missing or does not "
-            "work here: install it (Debian/Ubuntu: apt-get install bubblewrap; `make test` does), or pass "
-            f"--no-sandbox to grade without it, knowing that {sandbox.LOST_WITHOUT_SANDBOX}.",
+            "tools/grade.py runs each submission in a bubblewrap sandbox, and bwrap is missing or "
+            "does not work here: install it (Debian/Ubuntu: apt-get install bubblewrap; `make "
+            "test` does), or pass --no-sandbox to grade without it, knowing that "
+            f"{sandbox.LOST_WITHOUT_SANDBOX}.",
             file=sys.stderr,
         )
         return 2

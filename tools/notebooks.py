@@ -75,7 +75,8 @@ def chapter_notebooks() -> list[Path]:
 
 
 def synced(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return a copy of ``nb`` whose first cell is the install cell and whose metadata is the course's."""
+    """Return a copy of ``nb`` whose first cell is the install cell and whose metadata is the
+    course's."""
     nb = nbformat.from_dict(copy.deepcopy(nb))
     source = install_cell_source()
     first = nb.cells[0] if nb.cells else None

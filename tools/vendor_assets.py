@@ -1,7 +1,9 @@
 """Put the book's MathJax 3 (and the tests' axe-core) into vendor/, so nothing comes from a CDN.
 
-    .venv/bin/python tools/vendor_assets.py          # fetch (once), verify, unpack into vendor/static (if changed)
-    .venv/bin/python tools/vendor_assets.py --check  # verify vendor/static against the pinned tarballs
+    # fetch (once), verify, unpack into vendor/static (if changed)
+    .venv/bin/python tools/vendor_assets.py
+    # verify vendor/static against the pinned tarballs
+    .venv/bin/python tools/vendor_assets.py --check
 
 `make book` runs it before the build. The build copies vendor/static into
 _build/html/_static (`html_static_path` in _config.yml), and `mathjax_path`
@@ -40,7 +42,8 @@ CACHE = VENDOR / "npm"  # the downloaded tarballs, kept between builds
 STATIC = VENDOR / "static"  # copied as is into _build/html/_static by Sphinx
 TESTS = VENDOR / "tests"  # what only the tests load (not part of the book)
 
-MATHJAX_OTHER_BUNDLES = {  # es5/*.js combined bundles the book does not load (it loads tex-chtml.js)
+# es5/*.js combined bundles the book does not load (it loads tex-chtml.js)
+MATHJAX_OTHER_BUNDLES = {
     "tex-mml-chtml.js",
     "tex-chtml-full.js",
     "tex-chtml-full-speech.js",
@@ -55,7 +58,8 @@ MATHJAX_OTHER_BUNDLES = {  # es5/*.js combined bundles the book does not load (i
 
 def _mathjax_file(rel: PurePosixPath) -> bool:
     # Everything tex-chtml.js may load lazily from its own folder: TeX extensions (autoload),
-    # CHTML fonts, the menu and its accessibility options (a11y/, sre/), the SVG output it can switch to.
+    # CHTML fonts, the menu and its accessibility options (a11y/, sre/), the SVG output it can
+    # switch to.
     return not (len(rel.parts) == 1 and rel.name in MATHJAX_OTHER_BUNDLES)
 
 
@@ -123,15 +127,17 @@ def _verified(pkg: Package, path: Path) -> bool:
 
 
 def fetch(pkg: Package) -> Path:
-    """The verified tarball of `pkg`, from vendor/npm/ when it is there, else from the npm registry."""
+    """The verified tarball of `pkg`, from vendor/npm/ when it is there, else from the npm
+    registry."""
     if _verified(pkg, pkg.tarball):
         return pkg.tarball
     npm = shutil.which("npm")
     if npm is None:
         raise VendorError(
-            f"npm is needed to fetch {pkg.spec} from the npm registry (the book serves MathJax and the "
-            "widget scripts itself), but `npm` is not on PATH. Install Node.js with npm "
-            "(Debian/Ubuntu: `apt-get install npm`; `make book` does this when apt-get is available)."
+            f"npm is needed to fetch {pkg.spec} from the npm registry (the book serves MathJax and "
+            "the widget scripts itself), but `npm` is not on PATH. Install Node.js with npm "
+            "(Debian/Ubuntu: `apt-get install npm`; `make book` does this when apt-get is "
+            "available)."
         )
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
@@ -152,15 +158,15 @@ def fetch(pkg: Package) -> Path:
         got = sorted(Path(tmp).glob("*.tgz"))
         if run.returncode != 0 or len(got) != 1:
             raise VendorError(
-                f"`npm pack {pkg.spec}` failed (exit {run.returncode}), so the book's {pkg.dest} assets "
-                f"could not be fetched. Is https://registry.npmjs.org reachable (proxy, offline)? npm said:\n"
-                + (run.stderr.strip() or run.stdout.strip() or "(nothing)")
+                f"`npm pack {pkg.spec}` failed (exit {run.returncode}), so the book's {pkg.dest} "
+                "assets could not be fetched. Is https://registry.npmjs.org reachable (proxy, "
+                "offline)? npm said:\n" + (run.stderr.strip() or run.stdout.strip() or "(nothing)")
             )
         if not _verified(pkg, got[0]):
             raise VendorError(
                 f"{pkg.spec} from the registry does not match its pinned integrity: expected "
-                f"{pkg.integrity}, got {integrity_of(got[0])}. Either the pin in tools/vendor_assets.py is "
-                "wrong (check `npm view "
+                f"{pkg.integrity}, got {integrity_of(got[0])}. Either the pin in "
+                "tools/vendor_assets.py is wrong (check `npm view "
                 + pkg.spec
                 + " dist.integrity`) or the download was altered."
             )
@@ -169,7 +175,8 @@ def fetch(pkg: Package) -> Path:
 
 
 def wanted_files(pkg: Package, tarball: Path) -> dict[str, bytes]:
-    """Relative path under vendor/static/<dest> -> contents, for every file of the tarball the book uses."""
+    """Relative path under vendor/static/<dest> -> contents, for every file of the tarball the book
+    uses."""
     files: dict[str, bytes] = {}
     source = PurePosixPath(pkg.source)
     with tarfile.open(tarball, "r:gz") as tar:
@@ -192,7 +199,8 @@ def wanted_files(pkg: Package, tarball: Path) -> dict[str, bytes]:
 
 
 def _differences(pkg: Package, wanted: dict[str, bytes], dest: Path, exact: bool) -> list[str]:
-    """What in `dest` differs from the files the book takes from `pkg` (missing, changed; extra if exact)."""
+    """What in `dest` differs from the files the book takes from `pkg` (missing, changed; extra if
+    exact)."""
     problems = []
     for rel, data in wanted.items():
         path = dest / rel
@@ -209,7 +217,8 @@ def _differences(pkg: Package, wanted: dict[str, bytes], dest: Path, exact: bool
 
 
 def unpack(pkg: Package, tarball: Path) -> Path:
-    """vendor/static/<dest>, (re)written from the verified tarball unless it already holds exactly its files."""
+    """vendor/static/<dest>, (re)written from the verified tarball unless it already holds exactly
+    its files."""
     dest = pkg.home
     wanted = wanted_files(pkg, tarball)
     if dest.is_dir() and not _differences(pkg, wanted, dest, exact=True):
@@ -224,11 +233,13 @@ def unpack(pkg: Package, tarball: Path) -> Path:
 
 
 def check(static: Path | None = None) -> list[str]:
-    """Differences between `static` (vendor/static, or a built site's _static) and the pinned tarballs.
+    """Differences between `static` (vendor/static, or a built site's _static) and the pinned
+    tarballs.
 
-    Each vendored file must be there with the tarball's bytes; in vendor/static no other file may be (a built site's _static holds the theme's files too).
-    Without `static`, the tests' packages (vendor/tests) are checked as well; a built site holds only the book's.
-    Needs the tarballs in vendor/npm (the build fetched them).
+    Each vendored file must be there with the tarball's bytes; in vendor/static no other file may be
+    (a built site's _static holds the theme's files too). Without `static`, the tests' packages
+    (vendor/tests) are checked as well; a built site holds only the book's. Needs the tarballs in
+    vendor/npm (the build fetched them).
     """
     problems = []
     for pkg in PACKAGES:

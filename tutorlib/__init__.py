@@ -7,6 +7,10 @@ Each module holds the code that one part of the book derives. The course's layer
   layers in PyTorch (chapters 5 to 8)
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory
   measurement (chapter 11)
+- ``tutorlib.modern``     attention in today's models: RoPE, grouped-query attention, sliding
+  windows, the KV cache's size for published model shapes (chapter 15)
+- ``tutorlib.tokenizers`` byte-level byte-pair encoding (``BPE``): train, encode, decode, save
+  (chapter 14)
 
 The translation stack, built on those layers (chapters 9 and 10), a subpackage whose data,
 training loop and checkpoints other models can share:
@@ -26,8 +30,12 @@ training loop and checkpoints other models can share:
   beam search, ``translate`` with unknown words copied through attention
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
 - ``tutorlib.translation.training``     the training loop around ``TrainState``, resuming, torchrun
+- ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13: one causal
+  self-attention stack over ``[English] <sep> [Portuguese] <eos>``, the loss on the Portuguese
+  only, KV-cached greedy and sampled decoding, ``translate``, ``train_gpt`` through the same loop
+  and checkpoints (``tutorlib.gpt`` is its short name and re-exports it)
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
-  (``tutorlib.__main__`` starts it)
+  (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
 
 The old homes of those names, kept so that every import keeps working (they re-export):
 

@@ -77,8 +77,8 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     if all_masked.any():
         where = tuple(int(i) for i in np.argwhere(all_masked)[0])
         raise ValueError(
-            f"every entry is -inf along axis {axis} in the slice at index {where} (of the other axes): "
-            "there is nothing to normalise"
+            f"every entry is -inf along axis {axis} in the slice at index {where} (of the other "
+            "axes): there is nothing to normalise"
         )
     z = x / temperature
     z = z - z.max(axis=axis, keepdims=True)
@@ -89,7 +89,10 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
 def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.ndarray]:
     r"""Scaled dot-product attention: returns ``(output, weights)``.
 
-    .. math:: \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
+    .. math::
+
+        \operatorname{Attention}(Q, K, V)
+        = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
 
     Shapes::
 
@@ -120,8 +123,8 @@ def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.nda
         mask = np.asarray(mask)
         if mask.dtype != bool:
             raise ValueError(
-                f"mask must be boolean with True = may attend, got dtype {mask.dtype}. "
-                "If you have 1/0 use mask == 1; if you have an additive mask of 0/-inf use mask == 0"
+                f"mask must be boolean with True = may attend, got dtype {mask.dtype}. If you have "
+                "1/0 use mask == 1; if you have an additive mask of 0/-inf use mask == 0"
             )
         try:
             fits = np.broadcast_shapes(mask.shape, scores.shape) == scores.shape
@@ -138,9 +141,9 @@ def scaled_dot_product_attention(q, k, v, mask=None) -> tuple[np.ndarray, np.nda
         if empty.any():
             where = tuple(int(i) for i in np.argwhere(empty)[0])
             raise ValueError(
-                f"query row {where[-1]} (index {where} of the (..., T_q) axes) has every key masked, so it "
-                "has nothing to attend to and its softmax would be NaN. Is that query itself padding, "
-                "or is the mask transposed?"
+                f"query row {where[-1]} (index {where} of the (..., T_q) axes) has every key "
+                "masked, so it has nothing to attend to and its softmax would be NaN. Is that "
+                "query itself padding, or is the mask transposed?"
             )
         scores = np.where(mask, scores, -np.inf)
 

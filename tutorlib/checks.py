@@ -25,7 +25,8 @@ __all__ = ["whole_number", "finite_number", "shape_str", "token_shape", "attenti
 def whole_number(
     name: str, value, minimum: int | None = None, maximum: int | None = None, *, hint: str = ""
 ) -> int:
-    """``value`` as an ``int``, or a ``ValueError`` saying what was expected, what came, and ``hint`` (the likely cause).
+    """``value`` as an ``int``, or a ``ValueError`` saying what was expected, what came, and
+    ``hint`` (the likely cause).
 
     ``whole_number("beam_size", 0, 1)`` raises "beam_size must be at least 1,
     got 0"; ``whole_number("batch_size", 2.5, 1)`` raises "batch_size must be
@@ -49,7 +50,8 @@ def whole_number(
 
 
 def finite_number(name: str, value, *, hint: str = "") -> float:
-    """``value`` as a finite ``float`` (not NaN, not infinite, not a bool), or a ``ValueError`` saying what came."""
+    """``value`` as a finite ``float`` (not NaN, not infinite, not a bool), or a ``ValueError``
+    saying what came."""
     cause = f": {hint}" if hint else ""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ValueError(f"{name} must be a number, got {value!r} ({type(value).__name__}){cause}")

@@ -108,8 +108,9 @@ def _check_x(x, name: str = "x") -> torch.Tensor:
             else type(x).__name__
         )
         raise ValueError(
-            f"{name} must be a float tensor of shape (B, T, D), got {got}. Pass the embedded inputs "
-            "(token vectors), not token ids: wrap the embedding inside fn if your model starts from ids"
+            f"{name} must be a float tensor of shape (B, T, D), got {got}. Pass the embedded "
+            "inputs (token vectors), not token ids: wrap the embedding inside fn if your model "
+            "starts from ids"
         )
     return x
 
@@ -122,14 +123,16 @@ def _run(fn, x) -> torch.Tensor:
     if not isinstance(out, torch.Tensor) or out.ndim < 2 or out.shape[:2] != x.shape[:2]:
         got = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
         raise ValueError(
-            f"fn must map x of shape (B, T, D) = {tuple(x.shape)} to a tensor (B, T, ...) with the same B and T, "
-            f"got {got}. Is your model batch_first? torch.nn.Transformer needs batch_first=True"
+            f"fn must map x of shape (B, T, D) = {tuple(x.shape)} to a tensor (B, T, ...) with the "
+            f"same B and T, got {got}. Is your model batch_first? torch.nn.Transformer needs "
+            "batch_first=True"
         )
     return out.float()
 
 
 def _moved(a: torch.Tensor, b: torch.Tensor, atol: float) -> torch.Tensor:
-    """(B, T): did position t of sequence b move by more than the tolerance (NaN counts as moved)?"""
+    """(B, T): did position t of sequence b move by more than the tolerance (NaN counts as
+    moved)?"""
     scale = max(1.0, float(torch.nan_to_num(a.abs()).max()))
     diff = (a - b).abs().flatten(2).amax(dim=-1)  # (B, T, ...) -> (B, T)
     return torch.nan_to_num(diff, nan=float("inf")) > atol * scale
@@ -155,7 +158,8 @@ def _nan_problem(out: torch.Tensor) -> list:
 
 _NAN_CAUSE = (
     "a query row with every key masked (the softmax divides 0 by 0): a mask with the wrong "
-    "polarity (True = hide where True = attend is expected), or the padding mask on the queries' axis"
+    "polarity (True = hide where True = attend is expected), or the padding mask on the queries' "
+    "axis"
 )
 
 
@@ -278,19 +282,19 @@ def check_causality(fn, x, *, atol: float = 1e-5, seed: int = 0) -> Report:
             reads[~upper & ~torch.eye(T, dtype=torch.bool)].any()
         ):
             report.cause = (
-                "the mask is transposed or inverted: every position reads the later ones and none of "
-                "the earlier ones. Use tril (True on and below the diagonal) with True = attend"
+                "the mask is transposed or inverted: every position reads the later ones and none "
+                "of the earlier ones. Use tril (True on and below the diagonal) with True = attend"
             )
         elif bool(reads[upper].all()):
             report.cause = (
-                "no causal mask reaches the attention: it was not passed (tgt_mask / is_causal), or "
-                "only the padding mask was. The model will copy the next word in training and fail "
-                "when it generates"
+                "no causal mask reaches the attention: it was not passed (tgt_mask / is_causal), "
+                "or only the padding mask was. The model will copy the next word in training and "
+                "fail when it generates"
             )
         else:
             report.cause = (
-                "a partial causal mask: check how it is built (tril, not triu; <= not >=) and that it "
-                "is combined with the padding mask by & (True = attend) or | (True = hide)"
+                "a partial causal mask: check how it is built (tril, not triu; <= not >=) and "
+                "that it is combined with the padding mask by & (True = attend) or | (True = hide)"
             )
     return report
 
@@ -315,7 +319,8 @@ def check_padding(fn, x, lengths, *, atol: float = 1e-5, seed: int = 0) -> Repor
     B, T = x.shape[:2]
     if lengths.shape != (B,):
         raise ValueError(
-            f"lengths must have one entry per sequence, shape ({B},), got shape {tuple(lengths.shape)}"
+            f"lengths must have one entry per sequence, shape ({B},), got shape "
+            f"{tuple(lengths.shape)}"
         )
     if (lengths < 1).any() or (lengths > T).any():
         raise ValueError(f"every length must be between 1 and T={T}, got {lengths.tolist()}")
@@ -323,8 +328,8 @@ def check_padding(fn, x, lengths, *, atol: float = 1e-5, seed: int = 0) -> Repor
     real = torch.arange(T)[None, :] < lengths[:, None]  # (1, T) < (B, 1) -> (B, T)
     if bool(real.all()):
         raise ValueError(
-            f"lengths {lengths.tolist()} leave no padding in x of T={T} positions: nothing to check. "
-            "Give some sequences a length below T"
+            f"lengths {lengths.tolist()} leave no padding in x of T={T} positions: nothing to "
+            "check. Give some sequences a length below T"
         )
     base = _run(fn, x)
     det = check_determinism(fn, x, where=real.to(x.device))
@@ -410,7 +415,8 @@ def check_mask_convention(mask, *, expected: str = "tutorlib") -> Report:
         "attend": "boolean, True = may attend",
         "hide": "boolean, True = hidden",
         "additive": "additive, 0 = may attend and -inf (or very negative) = hidden",
-        "multiplicative": "1 = may attend and 0 = hidden, as numbers (Hugging Face's attention_mask)",
+        "multiplicative": "1 = may attend and 0 = hidden, as numbers (Hugging Face's "
+        "attention_mask)",
         "unknown": "undetermined",
     }
     report.summary = f"convention: {names[convention]} ({evidence}); fits " + ", ".join(
@@ -420,7 +426,10 @@ def check_mask_convention(mask, *, expected: str = "tutorlib") -> Report:
     ok = convention == want or (convention == "additive" and expected != "tutorlib")
     if convention == "unknown":
         report.problems.append(f"cannot tell the convention of this mask ({evidence})")
-        report.cause = "a mask that is all True or all False hides nothing or everything: is it built from the right lengths?"
+        report.cause = (
+            "a mask that is all True or all False hides nothing or everything: is it "
+            "built from the right lengths?"
+        )
     elif not ok:
         fix = {
             ("hide", "attend"): "negate it with ~mask",
@@ -433,8 +442,8 @@ def check_mask_convention(mask, *, expected: str = "tutorlib") -> Report:
             f"the mask is {names[convention]} ({evidence}), but {expected} expects {names[want]}"
         )
         report.cause = (
-            f"a mask written for another library; {fix}. With the wrong polarity a query attends only "
-            "to the padding (or the future), and a row with every key hidden gives NaN"
+            f"a mask written for another library; {fix}. With the wrong polarity a query attends "
+            "only to the padding (or the future), and a row with every key hidden gives NaN"
         )
     if m.ndim == 4 and m.shape[-1] == 1 and m.shape[-2] > 1:
         report.problems.append(
@@ -442,8 +451,8 @@ def check_mask_convention(mask, *, expected: str = "tutorlib") -> Report:
             "along the keys (axis -1)"
         )
         report.cause = (
-            "a padding mask on the wrong axis: it hides whole query rows instead of key columns; build "
-            "it as mask[:, None, None, :] (B, 1, 1, S), not mask[:, None, :, None]"
+            "a padding mask on the wrong axis: it hides whole query rows instead of key columns; "
+            "build it as mask[:, None, None, :] (B, 1, 1, S), not mask[:, None, :, None]"
         )
     return report
 
@@ -471,12 +480,14 @@ def _convention(m: torch.Tensor) -> tuple[str, str]:
                 if bool(starts_true[mixed].all()):
                     return (
                         "attend",
-                        "each row is True on its first keys and False after: padding at the end is False",
+                        "each row is True on its first keys and False after: padding at the end "
+                        "is False",
                     )
                 if not bool(starts_true[mixed].any()):
                     return (
                         "hide",
-                        "each row is False on its first keys and True after: padding at the end is True",
+                        "each row is False on its first keys and True after: padding at the end "
+                        "is True",
                     )
         if bool(m.all()):
             return "unknown", "every entry is True"
@@ -534,7 +545,8 @@ def check_positions(fn, x, *, atol: float = 1e-5, swap: tuple = (0, 1)) -> Repor
     report = Report(
         "check_positions",
         details={"difference": gap},
-        summary=f"swapping positions {i} and {j} changes the outputs by up to {gap:.3g}, not just their order",
+        summary=f"swapping positions {i} and {j} changes the outputs by up to {gap:.3g}, not just "
+        "their order",
     )
     if gap <= atol * scale:
         report.problems.append(
@@ -606,7 +618,8 @@ def check_shift(
             report.cause = (
                 "the target is shifted the wrong way (tgt_in is ahead of tgt_out)"
                 if shifted_left
-                else "the decoder's input does not start with BOS: prepend it (tgt_in = BOS + target)"
+                else "the decoder's input does not start with BOS: prepend it (tgt_in = BOS + "
+                "target)"
             )
             break
         if bos_id in row_out[:n_out]:
@@ -649,8 +662,8 @@ def check_loss_padding(loss_fn, logits, targets, *, pad_id: int = PAD_ID, seed: 
     pad = targets == pad_id
     if not bool(pad.any()):
         raise ValueError(
-            f"targets hold no padding (id {pad_id}): nothing to check. Use a batch with sentences of "
-            "different lengths, or pass pad_id"
+            f"targets hold no padding (id {pad_id}): nothing to check. Use a batch with sentences "
+            "of different lengths, or pass pad_id"
         )
     with torch.no_grad():
         base = float(loss_fn(logits, targets))
@@ -661,7 +674,8 @@ def check_loss_padding(loss_fn, logits, targets, *, pad_id: int = PAD_ID, seed: 
     report = Report(
         "check_loss_padding",
         details={"loss": base, "loss_with_other_padding": moved},
-        summary=f"the loss stays {base:.4f} when the logits at {int(pad.sum())} padded positions change",
+        summary=f"the loss stays {base:.4f} when the logits at {int(pad.sum())} padded positions "
+        "change",
     )
     if abs(moved - base) > 1e-6 * max(1.0, abs(base)):
         report.problems.append(
@@ -669,8 +683,8 @@ def check_loss_padding(loss_fn, logits, targets, *, pad_id: int = PAD_ID, seed: 
             f"{int(pad.sum())} padded positions changed"
         )
         report.cause = (
-            f"padding counted in the loss: pass ignore_index={pad_id} to F.cross_entropy (or average "
-            "over the real tokens only)"
+            f"padding counted in the loss: pass ignore_index={pad_id} to F.cross_entropy (or "
+            "average over the real tokens only)"
         )
     return report
 
@@ -753,8 +767,8 @@ def overfit_one_batch(
             f"the loss rose from {losses[0]:.3f} to {final:.3f} in {steps} steps on one batch"
         )
         report.cause = (
-            "a learning rate far too high: every step overshoots. Lower it, warm up to it, and clip "
-            "the gradient norm"
+            "a learning rate far too high: every step overshoots. Lower it, warm up to it, and "
+            "clip the gradient norm"
         )
     elif final > target:
         report.problems.append(
@@ -763,14 +777,15 @@ def overfit_one_batch(
         )
         report.cause = (
             "the model cannot see what it must predict: the source hidden by a wrong mask, inputs "
-            "and targets misaligned, gradients not flowing (detach, frozen layers), or a learning rate "
-            "far too low. Look at gradient_norms"
+            "and targets misaligned, gradients not flowing (detach, frozen layers), or a learning "
+            "rate far too low. Look at gradient_norms"
         )
     return report
 
 
 def gradient_norms(model: nn.Module, *, explode: float = 1e3) -> Report:
-    """The gradient's size per layer (and per head of tutorlib's attention), after ``loss.backward()``.
+    """The gradient's size per layer (and per head of tutorlib's attention), after
+    ``loss.backward()``.
 
     Parameters are grouped by the module path up to the layer number
     (``encoder.layers.0.self_attn``). Reported: NaN or inf gradients, groups
@@ -820,7 +835,10 @@ def gradient_norms(model: nn.Module, *, explode: float = 1e3) -> Report:
         raise ValueError("the model has no trainable parameters")
     if not groups:
         report.problems.append("no parameter has a gradient")
-        report.cause = "call loss.backward() before gradient_norms(model) (and not after optimizer.zero_grad())"
+        report.cause = (
+            "call loss.backward() before gradient_norms(model) (and not after "
+            "optimizer.zero_grad())"
+        )
         return report
     bad = [g for g, v in norms.items() if not math.isfinite(v)]
     if bad:
@@ -868,7 +886,8 @@ def gradient_norms(model: nn.Module, *, explode: float = 1e3) -> Report:
 
 
 def attention_maps(model: nn.Module, *args, **kwargs) -> dict:
-    """Run ``model(*args, **kwargs)`` and collect every attention's weights, ``{name: (B, H, T_q, T_k)}``.
+    """Run ``model(*args, **kwargs)`` and collect every attention's weights, ``{name: (B, H, T_q,
+    T_k)}``.
 
     Works for tutorlib's ``MultiHeadAttention`` (asked for ``need_weights``)
     and PyTorch's ``nn.MultiheadAttention`` (asked for ``need_weights`` and
@@ -913,7 +932,8 @@ def attention_maps(model: nn.Module, *args, **kwargs) -> dict:
 def attention_entropy(
     weights, *args, saturated: float = 0.999, uniform: float = 0.99, **kwargs
 ) -> Report:
-    r"""How peaked is each head's attention? Entropy per layer and head, with saturated and uniform heads flagged.
+    r"""How peaked is each head's attention? Entropy per layer and head, with saturated and uniform
+    heads flagged.
 
     ``weights`` is one tensor ``(..., H, T_q, T_k)``, a list or a dict of them
     (one per layer), or an ``nn.Module``: then ``attention_maps(weights, *args,
@@ -979,13 +999,14 @@ def attention_entropy(
         sat = any("saturated" in p for p in problems)
         report.cause = (
             (
-                "saturated softmaxes: the scores are too large; is the 1/sqrt(d_k) scaling missing? "
-                "Their gradients vanish"
+                "saturated softmaxes: the scores are too large; is the 1/sqrt(d_k) scaling "
+                "missing? Their gradients vanish"
             )
             if sat
             else (
-                "uniform attention: the scores are too small, scaled by d_k or sqrt(d_model) instead of "
-                "sqrt(d_k), or the model has not learnt (yet) to look anywhere in particular"
+                "uniform attention: the scores are too small, scaled by d_k or sqrt(d_model) "
+                "instead of sqrt(d_k), or the model has not learnt (yet) to look anywhere in "
+                "particular"
             )
         )
     return report
@@ -1012,8 +1033,8 @@ def check_bleu(score: float, hypotheses, references, *, tolerance: float = 0.01)
     hypotheses, references = list(hypotheses), list(references)
     if len(hypotheses) != len(references) or not hypotheses:
         raise ValueError(
-            f"got {len(hypotheses)} hypotheses and {len(references)} references: give one reference "
-            "string per hypothesis"
+            f"got {len(hypotheses)} hypotheses and {len(references)} references: give one "
+            "reference string per hypothesis"
         )
     if not all(isinstance(s, str) for s in hypotheses + references):
         raise ValueError(

@@ -78,18 +78,21 @@ COLOUR_BLIND_SAFE_CMAPS = frozenset(
 
 
 def _check_cmap(cmap) -> None:
-    """Raise if ``cmap`` (a name or a matplotlib Colormap) is not in :data:`COLOUR_BLIND_SAFE_CMAPS`."""
+    """Raise if ``cmap`` (a name or a matplotlib Colormap) is not in
+    :data:`COLOUR_BLIND_SAFE_CMAPS`."""
     name = cmap if isinstance(cmap, str) else getattr(cmap, "name", repr(cmap))
     if name not in COLOUR_BLIND_SAFE_CMAPS:
         raise ValueError(
-            f"cmap {name!r} is not one of the course's colour-blind-safe maps ({', '.join(sorted(COLOUR_BLIND_SAFE_CMAPS))}): "
-            "a rainbow or red-green map hides differences from readers with colour-vision deficiency. "
-            f"Use {DEFAULT_CMAP!r} (the default), or 'RdBu' for signed data"
+            f"cmap {name!r} is not one of the course's colour-blind-safe maps "
+            f"({', '.join(sorted(COLOUR_BLIND_SAFE_CMAPS))}): a rainbow or red-green map hides "
+            f"differences from readers with colour-vision deficiency. Use {DEFAULT_CMAP!r} (the "
+            "default), or 'RdBu' for signed data"
         )
 
 
 def labels_for(labels, n: int, what: str) -> list[str]:
-    """``n`` text labels for the rows (or columns) of a table: ``labels`` as strings, or 0..n-1 when None.
+    """``n`` text labels for the rows (or columns) of a table: ``labels`` as strings, or 0..n-1 when
+    None.
 
     ``what`` names them in errors ("row", "query", "key", ...). A single string
     is refused (it would be read letter by letter), and so is a count that does
@@ -106,13 +109,15 @@ def labels_for(labels, n: int, what: str) -> list[str]:
     if len(labels) != n:
         plural = {"query": "queries"}.get(what, what + "s")
         raise ValueError(
-            f"{what} labels: the table has {n} {plural} but {len(labels)} labels were given ({labels})"
+            f"{what} labels: the table has {n} {plural} but {len(labels)} labels were given "
+            f"({labels})"
         )
     return labels
 
 
 def relative_luminance(rgb) -> float:
-    """WCAG 2.1's relative luminance of an sRGB colour ``rgb`` (0-1 floats): 0 for black, 1 for white.
+    """WCAG 2.1's relative luminance of an sRGB colour ``rgb`` (0-1 floats): 0 for black, 1 for
+    white.
 
     Each channel is linearised first (the sRGB curve); a plain weighted sum of
     the stored channels overrates mid-tones, which is how white text once
@@ -127,13 +132,15 @@ def relative_luminance(rgb) -> float:
 
 
 def contrast_ratio(a, b) -> float:
-    """WCAG 2.1's contrast ratio of two colours (0-1 floats), from 1 (none) to 21 (black on white)."""
+    """WCAG 2.1's contrast ratio of two colours (0-1 floats), from 1 (none) to 21 (black on
+    white)."""
     la, lb = relative_luminance(a), relative_luminance(b)
     return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 
 
 def text_colour(rgb) -> str:
-    """Black or white, whichever has the higher WCAG contrast on the background colour ``rgb`` (0-1 floats).
+    """Black or white, whichever has the higher WCAG contrast on the background colour ``rgb`` (0-1
+    floats).
 
     The rule every table and heatmap of the course uses. The better of the
     two is always at least 4.58:1, above the 4.5:1 that WCAG 2.1 AA asks of
@@ -215,11 +222,13 @@ class LabelledMatrix:
         esc = html.escape
         colours = self._colours()
         parts = [
-            '<table class="tutorlib-matrix" style="border-collapse:collapse;font-family:monospace;text-align:right">'
+            '<table class="tutorlib-matrix" style="border-collapse:collapse;font-family:monospace;'
+            'text-align:right">'
         ]
         if self.title:
             parts.append(
-                f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(self.title)}</caption>'
+                '<caption style="caption-side:top;text-align:left;'
+                f'font-weight:bold">{esc(self.title)}</caption>'
             )
         head = "".join(f'<th scope="col" style="padding:2px 8px">{esc(c)}</th>' for c in self.cols)
         if self.row_sums:
@@ -235,7 +244,8 @@ class LabelledMatrix:
                     f'<td style="padding:2px 8px;font-weight:bold">{self._fmt(np.sum(row))}</td>'
                 )
             parts.append(
-                f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>'
+                f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}'
+                f"</th>{cells}</tr>"
             )
         parts.append("</tbody></table>")
         return "".join(parts)
@@ -285,7 +295,8 @@ def attention_heatmap(
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
         raise ValueError(
-            f"attention_heatmap draws one (T_q, T_k) matrix, got shape {w.shape}; pick one head or batch item"
+            f"attention_heatmap draws one (T_q, T_k) matrix, got shape {w.shape}; pick one head or "
+            "batch item"
         )
     q_labels = labels_for(query_labels, w.shape[0], "row")
     k_labels = labels_for(key_labels, w.shape[1], "column")
@@ -409,7 +420,8 @@ _HIDDEN_STYLE = (
     "background:repeating-linear-gradient(45deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#000000"
 )
 _CELL = "padding:2px 8px;border:1px solid #ffffff"
-# Text for screen readers only (a mark like ✕ is read as "multiplication x"), inline like every style here.
+# Text for screen readers only (a mark like ✕ is read as "multiplication x"), inline like every
+# style here.
 _SR_ONLY = (
     "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap"
 )
@@ -434,7 +446,8 @@ def _as_weights(weights) -> np.ndarray:
 
 
 def weight_bars_html(labels, weights, title: str = "") -> str:
-    """HTML of one horizontal bar per label, as wide as its weight (0 to 1), the weight written beside it."""
+    """HTML of one horizontal bar per label, as wide as its weight (0 to 1), the weight written
+    beside it."""
     labels = [str(x) for x in labels]
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (len(labels),):
@@ -446,30 +459,38 @@ def weight_bars_html(labels, weights, title: str = "") -> str:
         rows.append(
             '<div style="display:flex;align-items:center;gap:6px;margin:2px 0">'
             f'<span style="width:7em;text-align:right">{html.escape(label)}</span>'
-            f'<span style="display:inline-block;height:1em;width:{_BAR_PX * w:.1f}px;max-width:50vw;'
+            f'<span style="display:inline-block;height:1em;width:{_BAR_PX * w:.1f}px;'
+            "max-width:50vw;"
             f'background:{BAR_COLOUR}"></span>'
             f'<span style="font-family:monospace">{w:.3f}</span></div>'
         )
     head = f"<div><b>{html.escape(title)}</b></div>" if title else ""
-    # what a screen reader's status line says of this view (tutorlib/explorers/static.py): the largest weight
+    # what a screen reader's status line says of this view (tutorlib/explorers/static.py): the
+    # largest weight
     top = int(np.argmax(weights)) if len(labels) else None
     summary = (
         f"{title + ': ' if title else ''}largest weight {weights[top]:.3f} on {labels[top]}"
         if top is not None
         else title
     )
-    return f'<div class="tutorlib-bars" data-summary="{html.escape(summary)}">{head}{"".join(rows)}</div>'
+    return (
+        '<div class="tutorlib-bars" '
+        f'data-summary="{html.escape(summary)}">{head}{"".join(rows)}</div>'
+    )
 
 
 def _table_start(css_class: str, align: str, title: str, cols) -> list[str]:
-    """The opening of a query-by-key HTML table: caption (if any) and the header row of key labels."""
+    """The opening of a query-by-key HTML table: caption (if any) and the header row of key
+    labels."""
     esc = html.escape
     parts = [
-        f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;text-align:{align}">'
+        f'<table class="{css_class}" style="border-collapse:collapse;font-family:monospace;'
+        f'text-align:{align}">'
     ]
     if title:
         parts.append(
-            f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}</caption>'
+            f'<caption style="caption-side:top;text-align:left;font-weight:bold">{esc(title)}'
+            "</caption>"
         )
     head = "".join(f'<th scope="col" style="padding:2px 8px">{esc(c)}</th>' for c in cols)
     parts.append(
@@ -488,7 +509,8 @@ def weights_heatmap_html(
     mask=None,
     decimals: int = 2,
 ) -> str:
-    """An attention-weight table ``(T_q, T_k)`` as HTML: queries down, keys across, cividis from 0 to the largest weight.
+    """An attention-weight table ``(T_q, T_k)`` as HTML: queries down, keys across, cividis from 0
+    to the largest weight.
 
     ``highlight_row`` (an index) is outlined in vermillion and marked ▶.
     ``mask`` (boolean, True = may attend, the course's convention) marks the
@@ -497,7 +519,8 @@ def weights_heatmap_html(
     w = _as_weights(weights)
     if w.ndim != 2:
         raise ValueError(
-            f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head or batch item"
+            f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head "
+            "or batch item"
         )
     rows = labels_for(query_labels, w.shape[0], "query")
     cols = labels_for(key_labels if key_labels is not None else query_labels, w.shape[1], "key")
@@ -507,8 +530,8 @@ def weights_heatmap_html(
         visible = np.asarray(mask)
         if visible.dtype != bool or visible.shape != w.shape:
             raise ValueError(
-                f"mask must be boolean of the weights' shape {w.shape} (True = may attend), got dtype {visible.dtype} "
-                f"and shape {visible.shape}"
+                f"mask must be boolean of the weights' shape {w.shape} (True = may attend), got "
+                f"dtype {visible.dtype} and shape {visible.shape}"
             )
     if highlight_row is not None:
         whole_number("highlight_row", highlight_row, 0, w.shape[0] - 1, hint="a row index")
@@ -529,7 +552,8 @@ def weights_heatmap_html(
         for j in range(w.shape[1]):
             if not visible[i, j]:
                 cells.append(
-                    f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight exactly 0">'
+                    f'<td style="{_CELL};{_HIDDEN_STYLE}" title="hidden by the mask: weight '
+                    'exactly 0">'
                     f"{_mark('✕', 'hidden')}</td>"
                 )
             else:
@@ -538,7 +562,8 @@ def weights_heatmap_html(
                     f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>'
                 )
         parts.append(
-            f'<tr class="{"selected" if chosen else ""}"{style}><th scope="row" style="padding:2px 8px;text-align:left">'
+            f'<tr class="{"selected" if chosen else ""}"{style}><th scope="row" style="padding:2px '
+            '8px;text-align:left">'
             f"{mark}{esc(label)}</th>{''.join(cells)}</tr>"
         )
     parts.append("</tbody></table>")
@@ -546,11 +571,13 @@ def weights_heatmap_html(
 
 
 def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
-    """A boolean mask ``(T_q, T_k)`` as an HTML grid: ✓ where a query may attend, ✕ (hatched) where the mask hides the key."""
+    """A boolean mask ``(T_q, T_k)`` as an HTML grid: ✓ where a query may attend, ✕ (hatched) where
+    the mask hides the key."""
     m = np.asarray(mask)
     if m.dtype != bool or m.ndim != 2:
         raise ValueError(
-            f"mask must be a 2-D boolean array (True = may attend), got dtype {m.dtype} and shape {m.shape}"
+            f"mask must be a 2-D boolean array (True = may attend), got dtype {m.dtype} and shape "
+            f"{m.shape}"
         )
     rows = labels_for(query_labels, m.shape[0], "query")
     cols = labels_for(key_labels if key_labels is not None else query_labels, m.shape[1], "key")
@@ -565,7 +592,8 @@ def mask_grid_html(mask, query_labels, key_labels=None, title: str = "") -> str:
             for j in range(m.shape[1])
         )
         parts.append(
-            f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}</tr>'
+            f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(label)}</th>{cells}'
+            "</tr>"
         )
     parts.append("</tbody></table>")
     return "".join(parts)

@@ -38,7 +38,8 @@ __all__ = [
 
 
 def _checked_scores(x, name: str = "x") -> np.ndarray:
-    """``x`` as a float array that softmax accepts along its last axis; otherwise softmax's own error."""
+    """``x`` as a float array that softmax accepts along its last axis; otherwise softmax's own
+    error."""
     x = _as_float_array(x, name)
     fine = x.ndim >= 1 and x.shape[-1] > 0 and not np.isnan(x).any() and not np.isposinf(x).any()
     if fine and np.isneginf(x).all(axis=-1).any():
@@ -139,7 +140,8 @@ def _block_sizes(block_size) -> tuple[int, int]:
     if isinstance(block_size, (tuple, list)):
         if len(block_size) != 2:
             raise ValueError(
-                f"block_size must be one whole number or a pair (block_q, block_k), got {block_size!r}"
+                "block_size must be one whole number or a pair (block_q, block_k), got "
+                f"{block_size!r}"
             )
         return whole_number("block_q", block_size[0], 1), whole_number("block_k", block_size[1], 1)
     size = whole_number("block_size", block_size, 1)
@@ -147,9 +149,13 @@ def _block_sizes(block_size) -> tuple[int, int]:
 
 
 def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
-    r"""Scaled dot-product attention computed tile by tile, FlashAttention-style; returns the output.
+    r"""Scaled dot-product attention computed tile by tile, FlashAttention-style; returns the
+    output.
 
-    .. math:: \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
+    .. math::
+
+        \operatorname{Attention}(Q, K, V)
+        = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
 
     Shapes::
 
@@ -198,7 +204,8 @@ def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
     block_q, block_k = _block_sizes(block_size)
     if not isinstance(causal, (bool, np.bool_)):
         raise ValueError(
-            f"causal must be True or False, got {causal!r}; for another mask use scaled_dot_product_attention"
+            f"causal must be True or False, got {causal!r}; for another mask use "
+            "scaled_dot_product_attention"
         )
     T_q, T_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     dtype = np.result_type(q, k, v)
@@ -222,7 +229,8 @@ def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
                 # (block_k,) vs (block_q, 1) -> (block_q, block_k)
                 visible = np.arange(j0, j1) <= np.arange(i0, i1)[:, None]
                 s = np.where(visible, s, -np.inf)
-            # Every row sees key 0 in the first tile, so m_new is finite and no exp(-inf + inf) occurs.
+            # Every row sees key 0 in the first tile, so m_new is finite and no exp(-inf + inf)
+            # occurs.
             m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
             rescale = np.exp(
                 m - m_new
@@ -240,7 +248,8 @@ def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
 
 
 def peak_memory(fn, *args, **kwargs) -> int:
-    """Bytes allocated at the peak while ``fn(*args, **kwargs)`` runs, above what was allocated before.
+    """Bytes allocated at the peak while ``fn(*args, **kwargs)`` runs, above what was allocated
+    before.
 
     Measured with ``tracemalloc``, which counts every allocation of Python's
     memory allocators and, since NumPy 1.13, every NumPy array buffer (NumPy
@@ -280,7 +289,8 @@ def peak_memory(fn, *args, **kwargs) -> int:
 def attention_memory(
     T: int, d_k: int = 64, block_size=64, causal: bool = False, seed: int = 0
 ) -> dict:
-    """Peak memory of naive and tiled self-attention over ``T`` positions: a dict of bytes and their ratio.
+    """Peak memory of naive and tiled self-attention over ``T`` positions: a dict of bytes and their
+    ratio.
 
     Draws float64 ``q``, ``k``, ``v`` of shape ``(T, d_k)`` (seeded), then
     measures with ``peak_memory``:

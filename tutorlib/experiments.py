@@ -23,7 +23,8 @@ __all__ = ["softmax_jacobian", "scaling_experiment"]
 
 
 def softmax_jacobian(p) -> np.ndarray:
-    """Jacobian of softmax at output ``p`` (shape ``(..., n)``): ``diag(p) - p pᵀ``, shape ``(..., n, n)``."""
+    """Jacobian of softmax at output ``p`` (shape ``(..., n)``): ``diag(p) - p pᵀ``, shape ``(...,
+    n, n)``."""
     p = np.asarray(p, dtype=float)
     # (..., n, 1) * (..., 1, n) -> (..., n, n)
     return p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])

@@ -43,7 +43,7 @@ __all__ = [
     "DecoderLayer",
     "Encoder",
     "Decoder",
-]
+]  # and chapter 15's names from tutorlib.modern, added at the end of this module
 
 
 def _check_dropout(p) -> float:
@@ -837,3 +837,32 @@ class Decoder(nn.Module):
         if self.norm is not None:
             x = self.norm(x)
         return x
+
+
+# --- attention in today's models (chapter 15) --------------------------------------
+
+# RoPE, grouped-query attention, sliding windows and the KV cache's size live in
+# tutorlib.modern, which builds on this module; they are offered here too, imported on
+# first use so that neither module imports the other while it loads.
+_MODERN = (
+    "apply_rope",
+    "GroupedQueryAttention",
+    "repeat_kv",
+    "sliding_window_mask",
+    "kv_cache_bytes",
+)
+
+
+__all__ += _MODERN
+
+
+def __getattr__(name: str):
+    if name in _MODERN:
+        from . import modern
+
+        return getattr(modern, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_MODERN))

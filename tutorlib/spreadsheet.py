@@ -75,7 +75,8 @@ TABLE_NAMES = {
         "proj_output",
     ],
 }
-#: The tables that hold numbers (light blue); "values" too when values are given, else it copies "keys".
+#: The tables that hold numbers (light blue); "values" too when values are given, else it copies
+#: "keys".
 INPUT_TABLES = {"queries", "keys", "proj_w_q", "proj_w_k", "proj_w_v"}
 
 #: A spreadsheet is for reading by eye: at most this many words per sentence ...
@@ -92,7 +93,8 @@ _MAIN, _PROJ = "Cross-attention", "Learned projections"
 
 
 def _check_vectors(words, name: str) -> tuple[list[str], np.ndarray]:
-    """``{word: vector}`` -> (labels, (n, width) float array), or a ValueError saying what is wrong."""
+    """``{word: vector}`` -> (labels, (n, width) float array), or a ValueError saying what is
+    wrong."""
     if not isinstance(words, Mapping):
         raise ValueError(
             f"{name} must be a dict {{word: vector}}, e.g. {{'I': (1.0, 0.5), 'am': (1.5, 1.0)}}, "
@@ -117,7 +119,8 @@ def _check_vectors(words, name: str) -> tuple[list[str], np.ndarray]:
             raise ValueError(f"{name}[{word!r}] must be a vector of real numbers, got {vec!r}")
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(
-                f"{name}[{word!r}] must be a 1-D vector with at least one number, got shape {arr.shape} ({vec!r})"
+                f"{name}[{word!r}] must be a 1-D vector with at least one number, got shape "
+                f"{arr.shape} ({vec!r})"
             )
         if not np.isfinite(arr).all():
             raise ValueError(f"{name}[{word!r}] contains NaN or infinity: {vec!r}")
@@ -149,8 +152,8 @@ def _check_matrix(w, name: str, rows: int, rows_from: str) -> np.ndarray:
         raise ValueError(f"{name} must be 2-D, (input width, output width), got shape {arr.shape}")
     if arr.shape[0] != rows:
         raise ValueError(
-            f"{name} has {arr.shape[0]} rows but {rows_from} vectors have {rows} numbers: X·{name} needs "
-            f"{name} of shape ({rows}, width), got {arr.shape}. Is {name} transposed?"
+            f"{name} has {arr.shape[0]} rows but {rows_from} vectors have {rows} numbers: X·{name} "
+            f"needs {name} of shape ({rows}, width), got {arr.shape}. Is {name} transposed?"
         )
     if not 1 <= arr.shape[1] <= MAX_WIDTH:
         raise ValueError(
@@ -166,9 +169,10 @@ def _check_exp_fits(q: np.ndarray, k: np.ndarray, where: str) -> None:
     scaled = q @ k.T / math.sqrt(q.shape[1])
     if scaled.max() > _EXP_LIMIT:
         raise ValueError(
-            f"{where}: the largest scaled score is {scaled.max():.4g}, and a spreadsheet's EXP overflows above "
-            f"about 709, so its exp and softmax tables would show #NUM!. Use smaller vectors (the stable "
-            "softmax of chapter 3 subtracts each row's maximum first; the spreadsheet shows the plain formula)"
+            f"{where}: the largest scaled score is {scaled.max():.4g}, and a spreadsheet's EXP "
+            "overflows above about 709, so its exp and softmax tables would show #NUM!. Use "
+            "smaller vectors (the stable softmax of chapter 3 subtracts each row's maximum first; "
+            "the spreadsheet shows the plain formula)"
         )
 
 
@@ -180,14 +184,15 @@ def _check_path(path) -> Path:
     p = Path(path)
     if p.suffix.lower() != ".xlsx":
         raise ValueError(
-            f"path must end in .xlsx (the workbook is written in Excel's format, which LibreOffice and "
-            f"Google Sheets also open), got {str(path)!r} with suffix {p.suffix!r}"
+            "path must end in .xlsx (the workbook is written in Excel's format, which LibreOffice "
+            f"and Google Sheets also open), got {str(path)!r} with suffix {p.suffix!r}"
         )
     parent = p.parent
     if not parent.is_dir():
         what = "is a file, not a directory" if parent.exists() else "does not exist"
         raise ValueError(
-            f"cannot write {p.name!r}: its directory {str(parent)!r} {what}; create the directory first"
+            f"cannot write {p.name!r}: its directory {str(parent)!r} {what}; create the directory "
+            "first"
         )
     if p.is_dir():
         raise ValueError(f"path {str(p)!r} is a directory; give a file name ending in .xlsx")
@@ -294,7 +299,8 @@ class _Writer:
     def table(
         self, ws, table: _Table, cells, name: str, is_input: bool, number_format: str = "0.000"
     ):
-        """Write ``table`` with ``cells[i][j]`` (numbers or formulas) and name its data range ``name``."""
+        """Write ``table`` with ``cells[i][j]`` (numbers or formulas) and name its data range
+        ``name``."""
         from openpyxl.utils import get_column_letter
         from openpyxl.workbook.defined_name import DefinedName
 
@@ -328,7 +334,8 @@ def _dims(n: int, prefix: str) -> list[str]:
 
 
 def _product_formula(left: _Table, i: int, right: _Table, j: int, n: int) -> str:
-    """Row i of ``left`` times column j of ``right``, written out: =B7*F7+C7*F8 (the video's way)."""
+    """Row i of ``left`` times column j of ``right``, written out: =B7*F7+C7*F8 (the video's
+    way)."""
     return "=" + "+".join(f"{left.ref(i, m)}*{right.ref(m, j)}" for m in range(n))
 
 
@@ -440,7 +447,10 @@ def export_cross_attention_xlsx(
 ) -> Path:
     r"""Write cross-attention as a workbook of live formulas; return the path written.
 
-    .. math:: \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
+    .. math::
+
+        \operatorname{Attention}(Q, K, V)
+        = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V
 
     Arguments::
 
@@ -485,8 +495,9 @@ def export_cross_attention_xlsx(
     k_labels, xk = _check_vectors(keys, "keys")
     if xq.shape[1] != xk.shape[1]:
         raise ValueError(
-            f"queries have width {xq.shape[1]} but keys have width {xk.shape[1]}: a query and a key are compared "
-            "by a dot product, so they need the same width d_k. Did you pass embeddings from two different tables?"
+            f"queries have width {xq.shape[1]} but keys have width {xk.shape[1]}: a query and a "
+            "key are compared by a dot product, so they need the same width d_k. Did you pass "
+            "embeddings from two different tables?"
         )
     if values is None:
         v_labels, xv = k_labels, xk
@@ -494,8 +505,8 @@ def export_cross_attention_xlsx(
         v_labels, xv = _check_vectors(values, "values")
         if v_labels != k_labels:
             raise ValueError(
-                f"values must hold one vector per key word, in the keys' order: keys are {k_labels}, values are "
-                f"{v_labels}. Every key carries exactly one value"
+                "values must hold one vector per key word, in the keys' order: keys are "
+                f"{k_labels}, values are {v_labels}. Every key carries exactly one value"
             )
     _check_exp_fits(xq, xk, "queries and keys")
 
@@ -509,8 +520,8 @@ def export_cross_attention_xlsx(
         w_v = _check_matrix(w_v, "w_v", xv.shape[1], "the values'")
         if w_q.shape[1] != w_k.shape[1]:
             raise ValueError(
-                f"w_q projects to width {w_q.shape[1]} but w_k to width {w_k.shape[1]}: the projected queries "
-                "and keys meet in a dot product, so both need the same width d_k"
+                f"w_q projects to width {w_q.shape[1]} but w_k to width {w_k.shape[1]}: the "
+                "projected queries and keys meet in a dot product, so both need the same width d_k"
             )
         # (T_q, D) @ (D, d_k) -> (T_q, d_k); (T_k, D) @ (D, d_k) -> (T_k, d_k)
         _check_exp_fits(xq @ w_q, xk @ w_k, "the projected queries and keys")

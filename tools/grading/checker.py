@@ -5,8 +5,9 @@
 (what ``batch`` starts for each job: it grades the submissions sent on its stdin, one after the
 other, so that otter's classes, numpy and torch are imported once per checker process). It reads
 the tests from the autograder zip with otter's own classes (``ExceptionTestFile`` for test
-functions, ``OKTestFile`` for doctests), starts the submission's kernel in the sandbox (``session``), runs its cells there, then runs each
-test case **here**, in a namespace built from the learner's names:
+functions, ``OKTestFile`` for doctests), starts the submission's kernel in the sandbox
+(``session``), runs its cells there, then runs each test case **here**, in a namespace built from
+the learner's names:
 
 - a value the notebook defined (a number, a string, a list, an array) arrives as data, decoded
   afresh for every test case, so no test sees what an earlier one (or the learner) changed;

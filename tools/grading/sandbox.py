@@ -44,7 +44,8 @@ FIRST_UID = 100000  # kernels run as users from here on (when the grader runs as
 
 def kernel_uid() -> int:
     """A user of its own for this checker's kernels: no two checkers running at once share one
-    (their process ids differ), so one submission's processes never count against another's limit."""
+    (their process ids differ), so one submission's processes never count against another's
+    limit."""
     return FIRST_UID + os.getpid() % 400000
 
 
@@ -69,7 +70,8 @@ WITHHELD = {
 
 
 def withheld_for(exercise: str | None) -> tuple[str, ...]:
-    """The modules withheld from the kernel of ``exercise`` (an assignment name, ``ex10_decoding``)."""
+    """The modules withheld from the kernel of ``exercise`` (an assignment name,
+    ``ex10_decoding``)."""
     return WITHHELD.get((exercise or "")[:4], ())
 
 

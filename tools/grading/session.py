@@ -120,7 +120,8 @@ class Session:
         self.ready()
 
     def spawn(self) -> None:
-        """Start a kernel; it imports ``preload`` while the checker does other work (``ready`` waits)."""
+        """Start a kernel; it imports ``preload`` while the checker does other work (``ready``
+        waits)."""
         self.process = sandbox.Process(self.limits, self.sandboxed, self.uid, self.withhold)
         self.link = CheckerLink(self.process.rep_r, self.process.req_w)
         self.hello = self.link.start({"op": "hello", "preload": self.preload})

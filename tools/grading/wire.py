@@ -173,7 +173,8 @@ class Budget:
 
 
 def array_dtype(name):
-    """The numpy dtype a reply names, if it is one a reply may use (``DTYPE``), else ProtocolError."""
+    """The numpy dtype a reply names, if it is one a reply may use (``DTYPE``), else
+    ProtocolError."""
     import numpy as np
 
     if type(name) is not str or not DTYPE.fullmatch(name):
@@ -514,7 +515,8 @@ class Link:
         return rid
 
     def finish(self, rid: int):
-        """The value of the reply to request ``rid``, serving the other side's requests meanwhile."""
+        """The value of the reply to request ``rid``, serving the other side's requests
+        meanwhile."""
         while True:
             m = self.receive()
             if "op" in m:

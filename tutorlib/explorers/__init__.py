@@ -26,6 +26,9 @@ cividis for heatmaps) and never relies on colour alone: every weight is
 written out, the selected row is marked with ▶ as well as outlined, and hidden
 cells carry ✕ as well as a hatched background.
 
+``kv_cache_view(layers, heads, kv_heads, d_head, context, ...)`` is the view of
+chapter 15's KV-cache calculator, whose explorer comes with that chapter.
+
 Introduced in chapter 3 (Softmax); chapters 4 to 6 and 10 add the others.
 """
 
@@ -39,6 +42,7 @@ import numpy as np
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from ..checks import whole_number
 from ..display import (
+    BAR_COLOUR,
     HIGHLIGHT_COLOUR,
     _as_weights,
     labels_for,
@@ -65,6 +69,8 @@ __all__ = [
     "mask_editor",
     "translator_view",
     "translator_explorer",
+    "kv_cache_view",
+    "format_bytes",
     "D_K_STEPS",
     "REGISTRY",
     "Spec",
@@ -86,7 +92,8 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
             raise ValueError(f"{what} {query!r} is not one of the {what} labels {labels}")
         if len(hits) > 1:
             raise ValueError(
-                f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass its position instead"
+                f"{what} {query!r} occurs {len(hits)} times in {labels} (positions {hits}); pass "
+                "its position instead"
             )
         return hits[0]
     return whole_number(what, query, 0, len(labels) - 1)
@@ -94,7 +101,8 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
 
 @functools.cache
 def _explorer_class():
-    """A VBox whose display also offers its static twin's HTML (made on first use: ipywidgets loads lazily)."""
+    """A VBox whose display also offers its static twin's HTML (made on first use: ipywidgets loads
+    lazily)."""
     import ipywidgets as widgets
 
     class Explorer(widgets.VBox):
@@ -139,7 +147,8 @@ def _option_labels(labels: list[str]) -> list[tuple[str, int]]:
 
 
 def temperature_view(scores, labels, temperature: float) -> tuple[np.ndarray, str]:
-    """The temperature explorer's logic: softmax weights at ``temperature`` and their bars as HTML."""
+    """The temperature explorer's logic: softmax weights at ``temperature`` and their bars as
+    HTML."""
     weights = softmax(np.asarray(scores, dtype=float), temperature=temperature)
     return weights, weight_bars_html(labels, weights, title=f"softmax(scores / {temperature:g})")
 
@@ -192,7 +201,8 @@ def temperature_explorer(
 
 
 def _saturation_vectors(n_keys: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """One query and ``n_keys`` keys, MAX_D_K wide, entries from N(0, 1); a width d_k uses the first d_k features."""
+    """One query and ``n_keys`` keys, MAX_D_K wide, entries from N(0, 1); a width d_k uses the first
+    d_k features."""
     rng = np.random.default_rng(seed)
     q = rng.standard_normal(MAX_D_K)  # (MAX_D_K,)
     k = rng.standard_normal((n_keys, MAX_D_K))  # (n_keys, MAX_D_K)
@@ -202,7 +212,8 @@ def _saturation_vectors(n_keys: int, seed: int) -> tuple[np.ndarray, np.ndarray]
 def saturation_view(
     d_k: int, scaled: bool = True, n_keys: int = 8, seed: int = 0
 ) -> tuple[np.ndarray, str]:
-    r"""The saturation slider's logic: one seeded query against ``n_keys`` seeded keys of width ``d_k``.
+    r"""The saturation slider's logic: one seeded query against ``n_keys`` seeded keys of width
+    ``d_k``.
 
     Scores are :math:`q \cdot k_j`, divided by :math:`\sqrt{d_k}` when
     ``scaled``; the weights are their softmax. The query and keys are the
@@ -241,7 +252,8 @@ def saturation_view(
 
 @explorer("chapters/04_scaled_dot_product_attention", d_k="slider", scaled="buttons")
 def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, seed: int = 0):
-    """A slider over d_k (1 to 512) and a scaled/unscaled toggle, showing :func:`saturation_view`."""
+    """A slider over d_k (1 to 512) and a scaled/unscaled toggle, showing
+    :func:`saturation_view`."""
     import ipywidgets as widgets
 
     d_k = whole_number("d_k", d_k, 1, MAX_D_K)
@@ -352,8 +364,9 @@ def _heads(weights, batch: int) -> np.ndarray:
         w = w[batch]
     elif w.ndim != 3:
         raise ValueError(
-            f"weights must be a multi-head layer's need_weights output, (B, H, T_q, T_k) or (H, T_q, T_k), got shape "
-            f"{w.shape}; for one head's (T_q, T_k) table use attention_view or weights_heatmap_html"
+            "weights must be a multi-head layer's need_weights output, (B, H, T_q, T_k) or (H, "
+            f"T_q, T_k), got shape {w.shape}; for one head's (T_q, T_k) table use attention_view "
+            "or weights_heatmap_html"
         )
     return w
 
@@ -426,7 +439,8 @@ MAX_PADDING = 4
 def mask_view(
     n_words: int, n_pad: int, causal: bool, words=None, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, str]:
-    """The mask editor's logic: self-attention over ``n_words`` real words and ``n_pad`` padding tokens.
+    """The mask editor's logic: self-attention over ``n_words`` real words and ``n_pad`` padding
+    tokens.
 
     The sentence is the first ``n_words`` of ``words`` (default "YOUR CAT IS A
     LOVELY CAT") followed by ``n_pad`` ``<pad>`` tokens: ``T = n_words +
@@ -482,7 +496,8 @@ def mask_view(
 
 @explorer("chapters/06_masking", n_words="slider", n_pad="slider", causal="checkbox")
 def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=None, seed: int = 0):
-    """Sliders for the number of words and of padding tokens and a causal on/off switch; shows :func:`mask_view`."""
+    """Sliders for the number of words and of padding tokens and a causal on/off switch; shows
+    :func:`mask_view`."""
     import ipywidgets as widgets
 
     page = mask_view(n_words, n_pad, causal, words, seed)[2]
@@ -522,7 +537,8 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
 def _decode_with_attention(
     model, sentence: str, beam_size: int, src_vocab, tgt_vocab, length_penalty: float
 ):
-    """Translate ``sentence`` and return what the view shows of it, for every layer and head at once.
+    """Translate ``sentence`` and return what the view shows of it, for every layer and head at
+    once.
 
     Returns ``(words, translation, rows, unknown, ended, cross)``: the English
     tokens, the Portuguese text, the row labels (the written tokens and the
@@ -543,7 +559,8 @@ def _decode_with_attention(
 
     if not isinstance(sentence, str):
         raise ValueError(
-            f"sentence must be a string of English words, got {type(sentence).__name__}: {sentence!r}"
+            f"sentence must be a string of English words, got {type(sentence).__name__}: "
+            f"{sentence!r}"
         )
     words = tokenize(sentence)
     if not words:
@@ -585,7 +602,8 @@ def _decode_with_attention(
 def _translator_html(
     decoded, sentence: str, beam_size: int, layer: int, head, config
 ) -> tuple[np.ndarray, str]:
-    """One layer's (and head's, or the heads' mean) cross-attention of a decoded sentence, and its HTML."""
+    """One layer's (and head's, or the heads' mean) cross-attention of a decoded sentence, and its
+    HTML."""
     words, translation, rows, unknown, ended, cross = decoded
     weights = cross[layer].mean(axis=0) if head is None else cross[layer, head]  # (T, S)
     esc = html.escape
@@ -598,17 +616,18 @@ def _translator_html(
     ]
     if unknown:
         lines.append(
-            f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the model "
-            "writes &lt;unk&gt;, the unknown word it attends to most is copied)"
+            f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the "
+            "model writes &lt;unk&gt;, the unknown word it attends to most is copied)"
         )
     if not ended:
         lines.append(
-            f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, at most "
-            f"the model's {config.max_len - 1} output positions): the translation is cut off"
+            f"no &lt;eos&gt; within the {len(rows)} words allowed (twice the English words plus 5, "
+            f"at most the model's {config.max_len - 1} output positions): the translation is cut "
+            "off"
         )
     said = esc(
-        f"Portuguese: {translation}; {'head ' + str(head + 1) if head is not None else 'mean of the heads'}, "
-        f"layer {layer + 1}"
+        f"Portuguese: {translation}; "
+        f"{'head ' + str(head + 1) if head is not None else 'mean of the heads'}, layer {layer + 1}"
     )  # the screen reader's status line (tutorlib/explorers/static.py)
     head_html = (
         f'<div class="tutorlib-translation" data-summary="{said}" style="margin-bottom:6px">'
@@ -648,7 +667,8 @@ def translator_view(
     tgt_vocab=None,
     length_penalty: float = 0.6,
 ) -> tuple[str, np.ndarray, str]:
-    """The translator explorer's logic: translate ``sentence`` and show one decoder layer's cross-attention.
+    """The translator explorer's logic: translate ``sentence`` and show one decoder layer's
+    cross-attention.
 
     ``model`` is a ``tutorlib.translator.Translator`` (its vocabularies ride
     along, or pass ``src_vocab`` and ``tgt_vocab``). The sentence is translated
@@ -719,7 +739,8 @@ def translator_explorer(
     tgt_vocab=None,
     sentences=BOOK_SENTENCES,
 ):
-    """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows :func:`translator_view`.
+    """A text box for an English sentence, greedy / beam toggle, layer and head menus; shows
+    :func:`translator_view`.
 
     ``model`` defaults to the shipped pretrained translator
     (``tutorlib.translator.load_pretrained``). A sentence the view refuses
@@ -825,3 +846,98 @@ def _translator_twin(model, src_vocab, tgt_vocab):
         )[1]
 
     return page
+
+
+# --- the KV cache's memory (chapter 15; its explorer comes with the chapter) --------------
+
+
+def format_bytes(n: float) -> str:
+    """A byte count in binary units, three significant digits.
+
+    ``10.0 GiB``, ``512 MiB``, ``4 B``.
+    """
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.3g} B"
+
+
+def kv_cache_view(
+    layers: int,
+    heads: int,
+    kv_heads: int,
+    d_head: int,
+    context: int,
+    dtype: str = "float16",
+    batch: int = 1,
+    window: int | None = None,
+    title: str = "",
+) -> tuple[dict, str]:
+    """The KV-cache calculator's logic: the cache of one model shape.
+
+    Multi-head vs grouped vs multi-query.
+
+    ``kv_cache_bytes(layers, Hkv, d_head, tokens, batch, bytes)`` for
+    ``Hkv = heads`` (multi-head), ``kv_heads`` (grouped, the shape's own) and
+    1 (multi-query), with ``tokens = context``, or ``min(context, window)``
+    for a sliding window. ``dtype`` is a key of
+    :data:`tutorlib.modern.DTYPE_BYTES`. Returns ``({row: bytes}, html)``: an
+    HTML table with one row per variant, its KV heads, cached tokens, memory,
+    and a bar as long as its share of the multi-head cache; the grouped row's
+    memory is the ``data-summary`` a screen reader hears. The presets of the
+    future explorer are :data:`tutorlib.modern.PUBLISHED_CONFIGS`.
+
+    Derived in chapter 15 (Attention in today's models).
+    """
+    from ..modern import DTYPE_BYTES, kv_cache_bytes
+
+    heads = whole_number("heads", heads, 1)
+    kv_heads = whole_number("kv_heads", kv_heads, 1, heads)
+    if heads % kv_heads:
+        raise ValueError(
+            f"kv_heads={kv_heads} does not divide heads={heads}: each key/value head serves a "
+            "whole group of query heads"
+        )
+    if dtype not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {sorted(DTYPE_BYTES)}, got {dtype!r}")
+    context = whole_number("context", context, 1)
+    tokens = context if window is None else min(context, whole_number("window", window, 1))
+    size = functools.partial(
+        kv_cache_bytes, layers, d_head=d_head, batch=batch, bytes_per_value=DTYPE_BYTES[dtype]
+    )
+    rows = [
+        ("multi-head", heads, context),
+        ("grouped" if 1 < kv_heads < heads else "the shape's own", kv_heads, context),
+        ("multi-query", 1, context),
+    ]
+    if window is not None:
+        rows.append((f"{rows[1][0]}, window {window}", kv_heads, tokens))
+    sizes = {name: size(num_kv_heads=h, seq_len=t) for name, h, t in rows}
+    full = sizes["multi-head"]
+    esc = html.escape
+    cell = "padding:2px 8px;text-align:right"
+    parts = [
+        '<table class="tutorlib-kv-cache" style="border-collapse:collapse;font-family:monospace">',
+        '<caption style="caption-side:top;text-align:left;font-weight:bold">'
+        f"{esc(title + ': ' if title else '')}KV cache of {layers} layers, {heads} query heads "
+        f"of {d_head}, {context} tokens, batch {batch}, {esc(dtype)}</caption>",
+        '<thead><tr><th scope="col" style="padding:2px 8px;text-align:left">attention</th>'
+        f'<th scope="col" style="{cell}">KV heads</th>'
+        f'<th scope="col" style="{cell}">tokens cached</th>'
+        f'<th scope="col" style="{cell}">memory</th><th scope="col" style="padding:2px 8px">'
+        "share of multi-head</th></tr></thead><tbody>",
+    ]
+    for name, h, t in rows:
+        share = sizes[name] / full
+        parts.append(
+            f'<tr><th scope="row" style="padding:2px 8px;text-align:left">{esc(name)}</th>'
+            f'<td style="{cell}">{h}</td><td style="{cell}">{t}</td>'
+            f'<td style="{cell}">{format_bytes(sizes[name])}</td>'
+            f'<td style="padding:2px 8px"><span style="display:inline-block;height:1em;'
+            f'width:{200 * share:.1f}px;background:{BAR_COLOUR};vertical-align:middle"></span> '
+            f"{share:.1%}</td></tr>"
+        )
+    parts.append("</tbody></table>")
+    own = rows[1][0]
+    summary = f"{own} ({kv_heads} KV heads): {format_bytes(sizes[own])}"
+    return sizes, f'<div data-summary="{esc(summary)}">{"".join(parts)}</div>'

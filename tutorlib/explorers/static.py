@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 __all__ = ["Control", "explorer_html", "MAX_STATES"]
 
-#: Under the controls of an explorer that cannot move here (no script: printed, EPUB, a notebook preview).
+#: Under the controls of an explorer that cannot move here (no script: printed, EPUB, a notebook
+#: preview).
 OFFLINE_NOTE = (
     "Shown in its starting state. Move the controls in the online book, or run the notebook "
     "in Colab or Binder (the rocket button of the online book)."
@@ -84,7 +85,8 @@ class Control:
         if self.start < 0:
             values = [v for _, v in self.options]
             raise ValueError(
-                f"control {self.name!r} starts at {self.value!r}, which is not one of its options {values}"
+                f"control {self.name!r} starts at {self.value!r}, which is not one of its options "
+                f"{values}"
             )
 
     @property
@@ -114,7 +116,8 @@ def _control_html(c: Control, i: int, uid: str) -> str:
         labels = json.dumps([label for label, _ in c.options], ensure_ascii=False)
         return (
             f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
-            f'<input type="range" id="{ident}" data-control="{i}" data-label="{esc(c.label)}" min="0" max="{len(c.options) - 1}" '
+            f'<input type="range" id="{ident}" data-control="{i}" data-label="{esc(c.label)}" '
+            f'min="0" max="{len(c.options) - 1}" '
             f'step="1" value="{c.start}" aria-valuetext="{esc(c.options[c.start][0])}" '
             f'data-labels="{esc(labels)}" disabled="disabled" /> '
             f'<output for="{ident}">{esc(c.options[c.start][0])}</output></label>'
@@ -126,21 +129,25 @@ def _control_html(c: Control, i: int, uid: str) -> str:
         )
         return (
             f'<label class="tutorlib-control" for="{ident}">{esc(c.label)} '
-            f'<select id="{ident}" data-control="{i}" data-label="{esc(c.label)}" disabled="disabled">{opts}</select></label>'
+            f'<select id="{ident}" data-control="{i}" data-label="{esc(c.label)}" '
+            f'disabled="disabled">{opts}</select></label>'
         )
     if c.kind == "buttons":
         radios = "".join(
-            f'<label><input type="radio" name="{ident}" value="{j}"{_CHECKED if j == c.start else ""} '
+            f'<label><input type="radio" name="{ident}" '
+            f'value="{j}"{_CHECKED if j == c.start else ""} '
             'disabled="disabled" /> '
             f"{esc(label)}</label>"
             for j, (label, _) in enumerate(c.options)
         )
         return (
-            f'<fieldset class="tutorlib-control" data-control="{i}" data-label="{esc(c.label)}"><legend>{esc(c.label)}</legend>'
+            f'<fieldset class="tutorlib-control" data-control="{i}" data-label="{esc(c.label)}">'
+            f"<legend>{esc(c.label)}</legend>"
             f"{radios}</fieldset>"
         )
     return (
-        f'<label class="tutorlib-control" for="{ident}"><input type="checkbox" id="{ident}" data-control="{i}" data-label="{esc(c.label)}"'
+        f'<label class="tutorlib-control" for="{ident}"><input type="checkbox" id="{ident}" '
+        f'data-control="{i}" data-label="{esc(c.label)}"'
         f'{_CHECKED if c.start == 1 else ""} disabled="disabled" /> {esc(c.label)}</label>'
     )
 
@@ -148,7 +155,8 @@ def _control_html(c: Control, i: int, uid: str) -> str:
 def explorer_html(
     controls: Sequence[Control], view: Callable[..., str], name: str = "explorer"
 ) -> str:
-    """The static twin: the controls, the starting view, and every other view packed for the page's script.
+    """The static twin: the controls, the starting view, and every other view packed for the page's
+    script.
 
     ``view(**state)`` returns the HTML the live explorer shows for a state,
     a dict mapping each control's ``name`` to one of its values; it is called

@@ -12,7 +12,10 @@ reads it with ``weights_only=True``, and no class path is stored):
 
 ``atomic_save`` writes any of them so that a run killed while writing leaves
 the previous file intact; ``model_state`` and ``model_from_state`` turn a
-model into the dict and back. ``tutorlib.translator`` and
+model into the dict and back. The file names the model's ``kind``: the
+encoder-decoder ``Translator`` (``"translator"``, also every file written
+before kinds existed) or the decoder-only ``GPT`` of chapter 13 (``"gpt"``),
+so that both share these files, their checks and the training loop's resuming. ``tutorlib.translator`` and
 ``tutorlib.training`` re-export these names (their old homes).
 
 Derived in chapters 9 and 10.
@@ -28,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-from .config import PRETRAINED_PATH, TranslatorConfig
+from .config import PRETRAINED_PATH, GPTConfig, TranslatorConfig
 from .data import Vocab
 from .model import Translator
 
@@ -50,6 +53,17 @@ __all__ = [
 CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (train() writes it)
 MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
 FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
+# The kinds of model a checkpoint may hold, and their configs; a file without "kind" holds a Translator.
+CONFIGS = {"translator": TranslatorConfig, "gpt": GPTConfig}
+
+
+def _model_class(kind: str):
+    """The class that reads a checkpoint of ``kind``; the GPT is imported here, as it imports this module."""
+    if kind == "gpt":
+        from .gpt import GPT
+
+        return GPT
+    return Translator
 
 
 # --- checkpoints ----------------------------------------------------------------------------
@@ -137,6 +151,7 @@ def model_state(model: Translator) -> dict:
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
+        "kind": getattr(model, "kind", "translator"),  # which class reads it back
         "config": model.config.to_dict(),
         "model": model.state_dict(),
         "src_vocab": model.src_vocab.to_dict(),
@@ -221,8 +236,13 @@ def read_checkpoint(path) -> dict:
     missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
     if missing:
         raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
+    kind = state.setdefault("kind", "translator")
+    if kind not in CONFIGS:
+        raise CheckpointError(
+            f"{path} holds a model of kind {kind!r}; this tutorlib reads {sorted(CONFIGS)}"
+        )
     try:
-        state["config"] = TranslatorConfig.from_dict(state["config"])
+        state["config"] = CONFIGS[kind].from_dict(state["config"])
         state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
         state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
     except Exception as e:
@@ -287,7 +307,7 @@ def model_from_state(state: dict, device) -> Translator:
     path, config = state["path"], state["config"]
     _check_finite(state, path)
     try:
-        model = Translator(config, state["src_vocab"], state["tgt_vocab"])
+        model = _model_class(state["kind"])(config, state["src_vocab"], state["tgt_vocab"])
     except ValueError as e:
         raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
     try:

@@ -9,6 +9,13 @@
 The shipped model, ``tutorlib/pretrained/translator.pt``, is trained by
 
     python -m tutorlib train --preset pretrained --out tutorlib/pretrained
+
+``--model gpt`` does the same with chapter 13's decoder-only translator
+(``tutorlib.translation.gpt``): ``train --model gpt --preset tiny``,
+``translate --model gpt --checkpoint runs/gpt "..."`` (and ``--temperature``,
+``--top-k``, ``--top-p``, ``--seed`` to sample). A checkpoint's own kind
+decides which model reads it; ``--model`` chooses the shipped one when no
+``--checkpoint`` is given (no GPT is shipped yet: the error says how to make it).
 """
 
 from __future__ import annotations
@@ -23,7 +30,13 @@ import zlib
 from pathlib import Path
 
 from ..checks import finite_number, whole_number
-from .config import PRESETS, PRETRAINED_PATH, TranslatorConfig  # torch-free: --help answers at once
+from .config import (  # torch-free: --help answers at once
+    GPT_PRESETS,
+    PRESETS,
+    PRETRAINED_PATH,
+    GPTConfig,
+    TranslatorConfig,
+)
 from .sentences import split_sentences  # torch-free too; translate() splits with it as well
 
 # Nothing here imports torch at the top: the commands import it when they run, so that --help and a
@@ -31,7 +44,20 @@ from .sentences import split_sentences  # torch-free too; translate() splits wit
 
 CHECKPOINT_HELP = "translator.pt, checkpoint.pt or a training folder (default: the shipped model)"
 # Config fields set from the data, never on the command line.
-_DERIVED = {"src_vocab_size", "tgt_vocab_size"}
+_DERIVED = {"src_vocab_size", "tgt_vocab_size", "vocab_size"}
+# Each --model's config and presets: the encoder-decoder translator (chapter 9) or the GPT (chapter 13).
+_MODELS = {"translator": (TranslatorConfig, PRESETS), "gpt": (GPTConfig, GPT_PRESETS)}
+
+
+def _config_fields() -> list:
+    """The options of both configs, the translator's first: a field both have is one option."""
+    seen, out = set(), []
+    for cls, _ in _MODELS.values():
+        for f in dataclasses.fields(cls):
+            if f.name not in _DERIVED and f.name not in seen:
+                seen.add(f.name)
+                out.append(f)
+    return out
 
 
 class CommandError(Exception):
@@ -123,11 +149,9 @@ _MINIMUM = {"max_len": 2, "warmup_steps": 0, "seed": 0}
 
 def _add_config_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "model and training (override the preset; see TranslatorConfig)"
+        "model and training (override the preset; see TranslatorConfig, or GPTConfig with --model gpt)"
     )
-    for f in dataclasses.fields(TranslatorConfig):
-        if f.name in _DERIVED:
-            continue
+    for f in _config_fields():
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):
             group.add_argument(
@@ -139,15 +163,28 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
             group.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper())
 
 
-def _config(args) -> TranslatorConfig | None:
-    overrides = {
-        f.name: getattr(args, f.name)
-        for f in dataclasses.fields(TranslatorConfig)
-        if f.name not in _DERIVED and getattr(args, f.name) is not None
+def _config(args) -> TranslatorConfig | GPTConfig | None:
+    kind = args.model or "translator"
+    cls, presets = _MODELS[kind]
+    own = {f.name for f in dataclasses.fields(cls)}
+    given = {
+        f.name: getattr(args, f.name) for f in _config_fields() if getattr(args, f.name) is not None
     }
+    foreign = sorted(name for name in given if name not in own)
+    if foreign:
+        flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        other = "gpt" if kind == "translator" else "translator"
+        raise CommandError(
+            f"{flags}: not an option of the {kind}'s {cls.__name__} (it is the {other}'s: --model {other})"
+        )
+    overrides = given
     if args.resume and args.preset is None and not overrides:
         return None  # the checkpoint's own
-    base = PRESETS[args.preset or "tiny"]
+    if args.preset is not None and args.preset not in presets:
+        raise CommandError(
+            f"--preset {args.preset} is not a preset of the {kind}; its presets: {sorted(presets)}"
+        )
+    base = presets[args.preset or "tiny"]
     try:
         return dataclasses.replace(base, **overrides)
     except ValueError as e:  # TranslatorConfig's own checks (d_model and num_heads...)
@@ -159,6 +196,8 @@ def cmd_train(args) -> int:
     from .evaluation import evaluate
     from .training import train
 
+    if args.model == "gpt":
+        from .gpt import train_gpt as train
     _check_data(args.data)
     _check_out(Path(args.out))
     config = _config(args)
@@ -219,9 +258,24 @@ def cmd_train(args) -> int:
 
 
 def _load(args):
+    """The model ``--checkpoint`` holds (its kind checked against ``--model``), else the shipped one of ``--model``."""
     from .checkpoints import load_checkpoint
 
-    return load_checkpoint(args.checkpoint or PRETRAINED_PATH, device=args.device)
+    if args.checkpoint is None and args.model == "gpt":
+        from .gpt import load_pretrained
+
+        model = load_pretrained(
+            device=args.device
+        )  # no GPT shipped yet: a FileNotFoundError says how
+        return model, model.vocab, model.vocab
+    loaded = load_checkpoint(args.checkpoint or PRETRAINED_PATH, device=args.device)
+    kind = getattr(loaded[0], "kind", "translator")
+    if args.model is not None and kind != args.model:
+        raise CommandError(
+            f"--checkpoint {args.checkpoint} holds a {kind} model, not a {args.model}: "
+            f"leave out --model {args.model} (the file says what it holds) or give another checkpoint"
+        )
+    return loaded
 
 
 def cmd_evaluate(args) -> int:
@@ -257,22 +311,71 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _gpt_results(model, sentences: list[str], args) -> list:
+    """What ``translate_sentences`` gives the translator, for a GPT: one result per sentence (text or error)."""
+    from types import SimpleNamespace
+
+    from .gpt import translate
+
+    options = dict(
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        seed=args.seed,
+        max_len=args.max_len,
+    )
+    results = []
+    for sentence in sentences:
+        try:
+            text, error = translate([sentence], model, **options)[0], None
+        except ValueError as e:
+            text, error = "", str(e).replace("sentences[0]", "the sentence")
+        results.append(SimpleNamespace(text=text, error=error, notice=None))
+    return results
+
+
 def cmd_translate(args) -> int:
     from .decoding import translate_sentences
 
     model, _, _ = _load(args)
+    gpt = getattr(model, "kind", "translator") == "gpt"
+    sampling = [
+        flag
+        for flag, value in (
+            ("--temperature", args.temperature),
+            ("--top-k", args.top_k),
+            ("--top-p", args.top_p),
+        )
+        if value is not None
+    ]
+    if sampling and not gpt:
+        raise CommandError(
+            f"{', '.join(sampling)}: sampling is an option of the GPT (--model gpt); the translator searches "
+            "(--beam)"
+        )
+    if gpt and args.temperature is None and (args.top_k is not None or args.top_p is not None):
+        raise CommandError(
+            "--top-k and --top-p shape sampling: give --temperature too (1 leaves it as it is)"
+        )
+    if gpt and args.beam != 1:
+        raise CommandError(
+            "--beam: the GPT decodes greedily or samples (--temperature); leave out --beam"
+        )
     failed = False
 
     def line_out(where: str, line: str) -> None:
         """Translate the sentences of one line and print them on one line; problems go to stderr, one each."""
         nonlocal failed
-        results = translate_sentences(
-            split_sentences(line),
-            model,
-            args.beam,
-            length_penalty=args.length_penalty,
-            max_len=args.max_len,
-        )
+        if gpt:
+            results = _gpt_results(model, split_sentences(line), args)
+        else:
+            results = translate_sentences(
+                split_sentences(line),
+                model,
+                args.beam,
+                length_penalty=args.length_penalty,
+                max_len=args.max_len,
+            )
         for k, r in enumerate(results, start=1):
             place = f"{where}, sentence {k}" if len(results) > 1 else where
             if r.error:
@@ -302,7 +405,9 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("train", help="train a translator (also under torchrun --nproc_per_node=N)")
     p.add_argument(
-        "--preset", choices=sorted(PRESETS), help="a named TranslatorConfig (default: tiny)"
+        "--preset",
+        choices=sorted(set(PRESETS) | set(GPT_PRESETS)),
+        help="a named TranslatorConfig, or GPTConfig with --model gpt (default: tiny)",
     )
     p.add_argument(
         "--out",
@@ -350,9 +455,25 @@ def main(argv=None) -> int:
         type=_count(1),
         help="at most N words per translated sentence (default: 2 S + 5 for S source words)",
     )
+    p.add_argument(
+        "--temperature", type=_finite, help="GPT only: sample at this temperature (default: greedy)"
+    )
+    p.add_argument(
+        "--top-k", type=_count(1), help="GPT only, with --temperature: keep the k most probable"
+    )
+    p.add_argument(
+        "--top-p", type=_finite, help="GPT only, with --temperature: keep the top-p nucleus"
+    )
+    p.add_argument("--seed", type=_count(0), default=0, help="GPT only: the sampling seed")
 
     for p in sub.choices.values():
         p.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+        p.add_argument(
+            "--model",
+            choices=sorted(_MODELS),
+            help="translator (encoder-decoder, chapter 9) or gpt (decoder-only, chapter 13); default: "
+            "the checkpoint's own kind, else the translator",
+        )
         if p.prog.endswith(("train", "evaluate")):
             p.add_argument(
                 "--data",

@@ -1,11 +1,14 @@
-"""The translator's configuration and its named presets: torch-free, so ``python -m tutorlib --help`` starts at once.
+"""The translators' configurations and their named presets: torch-free, so ``python -m tutorlib --help`` starts at once.
 
 ``TranslatorConfig`` holds every size and training setting of the
-translator; ``PRESETS`` names the ones the command line offers. The model
-that reads them is ``tutorlib.translation.model``; both are re-exported by
-``tutorlib.translator`` (and ``tutorlib.config``, their old home).
+encoder-decoder translator; ``PRESETS`` names the ones the command line
+offers. The model that reads them is ``tutorlib.translation.model``; both are
+re-exported by ``tutorlib.translator`` (and ``tutorlib.config``, their old
+home). ``GPTConfig`` and ``GPT_PRESETS`` do the same for the decoder-only
+translator of ``tutorlib.translation.gpt``: its own sizes, the same training
+settings under the same names, so that one training loop reads both.
 
-Derived in chapter 9 (Training a translator).
+Derived in chapters 9 (Training a translator) and 13 (the translator as a GPT).
 """
 
 from __future__ import annotations
@@ -13,9 +16,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-__all__ = ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"]
+__all__ = [
+    "TranslatorConfig",
+    "PRESETS",
+    "PRETRAINED_PATH",
+    "GPTConfig",
+    "GPT_PRESETS",
+    "PRETRAINED_GPT_PATH",
+]
 
 PRETRAINED_PATH = Path(__file__).parents[1] / "pretrained" / "translator.pt"  # tutorlib/pretrained
+# The decoder-only translator of chapter 13, once it is shipped (not yet: load_gpt_pretrained says how to make it).
+PRETRAINED_GPT_PATH = Path(__file__).parents[1] / "pretrained" / "gpt.pt"
 
 
 # --- the config -------------------------------------------------------------------
@@ -127,6 +139,107 @@ PRESETS = {
         lr=1e-3,
         warmup_steps=100,
         epochs=4,
+        batch_size=256,
+    ),
+}
+
+
+# --- the decoder-only translator (chapter 13) ------------------------------------------------
+
+
+@dataclass
+class GPTConfig:
+    """Every size and training setting of the decoder-only translator (``tutorlib.translation.gpt.GPT``).
+
+    One sequence per pair, ``[English tokens] <sep> [Portuguese tokens] <eos>``,
+    read by one stack of causal self-attention blocks. The training settings
+    carry ``TranslatorConfig``'s names and meanings, so that
+    ``tutorlib.translation.training.train`` runs either model.
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+
+    # the model
+    vocab_size: int = 0  # one vocabulary for both languages; train() sets it
+    d_model: int = 128  # D, the width of every token's vector
+    num_heads: int = 4  # H; each head is Dh = D // H wide
+    d_ff: int = 384  # hidden width of the feed-forward network
+    num_layers: int = 6  # blocks of causal self-attention + feed-forward
+    dropout: float = 0.1
+    max_len: int = 64  # positions of source, <sep> and translation together (<eos> is never read)
+    norm_first: bool = True  # pre-norm, as the translator (and every GPT since GPT-2)
+    tie_output: bool = True  # the output layer reads with the embedding matrix
+    # the training (tutorlib.translation.training.train), as in TranslatorConfig
+    label_smoothing: float = 0.1  # on the translation's targets (the prompt has no loss)
+    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
+    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
+    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
+    weight_decay: float = 0.01  # AdamW's, on matrices only
+    batch_size: int = 64  # sentence pairs per step
+    epochs: int = 10
+    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.d_model % self.num_heads:
+            raise ValueError(
+                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
+                "d_model // num_heads features"
+            )
+        if self.max_len < 4:
+            raise ValueError(
+                f"max_len={self.max_len} positions cannot hold a source word, <sep> and a translated "
+                "word; use at least 4"
+            )
+
+    # Read by train() when it builds the vocabularies itself: a GPT reads both languages through one table.
+    share_embeddings = property(lambda self: True, doc="Always True: one vocabulary.")
+
+    @property
+    def max_source_len(self) -> int:
+        """The most source tokens a prompt may hold: half the positions less one, so that the translation
+        gets at least as many positions as the source has tokens (``max_len=64``: 31)."""
+        return (self.max_len - 2) // 2
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GPTConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown GPTConfig fields {unknown}; known: {sorted(known)}")
+        return cls(**d)
+
+
+# Named configurations for `python -m tutorlib train --model gpt --preset NAME`.
+GPT_PRESETS = {
+    # the chapter's own run, a couple of minutes on a two-core laptop
+    "tiny": GPTConfig(
+        d_model=64,
+        num_heads=4,
+        d_ff=128,
+        num_layers=4,
+        dropout=0.0,
+        lr=2e-3,
+        warmup_steps=50,
+        epochs=1,
+        batch_size=64,
+    ),
+    # matched to PRESETS["pretrained"] (1,228,681 parameters with its 661 + 1,161 words): the same width and
+    # training, six blocks of self-attention whose feed-forward is 384 wide (each 165,376 parameters; six of
+    # them, 992,256, against the 993,792 of the translator's 3 encoder + 3 decoder layers), one table of the
+    # 1,805 words of both languages (tied to the output). GPT: 1,225,357 parameters, 0.3 % fewer.
+    "pretrained": GPTConfig(
+        d_model=128,
+        num_heads=4,
+        d_ff=384,
+        num_layers=6,
+        dropout=0.0,
+        lr=2e-3,
+        warmup_steps=100,
+        epochs=6,
         batch_size=256,
     ),
 }

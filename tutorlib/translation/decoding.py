@@ -135,13 +135,19 @@ def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None)
 
 
 def _repetition_mask(
-    tokens: torch.Tensor, V: int, max_run: int | None, no_repeat_ngram: int | None
+    tokens: torch.Tensor,
+    V: int,
+    max_run: int | None,
+    no_repeat_ngram: int | None,
+    eos_id: int = EOS_ID,
 ) -> torch.Tensor:
     """``tokens (R, t)`` (BOS first) -> ``(R, V)`` booleans, True where the next token would repeat too much.
 
     Banned: the token that would make ``max_run + 1`` of the same in a row,
     and every token that would complete an ``no_repeat_ngram``-gram already
-    in the hypothesis. EOS is never banned, so every row keeps a way to end.
+    in the hypothesis. ``eos_id`` (EOS) is never banned, so every row keeps a
+    way to end. The first column may hold any start token (chapter 13's GPT
+    puts its separator there).
     """
     words = tokens[:, 1:]  # (R, n): without BOS
     R, n = words.shape
@@ -161,17 +167,18 @@ def _repetition_mask(
         )  # (R, n - k): the same k tokens as the newest ones
         banned.scatter_(1, torch.where(hit, words[:, k:], V), True)  # ban what followed them then
     banned = banned[:, :V]
-    banned[:, EOS_ID] = False
+    banned[:, eos_id] = False
     return banned
 
 
-def _guard(log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngram) -> torch.Tensor:
+def _guard(
+    log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngram, eos_id: int = EOS_ID
+) -> torch.Tensor:
     """``log_probs (R, V)`` with the continuations ``_repetition_mask`` bans set to ``-inf``."""
     if not max_run and not no_repeat_ngram:
         return log_probs
-    return log_probs.masked_fill(
-        _repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram), float("-inf")
-    )
+    banned = _repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram, eos_id)
+    return log_probs.masked_fill(banned, float("-inf"))
 
 
 def _check_guard(max_run, no_repeat_ngram) -> None:

@@ -35,6 +35,10 @@ def evaluate(
     ``hypotheses``); a sentence that cannot be translated scores as an
     empty translation.
 
+    Chapter 13's ``GPT`` is scored the same way, decoded by
+    ``tutorlib.translation.gpt.translate`` (greedy; ``beam_size`` must be 1),
+    skipping the pairs that do not fit its positions (``fits_gpt``).
+
     Derived in chapter 10 (Translating and evaluating).
     """
     import sacrebleu
@@ -43,23 +47,36 @@ def evaluate(
     if not pairs:
         raise ValueError("evaluate got no sentence pairs")
     n = model.config.max_len
-    kept = [(e, p) for e, p in pairs if fits(tokenize(e), tokenize(p), n)]
+    gpt = getattr(model, "kind", "translator") == "gpt"
+    if gpt:
+        from .gpt import fits_gpt
+
+        if beam_size != 1:
+            raise ValueError(f"the GPT decodes greedily here; got beam_size={beam_size}, use 1")
+        kept = [(e, p) for e, p in pairs if fits_gpt(tokenize(e), tokenize(p), model.config)]
+    else:
+        kept = [(e, p) for e, p in pairs if fits(tokenize(e), tokenize(p), n)]
     if not kept:
         raise ValueError(
             f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score"
         )
     english = [e for e, _ in kept]
     references = [detokenize(tokenize(p)) for _, p in kept]
-    results = translate_sentences(
-        english,
-        model,
-        beam_size,
-        src_vocab=src_vocab,
-        tgt_vocab=tgt_vocab,
-        length_penalty=length_penalty,
-        batch_size=batch_size,
-    )
-    hypotheses = [r.text for r in results]
+    if gpt:
+        from .gpt import translate as gpt_translate
+
+        hypotheses = gpt_translate(english, model, batch_size=batch_size, skip_errors=True)
+    else:
+        results = translate_sentences(
+            english,
+            model,
+            beam_size,
+            src_vocab=src_vocab,
+            tgt_vocab=tgt_vocab,
+            length_penalty=length_penalty,
+            batch_size=batch_size,
+        )
+        hypotheses = [r.text for r in results]
     exact = sum(tokenize(h) == tokenize(r) for h, r in zip(hypotheses, references))
     return {
         "bleu": sacrebleu.corpus_bleu(hypotheses, [references]).score,

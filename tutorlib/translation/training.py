@@ -15,9 +15,12 @@ gradient clipping, validates after every epoch, and writes to ``out_dir``:
 The loop is a few named steps around ``TrainState`` (the model, optimizer,
 scheduler, step, epoch, position in the data and history: what a checkpoint
 holds, with ``to_checkpoint`` and ``from_checkpoint``): ``train_step``,
-``run_epoch``, ``validate``, ``end_epoch``, ``save_state``. The one part that
-knows the model is ``batch_loss(model, batch, config)`` (``translator_loss``
-by default), so that another model trained on the same data can reuse them.
+``run_epoch``, ``validate``, ``end_epoch``, ``save_state``. The two parts that
+know the model are ``build_model(config, src_vocab, tgt_vocab)``
+(``build_translator`` by default) and ``batch_loss(model, batch, config)``
+(``translator_loss`` by default), so that another model trained on the same
+data reuses them: chapter 13's decoder-only translator passes its own
+(``tutorlib.translation.gpt.train_gpt``).
 The files are written by ``tutorlib.translation.checkpoints``.
 
 Under ``torchrun --nproc_per_node=N`` it trains with DistributedDataParallel
@@ -71,6 +74,7 @@ __all__ = [
     "pick_device",
     "translation_loss",
     "translator_loss",
+    "build_translator",
     "learning_rate",
     "build_vocabs",
     "make_optimizer",
@@ -392,6 +396,18 @@ def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tens
     return translation_loss(model(batch), batch.tgt_out, config.label_smoothing)
 
 
+def build_translator(config: TranslatorConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:
+    """``train``'s default ``build_model``: the config sized to the vocabularies, then a fresh ``Translator``.
+
+    Another model trained by the same loop passes its own builder; it returns
+    the model, whose ``config`` (sized to the vocabularies) the loop reads from then on.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    return Translator(config, src_vocab, tgt_vocab)
+
+
 @dataclass
 class Run:
     """What stays fixed while ``train`` runs: the config, the processes, where and when to save."""
@@ -608,6 +624,10 @@ def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -
 # --- the training loop ----------------------------------------------------------------
 
 
+# Config fields that train() fills in from the vocabularies (TranslatorConfig's, GPTConfig's).
+_FROM_VOCABS = ("src_vocab_size", "tgt_vocab_size", "vocab_size")
+
+
 def _resume_checkpoint(
     ckpt_path: Path | None, config: TranslatorConfig | None, max_steps: int | None
 ) -> dict:
@@ -622,11 +642,15 @@ def _resume_checkpoint(
             f"({missing} missing): it was written by save_model, not by train"
         )
     saved, step = checkpoint["config"], checkpoint["step"]
-    if config is not None:
-        wanted = replace(
-            config, src_vocab_size=saved.src_vocab_size, tgt_vocab_size=saved.tgt_vocab_size
+    if config is not None and type(config) is not type(saved):
+        raise CheckpointError(
+            f"{ckpt_path} holds a {type(saved).__name__} run but the config given is a "
+            f"{type(config).__name__}: resume with config=None, or train into a new folder"
         )
-        given = wanted.to_dict()
+    if config is not None:
+        # the sizes train() takes from the vocabularies are the saved ones
+        derived = {k: v for k, v in saved.to_dict().items() if k in _FROM_VOCABS}
+        given = {**config.to_dict(), **derived}
         diff = {k: (v, given[k]) for k, v in saved.to_dict().items() if given[k] != v}
         if diff:
             raise CheckpointError(
@@ -658,6 +682,7 @@ def train(
     tgt_vocab: Vocab | None = None,
     log=None,
     batch_loss: Callable = translator_loss,
+    build_model: Callable = build_translator,
 ) -> TrainResult:
     """Train a ``Translator`` on ``(english, portuguese)`` pairs and return a ``TrainResult``.
 
@@ -677,6 +702,9 @@ def train(
     - ``src_vocab``, ``tgt_vocab``: use these instead of building them from ``train_pairs``.
     - ``log``: prints the per-epoch lines (default: ``tqdm.write``, which keeps the bar intact).
     - ``batch_loss(model, batch, config)``: the loss of one batch (default ``translator_loss``).
+    - ``build_model(config, src_vocab, tgt_vocab)``: a fresh model (default ``build_translator``);
+      the loop reads ``model.config`` from then on. With ``batch_loss``, what another model
+      (chapter 13's ``GPT``) changes; the data, the steps and the checkpoints stay.
 
     Derived in chapter 9 (Training a translator).
     """
@@ -711,8 +739,8 @@ def train(
     random.seed(config.seed)
     if src_vocab is None or tgt_vocab is None:
         src_vocab, tgt_vocab = build_vocabs(train_pairs, config.share_embeddings)
-    config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
-    model = Translator(config, src_vocab, tgt_vocab).to(device)
+    model = build_model(config, src_vocab, tgt_vocab).to(device)
+    config = model.config  # sized to the vocabularies
     optimizer = make_optimizer(model, config, say)
     run = Run(
         config,

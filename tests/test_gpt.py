@@ -1,0 +1,532 @@
+"""tutorlib.gpt (chapter 13): the decoder-only translator, its layout, loss, cache, decoding, guards
+and files.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+import tutorlib.gpt as gpt_short
+from tutorlib.debug import check_causality
+from tutorlib.translation import gpt as gpt_module
+from tutorlib.translation.checkpoints import CheckpointError, load_checkpoint, save_model
+from tutorlib.translation.cli import main
+from tutorlib.translation.config import GPT_PRESETS, PRESETS, GPTConfig
+from tutorlib.translation.data import (
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    UNK_ID,
+    make_batches,
+    phrasebook,
+    tokenize,
+)
+from tutorlib.translation.decoding import KVCache, output_budget
+from tutorlib.translation.gpt import (
+    GPT,
+    WordTokenizer,
+    build_gpt,
+    cross_attention_pattern,
+    filter_logits,
+    generate,
+    gpt_batch_from,
+    gpt_loss,
+    gpt_loss_with_prompt,
+    gpt_sequence,
+    joint_vocab,
+    kv_cache_bytes,
+    load_gpt,
+    make_gpt_batch,
+    save_gpt,
+    train_gpt,
+    translate,
+)
+from tutorlib.translation.model import Translator
+from tutorlib.translation.training import build_translator, build_vocabs
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
+
+SMALL = GPTConfig(
+    d_model=32, num_heads=4, d_ff=64, num_layers=2, dropout=0.0, max_len=48, label_smoothing=0.0
+)
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    """About 50 phrasebook pairs spread over the training split (its first ones are all fixed
+    phrases).
+    """
+    train = phrasebook("train")
+    return train[:: len(train) // 50][:50]
+
+
+@pytest.fixture(scope="module")
+def vocab(pairs):
+    return joint_vocab(pairs, min_freq=1)
+
+
+@pytest.fixture(scope="module")
+def model(vocab):
+    torch.manual_seed(0)
+    return build_gpt(SMALL, vocab, vocab).eval()
+
+
+def ids_of(vocab, text):
+    return vocab.encode(tokenize(text), warn_unknown=False)
+
+
+# --- the names and the sizes ----------------------------------------------------------------------
+
+
+def test_tutorlib_gpt_is_the_short_name_of_translation_gpt():
+    for name in gpt_module.__all__:
+        assert getattr(gpt_short, name) is getattr(gpt_module, name), name
+    assert gpt_short.PRETRAINED_GPT_COMMAND == gpt_module.PRETRAINED_GPT_COMMAND
+
+
+def test_the_pretrained_preset_matches_the_translators_parameter_count():
+    """Built on the phrasebook's vocabularies, the GPT preset and the translator's shipped preset
+    differ by less than 1 % in parameters: the chapter's comparison is at the same size."""
+    train = phrasebook("train")
+    src, tgt = build_vocabs(train)
+    translator = build_translator(PRESETS["pretrained"], src, tgt).num_parameters()
+    joint = joint_vocab(train)
+    gpt = build_gpt(GPT_PRESETS["pretrained"], joint, joint)
+    assert abs(gpt.num_parameters() - translator) / translator < 0.01, (
+        gpt.num_parameters(),
+        translator,
+    )
+    # the counts the preset's comment quotes
+    assert (translator, len(joint), gpt.num_parameters()) == (1_228_681, 1_805, 1_225_357)
+    # one table for both languages, tied to the output layer: no name seen once per language in it
+    assert gpt.generator.weight is gpt.embed.weight
+    assert len(joint) == len(set(src.tokens) | set(tgt.tokens))
+
+
+def test_config_checks_and_round_trip():
+    with pytest.raises(ValueError, match="not divisible"):
+        GPTConfig(d_model=30, num_heads=4)
+    with pytest.raises(ValueError, match="max_len=3"):
+        GPTConfig(max_len=3)
+    c = GPTConfig(max_len=64)
+    assert c.max_source_len == 31 and c.share_embeddings
+    assert GPTConfig.from_dict(c.to_dict()) == c
+    with pytest.raises(ValueError, match="unknown GPTConfig fields"):
+        GPTConfig.from_dict({**c.to_dict(), "num_encoder_layers": 3})
+
+
+def test_gpt_refuses_two_vocabularies_and_a_wrong_size(vocab):
+    other = joint_vocab(phrasebook("valid")[:30], min_freq=1)
+    with pytest.raises(ValueError, match="one vocabulary"):
+        GPT(SMALL.__class__(**{**SMALL.to_dict(), "vocab_size": len(vocab)}), vocab, other)
+    with pytest.raises(ValueError, match="vocab_size=0"):
+        GPT(SMALL)
+    with pytest.raises(ValueError, match="GPTConfig"):
+        GPT(PRESETS["tiny"])
+
+
+# --- the layout and the loss mask --------------------------------------------------------------
+
+
+def test_the_sequence_is_source_sep_target_eos():
+    assert gpt_sequence([7, 8], [9], sep_id=1, eos_id=2) == [7, 8, 1, 9, 2]
+
+
+def test_the_loss_mask_is_true_exactly_on_the_target_and_eos():
+    # source [7, 8, 9], target [10, 11]: sequence 7 8 9 <sep> 10 11 <eos>; the second row is shorter
+    b = make_gpt_batch([[7, 8, 9], [7]], [[10, 11], [12]], PAD_ID, BOS_ID, EOS_ID)
+    assert b.tokens.tolist() == [[7, 8, 9, BOS_ID, 10, 11], [7, BOS_ID, 12, PAD_ID, PAD_ID, PAD_ID]]
+    assert b.targets.tolist() == [
+        [8, 9, BOS_ID, 10, 11, EOS_ID],
+        [BOS_ID, 12, EOS_ID, PAD_ID, PAD_ID, PAD_ID],
+    ]
+    # True where the target is 10, 11, <eos> (row 0) and 12, <eos> (row 1): never the prompt,
+    # never padding
+    assert b.loss_mask.tolist() == [
+        [False, False, False, True, True, True],
+        [False, True, True, False, False, False],
+    ]
+    assert b.targets[b.loss_mask].tolist() == [10, 11, EOS_ID, 12, EOS_ID]
+    assert b.real_mask.tolist() == [[True] * 6, [True, True, True, False, False, False]]
+    assert b.num_tgt_tokens == 5 and b.src_lengths.tolist() == [3, 1]
+
+
+def test_a_translators_batch_becomes_the_same_gpt_batch(pairs, vocab):
+    """gpt_batch_from (tensor operations on a make_batches Batch) equals make_gpt_batch of the
+    pairs' ids.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batch = make_batches(pairs[:16], vocab, vocab, 16, shuffle=False)[0]
+    ours = gpt_batch_from(batch)
+    expected = make_gpt_batch(
+        [ids_of(vocab, e) for e, _ in pairs[:16]],
+        [ids_of(vocab, p) for _, p in pairs[:16]],
+        PAD_ID,
+        BOS_ID,
+        EOS_ID,
+    )
+    for name in ("tokens", "targets", "loss_mask", "real_mask", "src_lengths"):
+        assert torch.equal(getattr(ours, name), getattr(expected, name)), name
+    assert ours.num_tgt_tokens == expected.num_tgt_tokens == batch.num_tgt_tokens
+
+
+def test_the_loss_ignores_the_prompts_logits_and_counts_the_targets():
+    torch.manual_seed(0)
+    b = make_gpt_batch([[4, 5, 6], [4]], [[7, 8], [9, 10, 11]], PAD_ID, BOS_ID, EOS_ID)
+    V = 12
+    logits = torch.randn(2, b.tokens.shape[1], V)
+    loss = gpt_loss(lambda tokens: logits, b, SMALL)
+    # the mean cross-entropy over the loss mask's positions, computed by hand
+    by_hand = (
+        -torch.log_softmax(logits, -1)[b.loss_mask]
+        .gather(1, b.targets[b.loss_mask][:, None])
+        .mean()
+    )
+    assert_close(loss, by_hand)
+    outside = logits.clone()
+    outside[~b.loss_mask] += 5 * torch.randn_like(
+        outside[~b.loss_mask]
+    )  # prompt and padding positions
+    assert_close(gpt_loss(lambda tokens: outside, b, SMALL), loss)
+    inside = logits.clone()
+    inside[b.loss_mask] += torch.randn_like(inside[b.loss_mask])
+    assert not torch.allclose(gpt_loss(lambda tokens: inside, b, SMALL), loss)
+    # over the prompt too: the prompt's logits now count, the padding's still not
+    with_prompt = gpt_loss_with_prompt(lambda tokens: logits, b, SMALL)
+    prompt_changed = logits.clone()
+    prompt_changed[0, 0] += 5 * torch.randn(V)
+    assert not torch.allclose(
+        gpt_loss_with_prompt(lambda tokens: prompt_changed, b, SMALL), with_prompt
+    )
+    padding_changed = logits.clone()
+    padding_changed[~b.real_mask] += 5.0
+    assert_close(gpt_loss_with_prompt(lambda tokens: padding_changed, b, SMALL), with_prompt)
+
+
+# --- the model: causal, cached --------------------------------------------------------------------
+
+
+def test_the_stack_is_causal(model):
+    torch.manual_seed(0)
+    x = torch.randn(2, 9, SMALL.d_model)
+    with torch.no_grad():
+        report = check_causality(lambda v: model.stack(v), x)
+    assert report, report
+    # and on tokens: a later token changes no earlier logits, but its own position's
+    tokens = torch.randint(4, len(model.vocab), (1, 10))
+    changed = tokens.clone()
+    changed[0, 6] = (changed[0, 6] + 1 - 4) % (len(model.vocab) - 4) + 4
+    with torch.no_grad():
+        a, b = model(tokens), model(changed)
+    assert_close(a[:, :6], b[:, :6])
+    assert not torch.allclose(a[:, 6], b[:, 6])
+
+
+def test_the_kv_cache_gives_the_logits_of_full_recomputation(model):
+    torch.manual_seed(1)
+    tokens = torch.randint(4, len(model.vocab), (3, 12))
+    with torch.no_grad():
+        full = model(tokens)  # (B, L, V)
+        cache = KVCache()
+        first = model.forward_step(tokens[:, :5], cache)  # the prompt at once
+        steps = [model.forward_step(tokens[:, t : t + 1], cache) for t in range(5, 12)]
+    assert_close(torch.cat([first, *steps], dim=1), full, atol=1e-5, rtol=1e-5)
+    assert cache.length == 12
+    # 2 (keys, values) x blocks x (B, H, L, Dh) float32 numbers
+    assert kv_cache_bytes(cache) == 2 * SMALL.num_layers * 3 * 12 * SMALL.d_model * 4
+
+
+def test_positions_past_max_len_are_refused(model):
+    with pytest.raises(ValueError, match="max_len=48"):
+        model(torch.zeros(1, 49, dtype=torch.long))
+    cache = KVCache()
+    with torch.no_grad():
+        model.forward_step(torch.zeros(1, 48, dtype=torch.long), cache)
+        with pytest.raises(ValueError, match="49 positions"):
+            model.forward_step(torch.zeros(1, 1, dtype=torch.long), cache)
+
+
+def test_cross_attention_pattern_is_the_target_rows_and_source_columns(model, vocab):
+    src, tgt = ids_of(vocab, "i am thin."), ids_of(vocab, "sou magro.") + [EOS_ID]
+    pattern = cross_attention_pattern(model, src, tgt)
+    S, T = len(src), len(tgt)
+    assert pattern.shape == (SMALL.num_layers, SMALL.num_heads, T, S)
+    with torch.no_grad():
+        _, weights = model(torch.tensor([src + [BOS_ID] + tgt[:-1]]), need_weights=True)
+    assert_close(pattern[-1], weights[-1][0, :, S : S + T, :S])
+    assert (pattern.sum(-1) <= 1 + 1e-6).all()  # the rest went to <sep> and the Portuguese before
+
+
+# --- decoding and translating ---------------------------------------------------------------------
+
+
+def test_generate_with_and_without_cache_and_sampling_rules(model, vocab):
+    prompts = torch.tensor(
+        [ids_of(vocab, "you are thin") + [BOS_ID], ids_of(vocab, "she is tired") + [BOS_ID]]
+    )
+    greedy = generate(model, prompts, 10)
+    assert generate(model, prompts, 10, use_cache=False) == greedy
+    # top-k 1 is greedy, whatever the temperature
+    g = torch.Generator().manual_seed(0)
+    assert generate(model, prompts, 10, temperature=0.7, top_k=1, generator=g) == greedy
+    # a seed repeats its draws; another seed draws otherwise (an untrained model's flat
+    # distribution)
+    draws = [
+        generate(model, prompts, 10, temperature=2.0, generator=torch.Generator().manual_seed(s))
+        for s in (3, 3, 4)
+    ]
+    assert draws[0] == draws[1] and draws[0] != draws[2]
+    for row in greedy + draws[0]:
+        assert len(row) <= 10  # the budget
+        assert all(row[i] != row[i + 1] or row[i] != row[i + 2] for i in range(len(row) - 2)), row
+    with pytest.raises(ValueError, match="give a temperature"):
+        generate(model, prompts, 10, top_k=3)
+    # each row its own budget
+    short, long = generate(model, prompts, torch.tensor([2, 9]), max_run=None, no_repeat_ngram=None)
+    assert len(short) <= 2 and len(long) <= 9
+
+
+def test_filter_logits_follows_chapter_10():
+    logits = torch.log(torch.tensor([[0.5, 0.3, 0.15, 0.05]]))
+    kept = lambda z: torch.isfinite(z)[0].tolist()  # noqa: E731
+    assert kept(filter_logits(logits, top_k=2)) == [True, True, False, False]
+    assert kept(filter_logits(logits, top_p=0.8)) == [
+        True,
+        True,
+        False,
+        False,
+    ]  # 0.5 + 0.3 reaches 0.8
+    assert kept(filter_logits(logits, top_p=0.81)) == [True, True, True, False]
+    assert kept(filter_logits(logits, top_p=0.1)) == [
+        True,
+        False,
+        False,
+        False,
+    ]  # the best always stays
+    assert_close(filter_logits(logits, temperature=0.5), logits / 0.5)
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="temperature"):
+            filter_logits(logits, temperature=bad)
+    with pytest.raises(ValueError, match="top_p"):
+        filter_logits(logits, top_p=1.5)
+    with pytest.raises(ValueError, match="top_k"):
+        filter_logits(logits, top_k=0)
+
+
+def test_translate_guards_and_errors(model):
+    assert isinstance(translate("you are thin", model), str)
+    assert len(translate(["you are thin", "she is tired!"], model)) == 2
+    with pytest.raises(ValueError, match=r"sentences\[1\] is a int"):
+        translate(["you are thin", 3], model)
+    with pytest.raises(ValueError, match=r"sentences\[0\] .* holds no words"):
+        translate(["   "], model)
+    with pytest.raises(ValueError, match="holds no words"):
+        translate(["?!"], model)
+    long = " ".join(["thin"] * 24)
+    with pytest.raises(
+        ValueError, match=r"24 tokens.*max_len=48.*at most 23 \(GPTConfig.max_source_len\)"
+    ):
+        translate(long, model)
+    with pytest.raises(ValueError, match="none of its words"):
+        translate("der Hund schläft", model)
+    with pytest.raises(ValueError, match="sentences is None"):
+        translate(None, model)
+    with pytest.raises(ValueError, match="needs a GPT"):
+        translate("you are thin", build_translator(PRESETS["tiny"], model.vocab, model.vocab))
+    assert translate(["you are thin", 3, "  "], model, skip_errors=True)[1:] == ["", ""]
+
+
+def test_a_translation_stays_within_its_budget(model, vocab):
+    """An untrained model rarely writes <eos>: its translations stop at 2 S + 5 tokens, or where the
+    positions end.
+    """
+    word = next(t for t in vocab.tokens[4:] if t.isalpha())  # a word the model knows
+    for sentence in (word, "you are thin", " ".join([word] * 23)):
+        S = len(tokenize(sentence))
+        out = translate(sentence, model, no_repeat_ngram=None, max_run=None)
+        assert len(tokenize(out)) <= output_budget(S, SMALL.max_len - S)
+        assert len(tokenize(out)) <= SMALL.max_len - S - 1
+    assert len(tokenize(translate("you are thin", model, max_len=2))) <= 2
+
+
+def test_load_pretrained_says_how_to_make_the_missing_checkpoint(monkeypatch, tmp_path):
+    monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_PATH", tmp_path / "gpt.pt")
+    with pytest.raises(
+        FileNotFoundError, match="no GPT translator is shipped yet.*train --model gpt"
+    ):
+        gpt_module.load_pretrained()
+    with pytest.raises(FileNotFoundError, match="shipped yet"):
+        translate("you are thin")
+
+
+# --- training through the translator's loop, and the files ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trained(pairs, vocab):
+    """A tiny GPT trained for 200 steps on ~50 pairs: it learns them by heart (about 10 s on one
+    core).
+    """
+    config = GPTConfig(
+        d_model=64, num_heads=4, d_ff=128, num_layers=2, dropout=0.0, max_len=48, lr=3e-3,
+        warmup_steps=20, epochs=100, batch_size=25, label_smoothing=0.0,
+    )  # fmt: skip
+    return train_gpt(config, pairs, pairs[:10], vocab=vocab, progress=False, log=lambda *a: None)
+
+
+def test_a_tiny_gpt_learns_its_pairs_by_heart(trained, pairs):
+    assert trained.history["train"]["step"][-1] == 200
+    assert trained.history["train"]["loss"][-1] < 0.05
+    english = [e for e, _ in pairs]
+    assert translate(english, trained.model) == [tokenize_join(p) for _, p in pairs]
+    # the cache changes nothing but the speed
+    assert translate(english[:10], trained.model, use_cache=False) == [
+        tokenize_join(p) for _, p in pairs[:10]
+    ]
+
+
+def tokenize_join(text):
+    from tutorlib.translation.data import detokenize
+
+    return detokenize(tokenize(text))
+
+
+def test_an_unknown_word_is_copied_where_the_model_writes_unk(trained, pairs, monkeypatch):
+    """Where the model writes <unk>, the unknown source word (as typed) that the <unk>'s step read
+    most.
+    """
+    model = trained.model
+    typed = tokenize("Zorbatrix and Quillon are", lower=False)
+    src = model.vocab.encode([t.lower() for t in typed], warn_unknown=False)
+    assert src.count(UNK_ID) == 2
+    hyp = model.vocab.encode(tokenize("você é"), warn_unknown=False) + [UNK_ID]
+    weights = cross_attention_pattern(model, src, hyp)[-1].mean(dim=0)  # (T, S)
+    read_most = typed[[0, 2][int(weights[-1, [0, 2]].argmax())]]
+    text = gpt_module._with_copies(model, typed, src, hyp)
+    assert text.split()[-1] == read_most and "<unk>" not in text
+    # the choice follows the pattern: a pattern that reads the second unknown word copies it
+    for j in (0, 2):
+        crafted = torch.zeros(SMALL.num_layers, SMALL.num_heads, len(hyp), len(src))
+        crafted[:, :, -1, j] = 0.9
+
+        def fake_pattern(m, s, h, crafted=crafted):
+            return crafted
+
+        monkeypatch.setattr(gpt_module, "cross_attention_pattern", fake_pattern)
+        assert gpt_module._with_copies(model, typed, src, hyp).split()[-1] == typed[j]
+    # nothing unknown in the source: an output <unk> is dropped, not written
+    known = ids_of(model.vocab, pairs[0][0])
+    assert "<unk>" not in gpt_module._with_copies(model, tokenize(pairs[0][0]), known, hyp)
+
+
+def test_save_and_load_round_trip(trained, tmp_path, vocab):
+    model = trained.model
+    path = save_gpt(model, tmp_path / "gpt.pt", note="test")
+    loaded = load_gpt(path)
+    assert isinstance(loaded, GPT) and not loaded.training
+    assert loaded.config == model.config and loaded.vocab == model.vocab
+    tokens = torch.tensor([ids_of(vocab, "you are thin") + [BOS_ID]])
+    with torch.no_grad():
+        assert_close(loaded(tokens), model(tokens), atol=0, rtol=0)
+    assert loaded.generator.weight is loaded.embed.weight  # still tied after loading
+    # the translator's own loader reads it too, and says which kind it holds
+    assert isinstance(load_checkpoint(path)[0], GPT)
+    translator = build_translator(PRESETS["tiny"], vocab, vocab)
+    save_model(translator, tmp_path / "translator.pt")
+    with pytest.raises(CheckpointError, match="holds a Translator, not a GPT"):
+        load_gpt(tmp_path / "translator.pt")
+    assert isinstance(load_checkpoint(tmp_path / "translator.pt")[0], Translator)
+    with pytest.raises(ValueError, match="saves a GPT"):
+        save_gpt(translator, tmp_path / "x.pt")
+
+
+def test_training_resumes_to_the_same_weights(pairs, vocab, tmp_path):
+    """train()'s checkpoints hold a GPT too: stopped at step 3 and resumed, it ends where an
+    uninterrupted run does.
+    """
+    config = GPTConfig(
+        d_model=16, num_heads=2, d_ff=32, num_layers=1, dropout=0.1, max_len=48,
+        epochs=2, batch_size=16,
+    )  # fmt: skip
+    quiet = dict(vocab=vocab, progress=False, log=lambda *a: None)
+    straight = train_gpt(config, pairs, pairs[:8], **quiet)
+    train_gpt(config, pairs, pairs[:8], tmp_path, max_steps=3, **quiet)
+    resumed = train_gpt(None, pairs, pairs[:8], tmp_path, resume=True, **quiet)
+    for (name, a), b in zip(
+        straight.model.state_dict().items(), resumed.model.state_dict().values()
+    ):
+        assert torch.equal(a, b), name
+    assert resumed.history["train"]["loss"] == straight.history["train"]["loss"]
+    other = GPTConfig(**{**config.to_dict(), "d_ff": 48})
+    with pytest.raises(CheckpointError, match="another config"):
+        train_gpt(other, pairs, pairs[:8], tmp_path, resume=True, **quiet)
+
+
+def test_train_gpt_refuses_pairs_that_do_not_fit(pairs):
+    with pytest.raises(ValueError, match="do not fit max_len=8"):
+        train_gpt(GPTConfig(max_len=8), pairs, pairs[:5], progress=False)
+    with pytest.raises(ValueError, match="needs a GPTConfig"):
+        train_gpt(PRESETS["tiny"], pairs, pairs[:5], progress=False)
+
+
+def test_prompt_loss_trains_on_more_tokens(pairs, vocab):
+    """With the prompt in the loss the same steps average over more positions: a different run."""
+    config = GPTConfig(
+        d_model=16, num_heads=2, d_ff=32, num_layers=1, dropout=0.0, epochs=1, batch_size=25
+    )
+    quiet = dict(vocab=vocab, progress=False, log=lambda *a: None)
+    a = train_gpt(config, pairs, pairs[:5], **quiet).history["train"]["loss"]
+    b = train_gpt(config, pairs, pairs[:5], prompt_loss=True, **quiet).history["train"]["loss"]
+    assert a != b
+
+
+def test_word_tokenizer_is_the_interface(vocab, pairs):
+    tok = WordTokenizer(vocab)
+    assert (tok.pad_id, tok.sep_id, tok.eos_id) == (PAD_ID, BOS_ID, EOS_ID)
+    english = next(e for e, _ in pairs if UNK_ID not in ids_of(vocab, e))
+    assert tok.decode(tok.encode(english.upper())) == tokenize_join(english)
+    assert tok.pieces("You are Zé.") == ["You", "are", "Zé", "."]
+    assert len(tok) == len(vocab)
+    with pytest.raises(ValueError, match="wraps a Vocab"):
+        WordTokenizer(["a"])
+
+
+# --- the command line -----------------------------------------------------------------------------
+
+
+def test_cli_translates_with_a_gpt_checkpoint(trained, tmp_path, capsys, monkeypatch):
+    path = save_gpt(trained.model, tmp_path / "gpt.pt")
+    english, portuguese = phrasebook("train")[:: len(phrasebook("train")) // 50][1]
+    assert main(["translate", "--model", "gpt", "--checkpoint", str(path), english]) == 0
+    assert capsys.readouterr().out.strip() == tokenize_join(portuguese)
+    # the file's kind decides; a wrong --model is named
+    assert (
+        main(["translate", "--checkpoint", str(path), "--temperature", "1", "--seed", "2", english])
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["translate", "--model", "translator", "--checkpoint", str(path), english]) == 1
+    assert "holds a gpt model, not a translator" in capsys.readouterr().err
+    assert main(["translate", "--checkpoint", str(path), " ".join(["thin"] * 30)]) == 1
+    assert "at most 23" in capsys.readouterr().err
+    assert main(["translate", "--checkpoint", str(path), "--top-k", "3", english]) == 1
+    assert "give --temperature too" in capsys.readouterr().err
+    monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_PATH", tmp_path / "missing.pt")
+    assert main(["translate", "--model", "gpt", english]) == 1
+    assert "no GPT translator is shipped yet" in capsys.readouterr().err
+
+
+def test_cli_options_belong_to_their_model(capsys):
+    assert main(["translate", "--temperature", "0.5", "I am happy"]) == 1
+    assert "sampling is an option of the GPT" in capsys.readouterr().err
+    assert main(["train", "--num-layers", "3"]) == 1
+    assert "--num-layers: not an option of the translator" in capsys.readouterr().err
+    assert main(["train", "--model", "gpt", "--num-encoder-layers", "2"]) == 1
+    assert "not an option of the gpt" in capsys.readouterr().err
+    assert main(["train", "--model", "gpt", "--preset", "wide"]) == 1
+    assert "not a preset of the gpt" in capsys.readouterr().err
