@@ -144,14 +144,14 @@ def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
     ns = derivations("10_translating_and_evaluating.ipynb")
     model, src_vocab, _ = load_pretrained(device="cpu")
     # in the phrasebook, and outside it; greedy and beam search disagree on the held-out
-    # "i did not kick your white door." (greedy: "não chutaram", beam: "não chuto")
+    # "... but a nurse buys my soft elephant" (greedy: "mas um elefante compra ...")
     sentences = [
         "I am happy.",
         "the red car",
         "you buy my fast cows",
         "she is tired",
         "tall women do not need my car.",
-        "i did not kick your white door.",
+        "your angry sister kicks a broken chair, but a nurse buys my soft elephant",
         "the beautiful women do not see tired cats.",
     ]
     ids = [src_vocab.encode(tokenize(s)) for s in sentences]
