@@ -33,8 +33,24 @@ PRETRAINED_GPT_PATH = Path(__file__).parents[1] / "pretrained" / "gpt.pt"
 # --- the config -------------------------------------------------------------------
 
 
+class _AsDict:
+    """A config as the plain dict a checkpoint stores, and back, refusing fields it does not know
+    (a checkpoint of another kind or version); shared by both models' configs."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} fields {unknown}; known: {sorted(known)}")
+        return cls(**d)
+
+
 @dataclass
-class TranslatorConfig:
+class TranslatorConfig(_AsDict):
     """Every size and training setting of the translator; ``PRESETS`` holds named ones.
 
     Derived in chapter 9 (Training a translator).
@@ -84,17 +100,6 @@ class TranslatorConfig:
             raise ValueError(
                 f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2"
             )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> TranslatorConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown TranslatorConfig fields {unknown}; known: {sorted(known)}")
-        return cls(**d)
 
 
 # Named configurations for `python -m tutorlib train --preset NAME`.
@@ -148,7 +153,7 @@ PRESETS = {
 
 
 @dataclass
-class GPTConfig:
+class GPTConfig(_AsDict):
     """Every size and training setting of the decoder-only translator (``tutorlib.translation.gpt.GPT``).
 
     One sequence per pair, ``[English tokens] <sep> [Portuguese tokens] <eos>``,
@@ -200,17 +205,6 @@ class GPTConfig:
         """The most source tokens a prompt may hold: half the positions less one, so that the translation
         gets at least as many positions as the source has tokens (``max_len=64``: 31)."""
         return (self.max_len - 2) // 2
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> GPTConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown GPTConfig fields {unknown}; known: {sorted(known)}")
-        return cls(**d)
 
 
 # Named configurations for `python -m tutorlib train --model gpt --preset NAME`.
