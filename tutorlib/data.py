@@ -6,48 +6,7 @@ Tokens, vocabularies, batches and the Tatoeba loader, and the phrasebook
 Used in chapter 9 (Training a translator).
 """
 
-from .translation.data import (  # noqa: F401 (re-exported)
-    BOS,
-    BOS_ID,
-    EOS,
-    EOS_ID,
-    PAD,
-    PAD_ID,
-    SPECIALS,
-    SPLIT_SIZES,
-    UNK,
-    UNK_ID,
-    Batch,
-    Vocab,
-    detokenize,
-    fits,
-    held_out,
-    is_punctuation,
-    load_tatoeba,
-    make_batches,
-    phrasebook,
-    tokenize,
-)
+from .translation import data as _moved
+from .translation.data import *  # noqa: F403 (re-exported: every public name of the new home)
 
-__all__ = [
-    "PAD",
-    "BOS",
-    "EOS",
-    "UNK",
-    "SPECIALS",
-    "PAD_ID",
-    "BOS_ID",
-    "EOS_ID",
-    "UNK_ID",
-    "tokenize",
-    "detokenize",
-    "is_punctuation",
-    "phrasebook",
-    "held_out",
-    "SPLIT_SIZES",
-    "Vocab",
-    "Batch",
-    "make_batches",
-    "fits",
-    "load_tatoeba",
-]
+__all__ = list(_moved.__all__)
