@@ -88,14 +88,14 @@ def test_tutorlib_gpt_is_the_short_name_of_translation_gpt():
     assert gpt_short.PRETRAINED_GPT_COMMAND == gpt_module.PRETRAINED_GPT_COMMAND
 
 
-def test_the_pretrained_preset_matches_the_translators_parameter_count():
+def test_the_words_preset_matches_the_translators_parameter_count():
     """Built on the phrasebook's vocabularies, the GPT preset and the translator's shipped preset
     differ by less than 1 % in parameters: the chapter's comparison is at the same size."""
     train = phrasebook("train")
     src, tgt = build_vocabs(train)
     translator = build_translator(PRESETS["pretrained"], src, tgt).num_parameters()
     joint = joint_vocab(train)
-    gpt = build_gpt(GPT_PRESETS["pretrained"], joint, joint)
+    gpt = build_gpt(GPT_PRESETS["words"], joint, joint)
     assert abs(gpt.num_parameters() - translator) / translator < 0.01, (
         gpt.num_parameters(),
         translator,
@@ -354,14 +354,19 @@ def test_a_translation_stays_within_its_budget(model, vocab):
     assert len(tokenize(translate("you are thin", model, max_len=2))) <= 2
 
 
-def test_load_pretrained_says_how_to_make_the_missing_checkpoint(monkeypatch, tmp_path):
+def test_load_pretrained_says_how_to_make_a_missing_checkpoint(monkeypatch, tmp_path):
     monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_PATH", tmp_path / "gpt.pt")
+    monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_WORDS_PATH", tmp_path / "gpt_words.pt")
     with pytest.raises(
-        FileNotFoundError, match="no GPT translator is shipped yet.*train --model gpt"
+        FileNotFoundError, match="GPT translator is missing.*train --model gpt --preset pretrained"
     ):
         gpt_module.load_pretrained()
-    with pytest.raises(FileNotFoundError, match="shipped yet"):
+    with pytest.raises(FileNotFoundError, match="train --model gpt --preset words"):
+        gpt_module.load_pretrained("words")
+    with pytest.raises(FileNotFoundError, match="is missing"):
         translate("you are thin")
+    with pytest.raises(ValueError, match="tokens must be one of \\['bpe', 'words'\\].*'word'"):
+        gpt_module.load_pretrained("word")
 
 
 # --- training through the translator's loop, and the files ----------------------------------------
@@ -518,7 +523,7 @@ def test_cli_translates_with_a_gpt_checkpoint(trained, tmp_path, capsys, monkeyp
     assert "give --temperature too" in capsys.readouterr().err
     monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_PATH", tmp_path / "missing.pt")
     assert main(["translate", "--model", "gpt", english]) == 1
-    assert "no GPT translator is shipped yet" in capsys.readouterr().err
+    assert "the shipped GPT translator is missing" in capsys.readouterr().err
 
 
 def test_cli_options_belong_to_their_model(capsys):
@@ -530,3 +535,113 @@ def test_cli_options_belong_to_their_model(capsys):
     assert "not an option of the gpt" in capsys.readouterr().err
     assert main(["train", "--model", "gpt", "--preset", "wide"]) == 1
     assert "not a preset of the gpt" in capsys.readouterr().err
+
+
+# --- the GPT on chapter 14's BPE tokens ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def subword(pairs):
+    return gpt_module.SubwordTokenizer.train([t for pair in pairs for t in pair], 300)
+
+
+def test_subword_tokenizer_round_trips_any_text_and_hides_its_specials(subword):
+    for text in ["suvotu caught 6761 keys.", "Zoë's café 🙂", "<sep> typed by a learner", ""]:
+        ids = subword.encode(text)
+        assert subword.decode(ids) == text
+        assert subword.sep_id not in ids  # a typed "<sep>" stays text
+    ids = subword.encode("you are thin")
+    assert subword.decode([*ids, subword.sep_id, *ids, subword.eos_id, subword.pad_id]) == (
+        "you are thinyou are thin"
+    )
+    assert len(subword) == 300 and {subword.pad_id, subword.sep_id, subword.eos_id} == {
+        297,
+        298,
+        299,
+    }
+    assert subword.normalize("  Suvotu caught  seven keys .") == "suvotu caught seven keys."
+    with pytest.raises(ValueError, match="wraps a tutorlib.tokenizers.BPE, got Vocab"):
+        gpt_module.SubwordTokenizer(joint_vocab(phrasebook("train")[:20], min_freq=1))
+    from tutorlib.tokenizers import BPE
+
+    with pytest.raises(ValueError, match="needs the special tokens"):
+        gpt_module.SubwordTokenizer(BPE.train(["a b"], 260))
+
+
+def test_subword_tokenizer_is_stored_and_read_back_by_the_checkpoints(subword):
+    from tutorlib.translation.checkpoints import vocab_from_dict
+
+    d = subword.to_dict()
+    assert d["type"] == "bpe"
+    back = vocab_from_dict(d)
+    assert isinstance(back, gpt_module.SubwordTokenizer) and back == subword
+    assert back.encode("you are thin") == subword.encode("you are thin")
+    assert vocab_from_dict({"tokens": ["<pad>", "<bos>", "<eos>", "<unk>", "a"]}) == (
+        gpt_module.Vocab(["<pad>", "<bos>", "<eos>", "<unk>", "a"])
+    )
+    with pytest.raises(ValueError, match="type 'bpe' and its merges"):
+        gpt_module.SubwordTokenizer.from_dict({"type": "bpe"})
+
+
+def test_make_gpt_batches_lays_out_the_tokenizers_ids(pairs, subword):
+    batches = gpt_module.make_gpt_batches(pairs, subword, 8, shuffle=True, seed=3)
+    again = gpt_module.make_gpt_batches(pairs, subword, 8, shuffle=True, seed=3)
+    assert all(torch.equal(a.tokens, b.tokens) for a, b in zip(batches, again))
+    assert sum(len(b) for b in batches) == len(pairs)
+    by_source = {tuple(subword.encode(e)): subword.encode(p) for e, p in pairs}
+    seen = 0
+    for b in batches:
+        for row in range(len(b)):
+            S = int(b.src_lengths[row])
+            src = b.tokens[row, :S].tolist()
+            tgt = by_source[tuple(src)]
+            n = S + 1 + len(tgt)  # positions read: the source, <sep>, the target
+            assert b.tokens[row, S] == subword.sep_id
+            assert b.tokens[row, S + 1 : n].tolist() == tgt
+            assert b.targets[row, n - 1] == subword.eos_id
+            assert b.loss_mask[row].nonzero().flatten().tolist() == list(range(S, n))
+            assert (b.tokens[row, n:] == subword.pad_id).all()
+            seen += 1
+    assert seen == len(pairs)
+    unshuffled = gpt_module.make_gpt_batches(pairs[:5], subword, 2, shuffle=False)
+    first = subword.encode(pairs[0][0])
+    assert unshuffled[0].tokens[0, : len(first)].tolist() == first
+    lengths = sorted(len(subword.encode(e)) + 1 + len(subword.encode(p)) for e, p in pairs)
+    middle = lengths[len(lengths) // 2]
+    with pytest.warns(UserWarning, match=f"left out.*max_len={middle}"):
+        kept = gpt_module.make_gpt_batches(pairs, subword, 8, max_len=middle)
+    assert sum(len(b) for b in kept) == sum(n <= middle for n in lengths)
+    assert all(b.tokens.shape[1] <= middle for b in kept)  # <eos> is predicted, never read
+    with pytest.raises(ValueError, match=r"pairs\[1\] must be a \(source, target\) pair"):
+        gpt_module.make_gpt_batches([pairs[0], ("only one",)], subword, 8)
+
+
+def test_a_gpt_on_bpe_tokens_learns_its_pairs_and_spells_names_back(pairs, subword, tmp_path):
+    """train_gpt with bpe_vocab_size trains its SubwordTokenizer and batches; the files keep it."""
+    config = GPTConfig(
+        d_model=64, num_heads=4, d_ff=128, num_layers=2, dropout=0.0, max_len=128, lr=3e-3,
+        warmup_steps=20, epochs=100, batch_size=25, label_smoothing=0.0, bpe_vocab_size=300,
+    )  # fmt: skip
+    result = train_gpt(config, pairs, pairs[:10], tmp_path, progress=False, log=lambda *a: None)
+    model = result.model
+    assert model.vocab == subword  # trained on both sides of the pairs, as the fixture's
+    assert result.history["train"]["loss"][-1] < 0.05
+    english = [e for e, _ in pairs[:20]]
+    assert translate(english, model) == [p for _, p in pairs[:20]]
+    loaded = load_gpt(tmp_path)
+    assert isinstance(loaded.vocab, gpt_module.SubwordTokenizer)
+    assert translate(english[:5], loaded) == [p for _, p in pairs[:5]]
+    with pytest.raises(ValueError, match="BPE tokens long.*at most 63"):
+        translate(" ".join(["strawberries"] * 30), model)
+
+
+def test_typed_capitals_come_back_on_names_only():
+    typed = tokenize("Ana and The Doctor see Suvotu. I do.", lower=False)
+    text = gpt_module._with_names(typed, "ana e o médico veem suvotu. a ana faz.")
+    assert text == "Ana e o médico veem Suvotu. a Ana faz."
+    assert gpt_module._with_names(tokenize("A cat", lower=False), "a gata") == "a gata"
+
+
+def test_bpe_vocab_size_below_the_bytes_is_refused():
+    with pytest.raises(ValueError, match="bpe_vocab_size=100: a byte-level BPE needs at least 259"):
+        GPTConfig(bpe_vocab_size=100)

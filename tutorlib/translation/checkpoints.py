@@ -66,6 +66,16 @@ def _model_class(kind: str):
     return Translator
 
 
+def vocab_from_dict(d: dict):
+    """A vocabulary stored by its ``to_dict``: chapter 9's word ``Vocab``, or, where the dict says
+    ``"type": "bpe"``, chapter 14's ``SubwordTokenizer`` (imported here, as it imports this module)."""
+    if isinstance(d, dict) and d.get("type") == "bpe":
+        from .gpt import SubwordTokenizer
+
+        return SubwordTokenizer.from_dict(d)
+    return Vocab.from_dict(d)
+
+
 # --- checkpoints ----------------------------------------------------------------------------
 
 
@@ -243,8 +253,8 @@ def read_checkpoint(path) -> dict:
         )
     try:
         state["config"] = CONFIGS[kind].from_dict(state["config"])
-        state["src_vocab"] = Vocab.from_dict(state["src_vocab"])
-        state["tgt_vocab"] = Vocab.from_dict(state["tgt_vocab"])
+        state["src_vocab"] = vocab_from_dict(state["src_vocab"])
+        state["tgt_vocab"] = vocab_from_dict(state["tgt_vocab"])
     except Exception as e:
         raise CheckpointError(f"{path} has an unusable config or vocabulary: {e}") from e
     state["path"] = path

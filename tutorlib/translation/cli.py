@@ -15,7 +15,9 @@ The shipped model, ``tutorlib/pretrained/translator.pt``, is trained by
 ``translate --model gpt --checkpoint runs/gpt "..."`` (and ``--temperature``,
 ``--top-k``, ``--top-p``, ``--seed`` to sample). A checkpoint's own kind
 decides which model reads it; ``--model`` chooses the shipped one when no
-``--checkpoint`` is given (no GPT is shipped yet: the error says how to make it).
+``--checkpoint`` is given: for ``--model gpt`` the GPT on BPE tokens of chapter 14
+(``tutorlib/pretrained/gpt.pt``; chapter 13's GPT on words is
+``--checkpoint tutorlib/pretrained/gpt_words.pt``).
 """
 
 from __future__ import annotations
@@ -264,9 +266,7 @@ def _load(args):
     if args.checkpoint is None and args.model == "gpt":
         from .gpt import load_pretrained
 
-        model = load_pretrained(
-            device=args.device
-        )  # no GPT shipped yet: a FileNotFoundError says how
+        model = load_pretrained(device=args.device)  # the GPT on BPE tokens (chapter 14)
         return model, model.vocab, model.vocab
     loaded = load_checkpoint(args.checkpoint or PRETRAINED_PATH, device=args.device)
     kind = getattr(loaded[0], "kind", "translator")

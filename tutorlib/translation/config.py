@@ -23,11 +23,14 @@ __all__ = [
     "GPTConfig",
     "GPT_PRESETS",
     "PRETRAINED_GPT_PATH",
+    "PRETRAINED_GPT_WORDS_PATH",
 ]
 
 PRETRAINED_PATH = Path(__file__).parents[1] / "pretrained" / "translator.pt"  # tutorlib/pretrained
-# The decoder-only translator of chapter 13, once it is shipped (not yet: load_gpt_pretrained says how to make it).
+# The decoder-only translators: on BPE tokens (chapter 14, tutorlib.gpt.load_pretrained()) and on
+# chapter 9's words (chapter 13's comparison, load_pretrained("words")).
 PRETRAINED_GPT_PATH = Path(__file__).parents[1] / "pretrained" / "gpt.pt"
+PRETRAINED_GPT_WORDS_PATH = Path(__file__).parents[1] / "pretrained" / "gpt_words.pt"
 
 
 # --- the config -------------------------------------------------------------------
@@ -174,6 +177,9 @@ class GPTConfig(_AsDict):
     max_len: int = 64  # positions of source, <sep> and translation together (<eos> is never read)
     norm_first: bool = True  # pre-norm, as the translator (and every GPT since GPT-2)
     tie_output: bool = True  # the output layer reads with the embedding matrix
+    # the tokens: 0 reads chapter 9's words (one Vocab of both languages); a size trains chapter
+    # 14's byte-level BPE (SubwordTokenizer) of that many tokens on the training pairs instead
+    bpe_vocab_size: int = 0
     # the training (tutorlib.translation.training.train), as in TranslatorConfig
     label_smoothing: float = 0.1  # on the translation's targets (the prompt has no loss)
     lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
@@ -190,6 +196,11 @@ class GPTConfig(_AsDict):
             raise ValueError(
                 f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
                 "d_model // num_heads features"
+            )
+        if self.bpe_vocab_size and self.bpe_vocab_size < 259:
+            raise ValueError(
+                f"bpe_vocab_size={self.bpe_vocab_size}: a byte-level BPE needs at least 259 tokens "
+                "(the 256 bytes and <pad>, <sep>, <eos>); 0 reads words instead"
             )
         if self.max_len < 4:
             raise ValueError(
@@ -221,16 +232,32 @@ GPT_PRESETS = {
         epochs=1,
         batch_size=64,
     ),
-    # matched to PRESETS["pretrained"] (1,230,354 parameters with its 665 + 1,170 words): the same width and
+    # chapter 13's GPT on words, matched to PRESETS["pretrained"] (1,230,354 parameters with its 665 + 1,170 words): the same width and
     # training, six blocks of self-attention whose feed-forward is 384 wide (each 165,376 parameters; six of
     # them, 992,256, against the 993,792 of the translator's 3 encoder + 3 decoder layers), one table of the
     # 1,818 words of both languages (tied to the output). GPT: 1,227,034 parameters, 0.3 % fewer.
+    "words": GPTConfig(
+        d_model=128,
+        num_heads=4,
+        d_ff=384,
+        num_layers=6,
+        dropout=0.0,
+        lr=2e-3,
+        warmup_steps=100,
+        epochs=6,
+        batch_size=256,
+    ),
+    # the shipped GPT (tutorlib/pretrained/gpt.pt, chapter 14): "words" on a byte-level BPE of 2,048
+    # tokens trained on both languages of the training pairs, which spells out names and numbers
+    # it never saw (about 5 tokens a sentence against 4 words). 1,257,634 parameters (+2.5 %: the
+    # table has 2,048 rows instead of 1,818); the same training
     "pretrained": GPTConfig(
         d_model=128,
         num_heads=4,
         d_ff=384,
         num_layers=6,
         dropout=0.0,
+        bpe_vocab_size=2048,
         lr=2e-3,
         warmup_steps=100,
         epochs=6,

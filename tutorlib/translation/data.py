@@ -63,6 +63,7 @@ __all__ = [
     "Vocab",
     "Batch",
     "make_batches",
+    "batch_order",
     "fits",
     "load_tatoeba",
 ]
@@ -400,6 +401,34 @@ def fits(src_tokens: Sequence[str], tgt_tokens: Sequence[str], max_len: int) -> 
     return len(src_tokens) <= max_len and len(tgt_tokens) + 1 <= max_len
 
 
+def batch_order(lengths, batch_size: int, shuffle: bool = True, seed: int = 0) -> list[list[int]]:
+    """Which items go in which batch: lists of indices into ``lengths`` (one ``(S, T)`` per item).
+
+    Without ``shuffle`` the items keep their order. With it they are shuffled
+    with ``seed``, sorted by length within pools of 50 batches (so a batch
+    holds items of similar length: less padding), cut into batches, and the
+    batches shuffled again; the same seed gives the same batches. What
+    ``make_batches`` does with the translator's pairs and
+    ``tutorlib.gpt.make_gpt_batches`` with a GPT's sequences.
+
+    Used in chapters 9 (Training a translator) and 13 (the translator as a GPT).
+    """
+    order = list(range(len(lengths)))
+    if shuffle:
+        rng = random.Random(seed)
+        rng.shuffle(order)
+        pool = 50 * batch_size
+        order = [
+            i
+            for start in range(0, len(order), pool)
+            for i in sorted(order[start : start + pool], key=lambda i: lengths[i])
+        ]
+    chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    if shuffle:
+        rng.shuffle(chunks)
+    return chunks
+
+
 def make_batches(
     pairs,
     src_vocab: Vocab,
@@ -481,22 +510,8 @@ def make_batches(
     if not encoded:
         raise ValueError(f"every pair is longer than max_len={max_len}: there is nothing to batch")
 
-    order = list(range(len(encoded)))
-    if shuffle:
-        rng = random.Random(seed)
-        rng.shuffle(order)
-        # Sort within pools of 50 batches by length, so a batch holds sentences of similar length.
-        pool = 50 * batch_size
-        order = [
-            i
-            for start in range(0, len(order), pool)
-            for i in sorted(
-                order[start : start + pool], key=lambda i: (len(encoded[i][0]), len(encoded[i][1]))
-            )
-        ]
-    chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-    if shuffle:
-        rng.shuffle(chunks)
+    lengths = [(len(s), len(t)) for s, t in encoded]
+    chunks = batch_order(lengths, batch_size, shuffle, seed)
     return [_collate([encoded[i][0] for i in c], [encoded[i][1] for i in c]) for c in chunks]
 
 

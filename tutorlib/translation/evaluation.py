@@ -49,11 +49,12 @@ def evaluate(
     n = model.config.max_len
     gpt = getattr(model, "kind", "translator") == "gpt"
     if gpt:
-        from .gpt import fits_gpt
+        from .gpt import fits_gpt, splitter
 
         if beam_size != 1:
             raise ValueError(f"the GPT decodes greedily here; got beam_size={beam_size}, use 1")
-        kept = [(e, p) for e, p in pairs if fits_gpt(tokenize(e), tokenize(p), model.config)]
+        split = splitter(model.vocab)  # words, or chapter 14's BPE tokens
+        kept = [(e, p) for e, p in pairs if fits_gpt(split(e), split(p), model.config)]
     else:
         kept = [(e, p) for e, p in pairs if fits(tokenize(e), tokenize(p), n)]
     if not kept:

@@ -30,7 +30,10 @@ languages). Masks are boolean, True = may attend, as everywhere in tutorlib.
 
 from __future__ import annotations
 
+import functools
 import math
+import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Protocol
@@ -41,8 +44,9 @@ from torch import nn
 
 from ..checks import finite_number, whole_number
 from ..nn import EncoderLayer, PositionalEncoding, causal_attention_mask
+from ..tokenizers import BPE
 from .checkpoints import CheckpointError, load_checkpoint, read_checkpoint, save_model
-from .config import GPT_PRESETS, PRETRAINED_GPT_PATH, GPTConfig
+from .config import GPT_PRESETS, PRETRAINED_GPT_PATH, PRETRAINED_GPT_WORDS_PATH, GPTConfig
 from .data import (
     BOS_ID,
     EOS_ID,
@@ -51,8 +55,10 @@ from .data import (
     UNK_ID,
     Batch,
     Vocab,
+    batch_order,
     detokenize,
     is_punctuation,
+    make_batches,
     tokenize,
 )
 from .decoding import MAX_RUN, NO_REPEAT_NGRAM, KVCache, _check_guard, _guard, output_budget
@@ -61,13 +67,16 @@ __all__ = [
     "GPTConfig",
     "GPT_PRESETS",
     "PRETRAINED_GPT_PATH",
+    "PRETRAINED_GPT_WORDS_PATH",
     "Tokenizer",
     "WordTokenizer",
+    "SubwordTokenizer",
     "joint_vocab",
     "gpt_sequence",
     "GPTBatch",
     "make_gpt_batch",
     "gpt_batch_from",
+    "make_gpt_batches",
     "Block",
     "GPT",
     "gpt_loss",
@@ -79,6 +88,7 @@ __all__ = [
     "translate",
     "build_gpt",
     "fits_gpt",
+    "splitter",
     "train_gpt",
     "save_gpt",
     "load_gpt",
@@ -135,6 +145,82 @@ class WordTokenizer:
 
     def decode(self, ids) -> str:
         return detokenize(self.vocab.decode(ids))
+
+
+class SubwordTokenizer:
+    """Chapter 14's byte-level BPE as a ``Tokenizer``: any text to ids and back, nothing unknown.
+
+    It holds a ``tutorlib.tokenizers.BPE`` whose special tokens are
+    ``<pad>``, ``<sep>`` and ``<eos>`` (ids after the bytes and the merges).
+    ``encode`` is the BPE's (a ``"<sep>"`` typed in a text stays text), so
+    ``decode(encode(s)) == s`` for every string; ``decode`` leaves the
+    special tokens out. ``normalize`` writes a learner's sentence as the
+    phrasebook does (lower case, one space between words, marks attached)
+    before a model trained on the phrasebook reads it. ``to_dict`` /
+    ``from_dict`` store it in a checkpoint, as ``Vocab``'s do.
+
+    Derived in chapter 14 (from words to tokens: byte-pair encoding).
+    """
+
+    SPECIALS = ("<pad>", "<sep>", "<eos>")
+
+    def __init__(self, bpe: BPE):
+        if not isinstance(bpe, BPE):
+            raise ValueError(
+                f"SubwordTokenizer wraps a tutorlib.tokenizers.BPE, got {type(bpe).__name__}; "
+                "train one with SubwordTokenizer.train(texts, vocab_size)"
+            )
+        if bpe.special_tokens != self.SPECIALS:
+            raise ValueError(
+                f"the GPT's BPE needs the special tokens {list(self.SPECIALS)}, got "
+                f"{list(bpe.special_tokens)}: train it with special_tokens=SubwordTokenizer.SPECIALS"
+            )
+        self.bpe = bpe
+        ids = bpe.special_ids
+        self.pad_id, self.sep_id, self.eos_id = (ids[t] for t in self.SPECIALS)
+
+    @classmethod
+    def train(cls, texts, vocab_size: int) -> SubwordTokenizer:
+        """A BPE of ``vocab_size`` tokens (the 256 bytes, the merges, 3 specials) learned from ``texts``."""
+        return cls(BPE.train(texts, vocab_size, special_tokens=cls.SPECIALS))
+
+    def __len__(self) -> int:
+        return self.bpe.vocab_size
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SubwordTokenizer) and self.bpe.merges == other.bpe.merges
+
+    def __repr__(self) -> str:
+        return f"SubwordTokenizer({self.bpe!r})"
+
+    @staticmethod
+    def normalize(text: str) -> str:
+        """``"Suvotu caught  seven keys ."`` -> ``"suvotu caught seven keys."``: the phrasebook's spelling."""
+        return detokenize(tokenize(text))
+
+    def encode(self, text: str) -> list[int]:
+        return self.bpe.encode(text)
+
+    def decode(self, ids) -> str:
+        ids = [int(i) for i in ids]
+        return self.bpe.decode([i for i in ids if i < self.pad_id])  # specials come last
+
+    def to_dict(self) -> dict:
+        """``{"type": "bpe", "merges": [...], "special_tokens": [...]}``, for a checkpoint."""
+        return {
+            "type": "bpe",
+            "merges": [list(m) for m in self.bpe.merges],
+            "special_tokens": list(self.SPECIALS),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SubwordTokenizer:
+        if not isinstance(d, dict) or d.get("type") != "bpe" or "merges" not in d:
+            got = sorted(d) if isinstance(d, dict) else type(d).__name__
+            raise ValueError(
+                f"expected a dict with type 'bpe' and its merges (SubwordTokenizer.to_dict), got {got}"
+            )
+        return cls(BPE(d["merges"], d.get("special_tokens", cls.SPECIALS)))
 
 
 def joint_vocab(pairs, min_freq: int = 2) -> Vocab:
@@ -274,6 +360,63 @@ def gpt_batch_from(batch: Batch, sep_id: int = BOS_ID, eos_id: int = EOS_ID) -> 
     )
 
 
+def make_gpt_batches(
+    pairs,
+    tokenizer: Tokenizer,
+    batch_size: int,
+    shuffle: bool = True,
+    seed: int = 0,
+    max_len: int | None = None,
+) -> list[GPTBatch]:
+    """``(source, target)`` string pairs as ``GPTBatch`` es of ``tokenizer``'s ids.
+
+    Each text is encoded whole by the tokenizer (chapter 14's BPE reads the
+    sentence as it is written); the pairs are grouped by length and shuffled
+    as the translator's (``batch_order``: the same seed, the same batches).
+    A pair whose source, ``<sep>`` and target do not fit ``max_len`` positions
+    is left out with a warning. ``train``'s ``batcher`` for a GPT on BPE
+    tokens (``train_gpt`` passes it).
+
+    Derived in chapter 14 (from words to tokens: byte-pair encoding).
+    """
+    whole_number("batch_size", batch_size, 1)
+    encoded, too_long = [], 0
+    for i, pair in enumerate(pairs):
+        if not (
+            isinstance(pair, (tuple, list))
+            and len(pair) == 2
+            and all(isinstance(t, str) for t in pair)
+        ):
+            raise ValueError(
+                f"pairs[{i}] must be a (source, target) pair of strings, got {pair!r:.80}"
+            )
+        src, tgt = tokenizer.encode(pair[0]), tokenizer.encode(pair[1])
+        if not src or not tgt:
+            raise ValueError(f"pairs[{i}] has an empty side ({pair!r:.80}); both need text")
+        if max_len is not None and len(src) + 1 + len(tgt) > max_len:
+            too_long += 1
+            continue
+        encoded.append((src, tgt))
+    if too_long:
+        warnings.warn(
+            f"{too_long} pairs left out: their source, <sep> and target are more than max_len={max_len} tokens",
+            stacklevel=2,
+        )
+    if not encoded:
+        raise ValueError("no pair to batch (none given, or none fits max_len)")
+    chunks = batch_order([(len(s), len(t)) for s, t in encoded], batch_size, shuffle, seed)
+    return [
+        make_gpt_batch(
+            [encoded[i][0] for i in c],
+            [encoded[i][1] for i in c],
+            tokenizer.pad_id,
+            tokenizer.sep_id,
+            tokenizer.eos_id,
+        )
+        for c in chunks
+    ]
+
+
 # --- the model ------------------------------------------------------------------------------------
 
 
@@ -371,12 +514,14 @@ class GPT(nn.Module):
 
     @property
     def tokenizer(self) -> Tokenizer:
-        """The model's ``Tokenizer``: its word vocabulary as a ``WordTokenizer``."""
+        """The model's ``Tokenizer``: its word vocabulary as a ``WordTokenizer``, or its ``SubwordTokenizer``."""
         if self.vocab is None:
             raise ValueError(
                 "this GPT carries no vocabulary: build it with GPT(config, vocab, vocab), or use one "
                 "from train_gpt(), load_gpt() or load_pretrained()"
             )
+        if isinstance(self.vocab, SubwordTokenizer):
+            return self.vocab
         return WordTokenizer(self.vocab)
 
     def add_positions(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
@@ -670,6 +815,17 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
             f"sentences[{i}] ({sentence[:60]!r}) holds no words: there is nothing to translate"
         )
     limit = model.config.max_source_len
+    tok = model.tokenizer
+    if isinstance(tok, SubwordTokenizer):  # nothing is unknown: every text has its tokens
+        ids = tok.encode(tok.normalize(sentence))
+        if len(ids) > limit:
+            raise ValueError(
+                f"sentences[{i}] is {len(ids)} BPE tokens long; the prompt (the source and <sep>) and "
+                f"the translation share the model's max_len={model.config.max_len} positions, so a "
+                f"source may have at most {limit} (GPTConfig.max_source_len): shorten or split it: "
+                f"{sentence[:60]!r}"
+            )
+        return typed, ids
     if len(words) > limit:
         raise ValueError(
             f"sentences[{i}] has {len(words)} tokens; the prompt (the source and <sep>) and the translation "
@@ -686,12 +842,34 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
     return typed, vocab.encode(words, warn_unknown=False)
 
 
+@functools.lru_cache(maxsize=1)
+def _phrasebook_words() -> frozenset:
+    from .phrasebook.grammar import english_words
+
+    return frozenset(english_words())
+
+
+def _with_names(typed: list[str], text: str) -> str:
+    """``text`` with the capitals of the names typed in the source: a typed word with a capital whose
+    lower case is no word of the phrasebook ("Ana", not "The" or "I") is written as it was typed."""
+    known = _phrasebook_words()
+    names = {t.lower(): t for t in typed if t != t.lower() and t.lower() not in known}
+    if not names:
+        return text
+    return re.sub(r"[^\W_]+", lambda m: names.get(m.group(0), m.group(0)), text)
+
+
 def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -> str:
     """The translation's text; an output ``<unk>`` becomes the unknown source word its step read most.
 
     Chapter 10's copy of unknown words, with the cross-attention pattern
-    (last block, heads averaged) as the alignment.
+    (last block, heads averaged) as the alignment. A GPT on BPE tokens has no
+    ``<unk>``: it spells names out itself, in the lower case of its training
+    text, and the names get their typed capitals back (``_with_names``).
     """
+    tok = model.tokenizer
+    if isinstance(tok, SubwordTokenizer):
+        return _with_names(typed, tok.decode(hyp))
     unknown_at = [j for j, i in enumerate(src) if i == UNK_ID]
     weights = None
     if UNK_ID in hyp and unknown_at:
@@ -816,6 +994,15 @@ def build_gpt(config: GPTConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> GPT:
     return GPT(replace(config, vocab_size=len(src_vocab)), src_vocab, tgt_vocab)
 
 
+def splitter(vocab):
+    """How a pair's texts are cut into the tokens ``fits_gpt`` counts: chapter 9's words
+    (``tokenize``) for a ``Vocab``, the BPE's ids for a ``SubwordTokenizer``.
+
+    Derived in chapter 14 (from words to tokens: byte-pair encoding).
+    """
+    return vocab.encode if isinstance(vocab, SubwordTokenizer) else tokenize
+
+
 def fits_gpt(src_tokens: Sequence, tgt_tokens: Sequence, config: GPTConfig) -> bool:
     """Whether a pair fits the GPT: at most ``max_source_len`` source tokens, and the source, ``<sep>`` and the
     target within ``max_len`` positions (``<eos>`` is only predicted, never read).
@@ -844,7 +1031,9 @@ def train_gpt(
     and ``batch_loss=gpt_loss`` (``gpt_loss_with_prompt`` with
     ``prompt_loss``): the same batches, schedule, progress bar, checkpoints,
     resuming and Ctrl-C. The vocabulary is ``joint_vocab(train_pairs)``
-    unless given. Pairs that do not fit (``fits_gpt``) are left out; more
+    unless given; with ``config.bpe_vocab_size`` it is a ``SubwordTokenizer``
+    of that size trained on both sides of the training pairs, and the batches
+    are ``make_gpt_batches`` of its ids (chapter 14). Pairs that do not fit (``fits_gpt``) are left out; more
     than 1 % of the training pairs is an error. ``train_options`` are
     ``train``'s (``max_steps``, ``progress``, ``resume``, ``device``...).
 
@@ -859,13 +1048,21 @@ def train_gpt(
     if not isinstance(config, GPTConfig):
         raise ValueError(f"train_gpt needs a GPTConfig, got {type(config).__name__}")
     train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
-    kept = [(e, p) for e, p in train_pairs if fits_gpt(tokenize(e), tokenize(p), config)]
+    if vocab is None and train_options.get("resume"):
+        vocab = read_checkpoint(out_dir)["src_vocab"]  # the run's own tokens
+    if vocab is None and config.bpe_vocab_size:
+        vocab = SubwordTokenizer.train(
+            [t for pair in train_pairs for t in pair], config.bpe_vocab_size
+        )
+    split = splitter(vocab)
+    batcher = _bpe_batcher if isinstance(vocab, SubwordTokenizer) else make_batches
+    kept = [(e, p) for e, p in train_pairs if fits_gpt(split(e), split(p), config)]
     if len(train_pairs) - len(kept) > TOO_LONG_SHARE * len(train_pairs):
         raise ValueError(
             f"{len(train_pairs) - len(kept)} of {len(train_pairs)} training pairs do not fit max_len="
             f"{config.max_len} positions (source, <sep> and target) and would be left out; raise max_len"
         )
-    valid_pairs = [(e, p) for e, p in valid_pairs if fits_gpt(tokenize(e), tokenize(p), config)]
+    valid_pairs = [(e, p) for e, p in valid_pairs if fits_gpt(split(e), split(p), config)]
     vocab = vocab if vocab is not None else joint_vocab(kept)
     return train(
         config,
@@ -876,7 +1073,15 @@ def train_gpt(
         tgt_vocab=vocab,
         build_model=build_gpt,
         batch_loss=gpt_loss_with_prompt if prompt_loss else gpt_loss,
+        batcher=batcher,
         **train_options,
+    )
+
+
+def _bpe_batcher(pairs, src_vocab, tgt_vocab, batch_size, shuffle=True, seed=0, max_len=None):
+    """``train``'s ``batcher`` for a GPT on BPE tokens: ``make_gpt_batches`` with its one tokenizer."""
+    return make_gpt_batches(
+        pairs, src_vocab, batch_size, shuffle=shuffle, seed=seed, max_len=max_len
     )
 
 
@@ -907,24 +1112,40 @@ def load_gpt(path, device=None) -> GPT:
     return model
 
 
-# How the shipped GPT is made (a later session ships it): the command and where its file goes.
-PRETRAINED_GPT_COMMAND = (
-    "python -m tutorlib train --model gpt --preset pretrained --out runs/gpt && "
-    f"cp runs/gpt/translator.pt tutorlib/pretrained/{PRETRAINED_GPT_PATH.name}"
-)
+# How the shipped GPTs are made: the commands, and where their files go. "pretrained" reads BPE
+# tokens (chapter 14); "words" reads chapter 9's words (chapter 13's comparison).
+PRETRAINED_GPT_COMMANDS = {
+    kind: f"python -m tutorlib train --model gpt --preset {preset} --out runs/{name} && "
+    f"cp runs/{name}/translator.pt tutorlib/pretrained/{path.name}"
+    for kind, preset, name, path in (
+        ("bpe", "pretrained", "gpt", PRETRAINED_GPT_PATH),
+        ("words", "words", "gpt_words", PRETRAINED_GPT_WORDS_PATH),
+    )
+}
+PRETRAINED_GPT_COMMAND = PRETRAINED_GPT_COMMANDS["bpe"]
 
 
-def load_pretrained(device=None) -> GPT:
-    """The GPT translator shipped with tutorlib, in eval mode (``tutorlib/pretrained/gpt.pt``).
+def load_pretrained(tokens: str = "bpe", device=None) -> GPT:
+    """A GPT translator shipped with tutorlib, in eval mode.
 
-    No GPT is shipped yet: until one is, this raises a ``FileNotFoundError``
-    giving the command that makes it (``PRETRAINED_GPT_COMMAND``).
+    ``tokens="bpe"`` (the default): ``tutorlib/pretrained/gpt.pt``, on chapter
+    14's byte-level BPE, which spells out names and numbers it never saw.
+    ``tokens="words"``: ``tutorlib/pretrained/gpt_words.pt``, on chapter 9's
+    words, the one chapter 13 compares with the encoder-decoder (same words,
+    same batches, the same number of parameters within 0.3 %).
+    ``PRETRAINED_GPT_COMMANDS`` holds the command that made each.
 
     Derived in chapter 13 (the translator as a GPT).
     """
-    if not PRETRAINED_GPT_PATH.is_file():
-        raise FileNotFoundError(
-            f"no GPT translator is shipped yet ({PRETRAINED_GPT_PATH} does not exist). Make it with "
-            f"`{PRETRAINED_GPT_COMMAND}`; meanwhile pass a GPT from train_gpt or load_gpt(PATH) (on the command line: --checkpoint PATH)"
+    if tokens not in PRETRAINED_GPT_COMMANDS:
+        raise ValueError(
+            f"tokens must be one of {sorted(PRETRAINED_GPT_COMMANDS)} (the shipped GPTs), got {tokens!r}"
         )
-    return load_gpt(PRETRAINED_GPT_PATH, device=device)
+    path = PRETRAINED_GPT_PATH if tokens == "bpe" else PRETRAINED_GPT_WORDS_PATH
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the shipped GPT translator is missing ({path} does not exist). Make it with "
+            f"`{PRETRAINED_GPT_COMMANDS[tokens]}`; meanwhile pass a GPT from train_gpt or "
+            "load_gpt(PATH) (on the command line: --checkpoint PATH)"
+        )
+    return load_gpt(path, device=device)

@@ -438,9 +438,10 @@ class _EpochBatches:
         config: TranslatorConfig,
         rank: int,
         world: int,
+        batcher: Callable = make_batches,
     ):
         self.pairs, self.src_vocab, self.tgt_vocab = pairs, src_vocab, tgt_vocab
-        self.config, self.rank, self.world = config, rank, world
+        self.config, self.rank, self.world, self.batcher = config, rank, world, batcher
         self.built = {}
 
     def __call__(self, epoch: int) -> list:
@@ -448,7 +449,7 @@ class _EpochBatches:
             c = self.config
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # unknown words: translate() says them
-                batches = make_batches(
+                batches = self.batcher(
                     self.pairs,
                     self.src_vocab,
                     self.tgt_vocab,
@@ -683,6 +684,7 @@ def train(
     log=None,
     batch_loss: Callable = translator_loss,
     build_model: Callable = build_translator,
+    batcher: Callable = make_batches,
 ) -> TrainResult:
     """Train a ``Translator`` on ``(english, portuguese)`` pairs and return a ``TrainResult``.
 
@@ -705,6 +707,9 @@ def train(
     - ``build_model(config, src_vocab, tgt_vocab)``: a fresh model (default ``build_translator``);
       the loop reads ``model.config`` from then on. With ``batch_loss``, what another model
       (chapter 13's ``GPT``) changes; the data, the steps and the checkpoints stay.
+    - ``batcher(pairs, src_vocab, tgt_vocab, batch_size, shuffle=, seed=, max_len=)``: the pairs
+      as a list of batches (default ``make_batches``: word ids); a model that reads other tokens
+      (chapter 14's GPT on BPE) gives its own, whose batches its ``batch_loss`` reads.
 
     Derived in chapter 9 (Training a translator).
     """
@@ -754,10 +759,10 @@ def train(
         say,
         batch_loss,
     )
-    epoch_batches = _EpochBatches(train_pairs, src_vocab, tgt_vocab, config, rank, world)
+    epoch_batches = _EpochBatches(train_pairs, src_vocab, tgt_vocab, config, rank, world, batcher)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        valid_batches = make_batches(
+        valid_batches = batcher(
             valid_pairs,
             src_vocab,
             tgt_vocab,

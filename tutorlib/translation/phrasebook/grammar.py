@@ -396,6 +396,7 @@ def _all_shapes():
         Sentence("name", Pron("i"), x=Name("x")),
         Sentence("name", Pron("you"), x=Name("x")),
         Sentence("np", NP("a", "apple", False)),
+        Sentence("np", NP("a", "cat", False)),  # "a" itself ("an apple" writes "an")
         Sentence("loc", Pron("i"), x=NP("the", "beach", False)),
         Sentence("loc", Pron("i"), x=NP("the", "farm", False)),
         Sentence("be", Pron("i"), True, False, "tired", "present"),
