@@ -11,6 +11,9 @@ cache), ``memory`` (tiled vs naive attention, peak memory at T = 4096),
 ``tokenizer`` (byte-level BPE on the phrasebook: seconds to train 4096
 tokens, tokens per sentence against word tokens, the incremental trainer
 against a naive recount),
+``gpt`` (chapters 13-14: the shipped GPT on BPE tokens on the test split and on
+sentences with words never seen in training; its training against the
+encoder-decoder's as shares of the fp32 matmul peak),
 ``chapters`` (seconds per chapter; the book build, skipped with --quick) and
 ``grading`` (seconds per graded submission). Each figure is a ratio measured
 side by side in one run; the functions are those of the scripts beside this
@@ -39,7 +42,7 @@ for p in (str(HERE), str(ROOT)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-GROUPS = ("attention", "translator", "memory", "tokenizer", "chapters", "grading")
+GROUPS = ("attention", "translator", "memory", "tokenizer", "gpt", "chapters", "grading")
 # Okabe-Ito, colour-blind safe
 OKABE_ITO = {"met": "#009E73", "not met": "#D55E00", "goal": "#000000", "error": "#999999"}
 
@@ -217,6 +220,36 @@ def bench_tokenizer(quick: bool) -> list[dict]:
     return out
 
 
+def bench_gpt(quick: bool) -> list[dict]:
+    import gpt_bench as gb
+
+    models = gb.load_models()
+    q = gb.quality(models, 300 if quick else None)["GPT, BPE"]
+    names = gb.unseen_words(models)["GPT, BPE"]
+    t = gb.throughput(3 if quick else 20)
+    share = t["of_peak"]["GPT, words"] / t["of_peak"]["encoder-decoder"]
+    return [
+        entry("GPT (BPE) test BLEU / goal", q["bleu"] / gb.BLEU_GOAL, 1.0, ">=", **q),
+        entry(
+            "GPT (BPE) test exact match / goal", q["exact_match"] / gb.EXACT_GOAL, 1.0, ">=", **q
+        ),
+        entry(
+            "GPT (BPE) sentences with an unseen word, all copied / goal",
+            names["share"] / gb.NAMES_GOAL,
+            1.0,
+            ">=",
+            **names,
+        ),
+        entry(
+            "GPT / encoder-decoder, training share of the fp32 matmul peak",
+            share,
+            0.8,
+            ">=",
+            **t,
+        ),
+    ]
+
+
 def bench_chapters(quick: bool) -> list[dict]:
     import chapter_times as ct
 
@@ -261,6 +294,7 @@ BENCHES = {
     "translator": bench_translator,
     "memory": bench_memory,
     "tokenizer": bench_tokenizer,
+    "gpt": bench_gpt,
     "chapters": bench_chapters,
     "grading": bench_grading,
 }

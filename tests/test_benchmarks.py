@@ -67,3 +67,16 @@ def test_bpe_bench_trainers_agree_and_the_group_is_wired():
 
     r = bpe_bench.naive_vs_incremental(subset=200, vocab_size=300)  # asserts the same merges
     assert r["pairs"] == 200 and r["vocab_size"] == 300 and r["speedup"] > 0
+
+
+def test_gpt_bench_cache_formulas_match_the_real_caches_and_the_group_is_wired():
+    run_all = _run_all()  # puts benchmarks/ on sys.path
+    assert "gpt" in run_all.GROUPS and "gpt" in run_all.BENCHES
+    import gpt_bench
+
+    models = gpt_bench.load_models(bpe=False)
+    r = gpt_bench.kv_cache(models)  # asserts the formulas against the caches the decoders fill
+    real = r["checked_on_one_sentence"]
+    # one cache of 6 blocks over S + T positions against 3 layers over T and S: twice the bytes
+    assert real["GPT, words"] == 2 * real["encoder-decoder"]
+    assert r["mean_bytes"]["GPT, words"] > 1.9 * r["mean_bytes"]["encoder-decoder"]
