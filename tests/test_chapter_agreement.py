@@ -219,3 +219,48 @@ def test_chapter_12_zoo_attention_agrees_with_tutorlib():
         assert_close(weights, ref_weights, rtol=1e-5, atol=1e-6)
     zoo.scale = "d_k"  # a planted bug must make a difference the test would see
     assert not torch.allclose(zoo(q, q, q)[0], reference(q, q, q)[0], atol=1e-3)
+
+
+def test_chapter_14_bpe_agrees_with_tutorlib_tokenizers():
+    """Chapter 14's step-by-step BPE (a recount per merge) learns the merges of
+    tutorlib.tokenizers.BPE.train, ties and all, and encodes and decodes as BPE does."""
+    from tutorlib.tokenizers import BPE, merge_pair
+    from tutorlib.translation.phrasebook import phrasebook
+
+    ns = derivations("14_tokenization.ipynb")
+    pairs = phrasebook("train")[::40]  # spread over the split: every kind of sentence
+    texts = [s for pair in pairs for s in pair] + [
+        "Zoë's café, naïve 🎉🎉 ok",
+        "東京は晴れ、東京は雨",
+        "tabs\tand\nnew lines  x",
+        "aaaa aaa aa",  # overlapping occurrences of one pair
+    ]
+    held = ["Ünïcødé 👩‍👩‍👧 x", "helo teh cat", "", "mipi não vai estar no escritório"]
+    for vocab_size in (256, 257, 300, 600):
+        merges = ns["train_bpe"](texts, vocab_size)
+        bpe = BPE.train(texts, vocab_size, special_tokens=())
+        assert merges == bpe.merges, vocab_size
+        for text in texts[:60] + held:
+            ids = ns["encode"](text, merges)
+            assert ids == bpe.encode(text), (vocab_size, text)
+            assert ns["decode"](ids, merges) == bpe.decode(ids) == text
+    # the tie rule: three pairs occur twice each, and the smallest pair of ids wins
+    # (a first-seen rule would take "ba" here)
+    assert ns["train_bpe"](["ba", "ba", "ab", "ab", "xy", "xy"], 257) == [(97, 98)]
+    assert BPE.train(["ba", "ba", "ab", "ab", "xy", "xy"], 257, special_tokens=()).merges == [
+        (97, 98)
+    ]
+    # a stop before the vocabulary is full, when every chunk is one token
+    assert ns["train_bpe"](["ab", "ab"], 300) == [(97, 98)]
+    # a pair is never counted across two texts: "ab" + "ba" glued would count (b, b)
+    assert (98, 98) not in ns["train_bpe"](["ab", "ba", "ab", "ba"], 260)
+    for word, pair in [
+        ((1, 1, 1), (1, 1)),
+        ((5, 6, 5, 6, 5), (5, 6)),
+        ((), (1, 2)),
+        ((7,), (7, 7)),
+    ]:
+        assert ns["merge"](word, pair, 9) == merge_pair(word, pair, 9), (word, pair)
+    # a partial character decodes as U+FFFD in both
+    ids = ns["encode"]("é", [])
+    assert ns["decode"](ids[:1], []) == BPE().decode(ids[:1]) == "\ufffd"

@@ -197,6 +197,7 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         # issue 27: calls of a withheld module; the rest of the worked solutions is right
         "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
         "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,
+        "adversarial/ex14_calls_tutorlib_tokenizers.ipynb": 2,  # q1, answered by hand
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):

@@ -512,6 +512,7 @@ def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undo
         s.close()
     assert sandbox.withheld_for("ex11_efficient_attention") == ("tutorlib.efficient",)
     assert sandbox.withheld_for("ex10_decoding") == ("sacrebleu",)
+    assert sandbox.withheld_for("ex14_tokenization") == ("tutorlib.tokenizers",)
     assert sandbox.withheld_for("ex02_embeddings") == () == sandbox.withheld_for(None)
 
 

@@ -43,7 +43,7 @@ and its Portuguese translation for the GPT of chapter 13) are never produced
 from text unless ``encode`` is asked to (``allowed_special``): otherwise the
 text "<sep>" is five bytes' worth of ordinary tokens.
 
-Used in chapter 14 (Subword tokens: byte-pair encoding).
+Used in chapter 14 (From words to tokens: byte-pair encoding).
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ class BPE:
 
     Build one with ``BPE.train`` or ``BPE.load``; ``BPE(merges, special_tokens)``
     rebuilds one from its merges (pairs of ids, merge ``i`` making token
-    ``256 + i``). Used in chapter 14 (Subword tokens: byte-pair encoding).
+    ``256 + i``). Used in chapter 14 (From words to tokens: byte-pair encoding).
     """
 
     _CACHE_SIZE = 100_000  # chunks whose encoding is remembered; the cache is emptied when full

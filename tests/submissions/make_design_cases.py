@@ -210,11 +210,57 @@ EX05_SOLUTION_PROJ = '''    q = to_heads(query @ W_Q, num_heads)                
 EX05_FLOAT32_PROJ = '''    query = np.asarray(query, dtype=np.float32)             # float32 is precise enough here
     q = to_heads(query @ W_Q.astype(np.float32), num_heads)  # (B, T_q, D) -> (B, H, T_q, Dh)'''
 
+# exercise 14, right another way: ties by sorting, the merges applied one after another in the
+# order learned (the same tokens: a merge only makes pairs of later merges), and Python's
+# incremental UTF-8 decoder
+EX14_SOLUTION_TIE = "best = min(counts, key=lambda pair: (-counts[pair], pair))"
+EX14_SORTED_TIE = "best = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]"
+EX14_SOLUTION_ENCODE = """    rank = {tuple(pair): i for i, pair in enumerate(merges)}
+    ids = list(word.encode("utf-8"))
+    while len(ids) > 1:
+        pairs = [p for p in zip(ids, ids[1:]) if p in rank]
+        if not pairs:
+            break
+        pair = min(pairs, key=rank.get)  # the merge learned first
+        new_id, out, i = 256 + rank[pair], [], 0
+        while i < len(ids):
+            if tuple(ids[i:i + 2]) == pair:
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+    return ids"""
+EX14_SEQUENTIAL_ENCODE = """    ids = list(word.encode("utf-8"))
+    for new_id, (a, b) in enumerate(merges, start=256):   # in the order learned
+        i = 0
+        while i < len(ids) - 1:
+            if ids[i] == a and ids[i + 1] == b:
+                ids[i:i + 2] = [new_id]
+            i += 1
+    return ids"""
+EX14_SOLUTION_STREAM = """    shown, waiting = [], b""
+    for i in ids:
+        waiting += vocab[i]
+        n = whole(waiting)
+        shown.append(waiting[:n].decode("utf-8", errors="replace"))
+        waiting = waiting[n:]
+    return shown"""
+EX14_CODECS_STREAM = """    import codecs
+
+    reader = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    return [reader.decode(vocab[i]) for i in ids]"""
+
 FROM_SOLUTIONS = {
     # name: (exercise, folder, [(old, new), ...])
     "ex08_mutate_inputs": ("ex08_transformer_block", "adversarial", [(EX08_SOLUTION_Q2, EX08_CHEAT)]),
     "ex08_in_place_residual": ("ex08_transformer_block", "honest", [(EX08_SOLUTION_Q2, EX08_IN_PLACE)]),
     "ex04_einsum": ("ex04_scaled_attention", "honest", [(EX04_SOLUTION, EX04_EINSUM), (EX04_SOLUTION_OUT, EX04_EINSUM_OUT)]),
+    "ex14_sorted_sequential_codecs": ("ex14_tokenization", "honest",
+                                      [(EX14_SOLUTION_TIE, EX14_SORTED_TIE),
+                                       (EX14_SOLUTION_ENCODE, EX14_SEQUENTIAL_ENCODE),
+                                       (EX14_SOLUTION_STREAM, EX14_CODECS_STREAM)]),
     "ex05_loop_operator_float32": ("ex05_multi_head_attention", "honest",
                                    [(EX05_SOLUTION_Q3, EX05_OPERATOR_Q3), (EX05_SOLUTION_HEADS, EX05_LOOP_HEADS),
                                     (EX05_SOLUTION_PROJ, EX05_FLOAT32_PROJ)]),

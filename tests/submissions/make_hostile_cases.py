@@ -16,7 +16,8 @@ questions it attacks, never a grader error. Beside them:
 - adversarial/ex01_not_a_notebook: a text file named .ipynb, whose content no report quotes;
 - honest/ex01_float32: exercise 1's worked solutions computed in float32, which the tests'
   tolerances (above float32's resolution, not 1e-9) must accept;
-- adversarial/ex10_calls_sacrebleu and ex11_calls_tutorlib_efficient: the worked solutions with
+- adversarial/ex10_calls_sacrebleu, ex11_calls_tutorlib_efficient and
+  ex14_calls_tutorlib_tokenizers: the worked solutions with
   the answer to build replaced by a call of the library that exports it, which the grader
   withholds in that exercise (exercises/README.md, "What a question may call"): the cell that
   imports it does not run, and its question scores what the rest of the notebook earns.
@@ -123,6 +124,20 @@ CALLS_WITHHELD = {
                 "def tiled_window_attention(q, k, v, block, window):\n"
                 "    return chapter_version(q, k, v, block, causal=True)\n\n\n"
                 "def unused(q, k, v, block, window):\n")]}),
+    "ex14_calls_tutorlib_tokenizers": ("ex14_tokenization", {
+        "q2": [("def learn_merges(texts, num_merges):\n",
+                "from tutorlib.tokenizers import BPE\n\n\ndef learn_merges(texts, num_merges):\n"
+                "    return BPE.train(texts, 256 + num_merges, special_tokens=()).merges\n\n\n"
+                "def unused(texts, num_merges):\n")],
+        "q3": [("def encode(word, merges):\n",
+                "from tutorlib.tokenizers import BPE\n\n\ndef encode(word, merges):\n"
+                "    return BPE(merges, special_tokens=()).encode(word)\n\n\n"
+                "def unused(word, merges):\n")],
+        "q4": [("def stream_decode(ids, merges):\n",
+                "from tutorlib.tokenizers import BPE\n\n\ndef stream_decode(ids, merges):\n"
+                "    bpe = BPE(merges, special_tokens=())\n"
+                "    return [bpe.decode([i]) for i in ids]\n\n\n"
+                "def unused(ids, merges):\n")]}),
 }
 
 

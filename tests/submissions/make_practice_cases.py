@@ -1,4 +1,4 @@
-"""Write the misconception submissions of exercises 1, 9, 10 and 11, and of the question 4s of
+"""Write the misconception submissions of exercises 1, 9, 10, 11 and 14, and of the question 4s of
 exercises 4, 5 and 8, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 
     .venv/bin/python tests/submissions/make_practice_cases.py
@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 
 NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
-         "ex12": "ex12_debugging"}
+         "ex12": "ex12_debugging", "ex14": "ex14_tokenization"}
 
 # case name -> {question: [(old, new), ...]}: the right answer with these replacements
 CASES = {
@@ -181,6 +181,46 @@ for _bug, _lid in (("causal_transposed", "s1000"), ("padding_axis", "s1001"), ("
     CASES["ex12"][f"ex12_component_{_bug}"] = {
         q: [(old, new.replace('"s1009"', f'"{_lid}"')) for old, new in edits]
         for q, edits in CASES["ex12"]["ex12_other_ids_component"].items()}
+
+# exercise 14: byte-pair encoding (issue 24's misconceptions: pairs counted across two texts,
+# merges applied out of order), the chapter's code pasted, and an answer written for the example
+CASES["ex14"] = {
+    "ex14_pairs_across_texts": {"q2": [
+        ('words = [tuple(text.encode("utf-8")) for text in texts]',
+         'words = [tuple("".join(texts).encode("utf-8"))]   # all the texts as one sequence')]},
+    "ex14_ties_first_seen": {
+        "q1": [('first_merges = ["ug", "hug", "bug"]', 'first_merges = ["ug", "hug", "pug"]'),
+               ('pugs_tokens = ["p", "ug", "s"]', 'pugs_tokens = ["pug", "s"]')],
+        "q2": [("best = min(counts, key=lambda pair: (-counts[pair], pair))",
+                "best = counts.most_common(1)[0][0]")]},
+    "ex14_merges_by_text_frequency": {"q3": [
+        ("pair = min(pairs, key=rank.get)  # the merge learned first",
+         "pair = Counter(pairs).most_common(1)[0][0]  # the most frequent pair of this word")]},
+    "ex14_merges_last_first": {"q3": [
+        ("pair = min(pairs, key=rank.get)  # the merge learned first",
+         "pair = max(pairs, key=rank.get)  # the newest merge: the biggest token")]},
+    "ex14_decode_each_token": {"q4": [
+        ("        waiting += vocab[i]\n        n = whole(waiting)\n"
+         '        shown.append(waiting[:n].decode("utf-8", errors="replace"))\n'
+         "        waiting = waiting[n:]\n",
+         '        shown.append(vocab[i].decode("utf-8", errors="replace"))  # token by token\n')]},
+    # chapter 14's train_bpe counts up to a vocabulary size, and its decode reads a whole sequence
+    "ex14_chapter_code": {
+        "q2": [("while len(merges) < num_merges:",
+                "while 256 + len(merges) < num_merges:   # chapter 14's train_bpe")],
+        "q4": [("def stream_decode(ids, merges):\n",
+                "def stream_decode(ids, merges):   # chapter 14's decode\n"
+                "    vocab = [bytes([b]) for b in range(256)]\n"
+                "    for a, b in merges:\n"
+                "        vocab.append(vocab[a] + vocab[b])\n"
+                '    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")\n\n\n'
+                "def worked(ids, merges):\n")]},
+    "ex14_hardcoded_example": {"q3": [(
+        "def encode(word, merges):\n",
+        "def encode(word, merges):\n"
+        "    return [257, 258, 115]   # the question's example, by hand\n\n\n"
+        "def worked(word, merges):\n")]},
+}
 
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")
 

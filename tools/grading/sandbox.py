@@ -66,6 +66,7 @@ WITHHELD = {
     "ex11": (
         "tutorlib.efficient",
     ),  # questions 1 and 2 build the online softmax and tiled attention
+    "ex14": ("tutorlib.tokenizers",),  # questions 2 to 4 build BPE's trainer, encoder, decoder
 }
 
 
