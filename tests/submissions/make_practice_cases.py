@@ -196,11 +196,13 @@ CASES["ex13"] = {
     "ex13_targets_not_shifted": {
         "q1": [("targets[b, start:] = seq[1:]", "targets[b, start:] = seq[:-1]")],
         "q3": [(_Q3_PROMPT,
-                "loss_with_prompt = ((T + 1) * -math.log(0.8) + (S + 1) * -math.log(0.05)) / (S + T + 2)")]},
+                "loss_with_prompt = ((T + 1) * -math.log(0.8) + (S + 1) * -math.log(0.05))"
+                " / (S + T + 2)")]},
     # <eos> left out of the loss (the last column predicts it in every left-padded row)
     "ex13_eos_not_in_loss": {
         "q1": [(_Q1_MASK, "loss_mask[b, start + len(src):L - 1] = True")],
-        "q3": [(_Q3_PROMPT, "loss_with_prompt = (T * -math.log(0.8) + S * -math.log(0.05)) / (S + T)")]},
+        "q3": [(_Q3_PROMPT,
+                "loss_with_prompt = (T * -math.log(0.8) + S * -math.log(0.05)) / (S + T)")]},
     # the causal mask off by one, both ways
     "ex13_diagonal_excluded": {"q2": [(_Q2_CAUSAL, "mask = (j < i) & real[None, :]")]},
     "ex13_one_future_visible": {"q2": [(_Q2_CAUSAL, "mask = (j <= i + 1) & real[None, :]"),
@@ -237,14 +239,16 @@ CASES["ex13"] = {
                 "    rows = []\n"
                 "    for src, tgt in pairs:\n"
                 "        seq = [*src, sep_id, *tgt, eos_id]\n"
-                "        rows.append((seq[:-1], seq[1:], [False] * len(src) + [True] * (len(tgt) + 1)))\n"
+                "        counted = [False] * len(src) + [True] * (len(tgt) + 1)\n"
+                "        rows.append((seq[:-1], seq[1:], counted))\n"
                 "    L = max(len(r[0]) for r in rows)\n"
                 "    pad = lambda xs, fill: [fill] * (L - len(xs)) + list(xs)\n"
                 "    return (torch.tensor([pad(r[0], pad_id) for r in rows]),\n"
                 "            torch.tensor([pad(r[1], pad_id) for r in rows]),\n"
                 "            torch.tensor([pad(r[2], False) for r in rows]),\n"
                 "            torch.tensor([pad(list(range(len(r[0]))), 0) for r in rows]))\n"
-                "    seqs = [list(src) + [sep_id] + list(tgt) + [eos_id] for src, tgt in pairs]\n")],
+                "    seqs = [list(src) + [sep_id] + list(tgt) + [eos_id]"
+                " for src, tgt in pairs]\n")],
         "q2": [("    row = np.asarray(row)\n",
                 "    row = list(row)\n"
                 "    sep = row.index(sep_id)\n"
@@ -254,9 +258,11 @@ CASES["ex13"] = {
         "q3": [("    logits = torch.as_tensor(logits, dtype=torch.float64)\n",
                 "    keep = torch.as_tensor(loss_mask).bool()\n"
                 "    x = torch.as_tensor(logits).float()[keep]       # (N, V) counted rows only\n"
-                "    return torch.nn.functional.cross_entropy(x, torch.as_tensor(targets)[keep]).item()\n"
+                "    y = torch.as_tensor(targets)[keep]\n"
+                "    return torch.nn.functional.cross_entropy(x, y).item()\n"
                 "    logits = torch.as_tensor(logits, dtype=torch.float64)\n"),
-               ("loss_targets_only = -math.log(0.8)", "loss_targets_only = float(-np.log(np.float32(0.8)))")],
+               ("loss_targets_only = -math.log(0.8)",
+                "loss_targets_only = float(-np.log(np.float32(0.8)))")],
         "q4": [("ed_cache_bytes = 6 * per_position * ((1 + n) + S)",
                 "ed_cache_bytes = 6 * (2 * B * 8 * 64 * (n + 1) + 2 * B * 8 * 64 * S) * 2")]},
     # cheat: wrong answers dressed as objects that equal anything, and patched comparisons in the
