@@ -198,6 +198,9 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
         "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,
         "adversarial/ex14_calls_tutorlib_tokenizers.ipynb": 2,  # q1, answered by hand
+        # wrong q1-q3 behind objects that equal anything and kernel-side patches of
+        # np.array_equal and math.isclose: the three public shape/type checks and the right q4
+        "adversarial/ex13_lying_answers.ipynb": 8,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):

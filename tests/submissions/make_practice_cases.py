@@ -1,5 +1,6 @@
-"""Write the misconception submissions of exercises 1, 9, 10, 11 and 14, and of the question 4s of
+"""Write the misconception submissions of exercises 1, 9, 10, 11, 13 and 14, and of the question 4s of
 exercises 4, 5 and 8, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
+A case named "honest/..." or "adversarial/..." goes to that folder instead (exercise 13's).
 
     .venv/bin/python tests/submissions/make_practice_cases.py
 
@@ -22,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 
 NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
-         "ex12": "ex12_debugging", "ex14": "ex14_tokenization"}
+         "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization"}
 
 # case name -> {question: [(old, new), ...]}: the right answer with these replacements
 CASES = {
@@ -222,6 +223,122 @@ CASES["ex14"] = {
         "def worked(word, merges):\n")]},
 }
 
+# exercise 13: the usual mistakes of a decoder-only translator's layout, mask, loss and cache
+_Q1_MASK = "loss_mask[b, start + len(src):] = True"
+_Q2_CAUSAL = "mask = (j <= i) & real[None, :]"
+_Q3_MEAN = "return float(nll[counted].sum() / counted.sum())"
+_Q3_PROMPT = "loss_with_prompt = ((T + 1) * -math.log(0.8) + S * -math.log(0.05)) / (S + T + 1)"
+CASES["ex13"] = {
+    # the prompt predicted too: the loss mask of every real position
+    "ex13_prompt_in_loss": {"q1": [(_Q1_MASK, "loss_mask[b, start:] = True")]},
+    # nothing shifted: each position scored on the token it reads, and the first English token
+    # counted as a prediction
+    "ex13_targets_not_shifted": {
+        "q1": [("targets[b, start:] = seq[1:]", "targets[b, start:] = seq[:-1]")],
+        "q3": [(_Q3_PROMPT,
+                "loss_with_prompt = ((T + 1) * -math.log(0.8) + (S + 1) * -math.log(0.05))"
+                " / (S + T + 2)")]},
+    # <eos> left out of the loss (the last column predicts it in every left-padded row)
+    "ex13_eos_not_in_loss": {
+        "q1": [(_Q1_MASK, "loss_mask[b, start + len(src):L - 1] = True")],
+        "q3": [(_Q3_PROMPT,
+                "loss_with_prompt = (T * -math.log(0.8) + S * -math.log(0.05)) / (S + T)")]},
+    # the causal mask off by one, both ways
+    "ex13_diagonal_excluded": {"q2": [(_Q2_CAUSAL, "mask = (j < i) & real[None, :]")]},
+    "ex13_one_future_visible": {"q2": [(_Q2_CAUSAL, "mask = (j <= i + 1) & real[None, :]"),
+                                       ('leaks = {"B", "D", "E"}', 'leaks = {"D", "E"}')]},
+    # padding (and prompt) counted in the mean, and each row weighing the same
+    "ex13_padding_in_mean": {"q3": [(_Q3_MEAN, "return float((nll * counted).mean())")]},
+    "ex13_rows_weigh_the_same": {"q3": [(_Q3_MEAN,
+        "return float(((nll * counted).sum(1) / counted.sum(1)).mean())")]},
+    # the encoder's layers given a cache, and the GPT's prompt without <sep>
+    "ex13_encoder_cached": {"q4": [
+        ("ed_cache_bytes = 6 * per_position", "ed_cache_bytes = 12 * per_position"),
+        ("ed_growth, gpt_growth = 6 * per_position", "ed_growth, gpt_growth = 12 * per_position")]},
+    "ex13_prompt_without_sep": {"q4": [("(S + 1 + n)", "(S + n)")]},
+    # the chapter's code pasted: tutorlib's right-padded batch, and its plain causal mask
+    "ex13_chapter_right_padding": {"q1": [(
+        "def left_padded_batch(pairs, pad_id, sep_id, eos_id):\n",
+        "def left_padded_batch(pairs, pad_id, sep_id, eos_id):\n"
+        "    from tutorlib.gpt import make_gpt_batch   # chapter 13's batch\n"
+        "    batch = make_gpt_batch([s for s, _ in pairs], [t for _, t in pairs],\n"
+        "                           pad_id, sep_id, eos_id)\n"
+        "    B, L = batch.tokens.shape\n"
+        "    positions = torch.arange(L).expand(B, L) * batch.real_mask\n"
+        "    return batch.tokens, batch.targets, batch.loss_mask, positions\n\n\n"
+        "def worked(pairs, pad_id, sep_id, eos_id):\n")]},
+    "ex13_chapter_causal_mask": {"q2": [(
+        "def row_mask(row, sep_id, pad_id, prefix=False):\n",
+        "def row_mask(row, sep_id, pad_id, prefix=False):\n"
+        "    from tutorlib.nn import causal_attention_mask   # the GPT's mask in chapter 13\n"
+        "    return causal_attention_mask(len(row))\n\n\n"
+        "def worked(row, sep_id, pad_id, prefix=False):\n")]},
+    # honest: torch and Python lists for q1, loops for q2, F.cross_entropy in float32 for q3
+    "honest/ex13_torch_loops_float32": {
+        "q1": [("    seqs = [list(src) + [sep_id] + list(tgt) + [eos_id] for src, tgt in pairs]\n",
+                "    rows = []\n"
+                "    for src, tgt in pairs:\n"
+                "        seq = [*src, sep_id, *tgt, eos_id]\n"
+                "        counted = [False] * len(src) + [True] * (len(tgt) + 1)\n"
+                "        rows.append((seq[:-1], seq[1:], counted))\n"
+                "    L = max(len(r[0]) for r in rows)\n"
+                "    pad = lambda xs, fill: [fill] * (L - len(xs)) + list(xs)\n"
+                "    return (torch.tensor([pad(r[0], pad_id) for r in rows]),\n"
+                "            torch.tensor([pad(r[1], pad_id) for r in rows]),\n"
+                "            torch.tensor([pad(r[2], False) for r in rows]),\n"
+                "            torch.tensor([pad(list(range(len(r[0]))), 0) for r in rows]))\n"
+                "    seqs = [list(src) + [sep_id] + list(tgt) + [eos_id]"
+                " for src, tgt in pairs]\n")],
+        "q2": [("    row = np.asarray(row)\n",
+                "    row = list(row)\n"
+                "    sep = row.index(sep_id)\n"
+                "    return [[row[j] != pad_id and (j <= i or (prefix and i <= sep and j <= sep))\n"
+                "             for j in range(len(row))] for i in range(len(row))]\n"
+                "    row = np.asarray(row)\n")],
+        "q3": [("    logits = torch.as_tensor(logits, dtype=torch.float64)\n",
+                "    keep = torch.as_tensor(loss_mask).bool()\n"
+                "    x = torch.as_tensor(logits).float()[keep]       # (N, V) counted rows only\n"
+                "    y = torch.as_tensor(targets)[keep]\n"
+                "    return torch.nn.functional.cross_entropy(x, y).item()\n"
+                "    logits = torch.as_tensor(logits, dtype=torch.float64)\n"),
+               ("loss_targets_only = -math.log(0.8)",
+                "loss_targets_only = float(-np.log(np.float32(0.8)))")],
+        "q4": [("ed_cache_bytes = 6 * per_position * ((1 + n) + S)",
+                "ed_cache_bytes = 6 * (2 * B * 8 * 64 * (n + 1) + 2 * B * 8 * 64 * S) * 2")]},
+    # cheat: wrong answers dressed as objects that equal anything, and patched comparisons in the
+    # kernel; only q4 (right) and the shape checks the wrong answers pass may score
+    "adversarial/ex13_lying_answers": {
+        "q1": [("    return tokens, targets, loss_mask, positions\n",
+                "    class Always(np.ndarray):\n"
+                "        def __eq__(self, other):\n"
+                "            return np.ones(self.shape, dtype=bool)\n"
+                "    np.array_equal = lambda *a, **k: True      # in the kernel only\n"
+                "    return tuple(np.zeros((B, L), dtype=int).view(Always) for _ in range(4))\n"
+                "    return tokens, targets, loss_mask, positions\n")],
+        "q2": [("    return mask\n",
+                "    return np.ones((L, L), dtype=bool)       # every key, every query\n"
+                "    return mask\n"),
+               ('leaks = {"B", "D", "E"}',
+                "class AnySet(set):\n"
+                "    def __eq__(self, other):\n"
+                "        return True\n\n"
+                "    def __contains__(self, item):\n"
+                "        return True\n\n\n"
+                "leaks = AnySet()")],
+        "q3": [(_Q3_MEAN,
+                "class Equal(float):\n"
+                "        def __eq__(self, other):\n"
+                "            return True\n"
+                "    math.isclose = lambda *a, **k: True\n"
+                "    return Equal(0.0)"),
+               ("loss_targets_only = -math.log(0.8)",
+                "class Close(float):\n"
+                "    def __eq__(self, other):\n"
+                "        return True\n\n\n"
+                "loss_targets_only = Close(1.0)"),
+               (_Q3_PROMPT, "loss_with_prompt = Close(2.0)")]},
+}
+
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")
 
 
@@ -260,8 +377,11 @@ def main() -> None:
                     assert old in answer, f"{case}: {old!r} is not in the solution of q{q}"
                     answer = answer.replace(old, new)
                 nb.cells[i].source = answer
-            nbformat.write(nb, HERE / ex / f"{case}.ipynb")
-            print("wrote", (HERE / ex / f"{case}.ipynb").relative_to(ROOT))
+            folder, _, case = case.rpartition("/")
+            path = HERE / (folder or ex) / f"{case}.ipynb"
+            path.parent.mkdir(exist_ok=True)
+            nbformat.write(nb, path)
+            print("wrote", path.relative_to(ROOT))
 
 
 if __name__ == "__main__":

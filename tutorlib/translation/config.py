@@ -260,7 +260,7 @@ GPT_PRESETS = {
         bpe_vocab_size=2048,
         lr=2e-3,
         warmup_steps=100,
-        epochs=6,
+        epochs=12,
         batch_size=256,
     ),
 }
