@@ -4,6 +4,7 @@ and files.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import pytest
@@ -645,3 +646,63 @@ def test_typed_capitals_come_back_on_names_only():
 def test_bpe_vocab_size_below_the_bytes_is_refused():
     with pytest.raises(ValueError, match="bpe_vocab_size=100: a byte-level BPE needs at least 259"):
         GPTConfig(bpe_vocab_size=100)
+
+
+# --- the shipped GPTs ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped_words():
+    return gpt_module.load_pretrained("words")
+
+
+@pytest.fixture(scope="module")
+def shipped_bpe():
+    return gpt_module.load_pretrained()
+
+
+def test_the_shipped_gpts_are_small_and_read_their_tokens(shipped_words, shipped_bpe):
+    for path in (gpt_module.PRETRAINED_GPT_PATH, gpt_module.PRETRAINED_GPT_WORDS_PATH):
+        assert path.stat().st_size <= 5 * 2**20, path  # as the translator's
+    assert isinstance(shipped_words.vocab, gpt_module.Vocab) and len(shipped_words.vocab) == 1818
+    assert shipped_words.config == dataclasses.replace(GPT_PRESETS["words"], vocab_size=1818)
+    assert shipped_bpe.config == dataclasses.replace(GPT_PRESETS["pretrained"], vocab_size=2048)
+    assert isinstance(shipped_bpe.vocab, gpt_module.SubwordTokenizer)
+    assert len(shipped_bpe.vocab) == shipped_bpe.config.bpe_vocab_size == 2048
+    assert not shipped_bpe.training and not shipped_words.training
+
+
+@pytest.mark.parametrize(
+    "english, portuguese",
+    [
+        ("I am happy", "sou feliz"),
+        ("she is tired.", "ela está cansada."),
+        ("the black cats", "os gatos pretos"),
+        ("he does not eat.", "ele não come."),
+    ],
+)
+def test_the_shipped_gpts_translate_the_core_sentences(
+    shipped_words, shipped_bpe, english, portuguese
+):
+    assert translate(english, shipped_words) == portuguese
+    assert translate(english, shipped_bpe) == portuguese
+
+
+def test_the_shipped_bpe_gpt_spells_out_names_it_never_saw(shipped_bpe, shipped_words):
+    """No <unk> and no copy trick: the name's pieces are written out, and its capitals come back
+    (names made of syllables like the phrasebook's: chapter 14 shows where it stops)."""
+    for english, name in [
+        ("Kalani is happy.", "Kalani"),
+        ("did mizana clean two small rooms yesterday?", "mizana"),
+        ("the cat does not touch 7029 busy teachers", "7029"),
+    ]:
+        out = translate(english, shipped_bpe)
+        assert name in out.split() or name + "." in out.split(), (english, out)
+    # the words model writes <unk> for it; only the copy trick puts it back
+    src = shipped_words.tokenizer.encode("kalani is happy.")
+    assert UNK_ID in src
+
+
+def test_cli_translates_with_the_shipped_gpt(capsys):
+    assert main(["translate", "--model", "gpt", "Mizuki is happy."]) == 0
+    assert capsys.readouterr().out.strip() == "Mizuki é feliz."
