@@ -577,3 +577,4 @@ def published_kv_cache(
             }
         )
     return rows
+
