@@ -612,5 +612,8 @@ def test_train_modern_gpt_trains_and_goes_on_training_a_pooled_model(small_vocab
     pooled = group_kv_heads(result.model, 1)
     again = train_modern_gpt(None, pairs, pairs[:20], model=pooled, max_steps=3, **quiet)
     assert again.model is pooled and len(again.history["train"]["loss"]) == 3
-    with pytest.raises(ValueError, match="config=None with model"):
+    slower = replace(pooled.config, lr=1e-4)
+    train_modern_gpt(slower, pairs, pairs[:20], model=pooled, max_steps=1, **quiet)
+    assert pooled.config.lr == 1e-4, "the training settings of the config given"
+    with pytest.raises(ValueError, match="config.num_kv_heads=None but the model has 1"):
         train_modern_gpt(config, pairs, pairs, model=pooled)

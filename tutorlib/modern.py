@@ -577,4 +577,3 @@ def published_kv_cache(
             }
         )
     return rows
-

@@ -131,6 +131,22 @@ class ModernGPT(GPT):
         return self.pos.dropout(x)
 
 
+# what a config may not change about a model handed to train_modern_gpt: its shape
+_SHAPE_FIELDS = (
+    "vocab_size",
+    "d_model",
+    "num_heads",
+    "num_kv_heads",
+    "d_ff",
+    "num_layers",
+    "dropout",
+    "max_len",
+    "norm_first",
+    "tie_output",
+    "rope_base",
+)
+
+
 def train_modern_gpt(
     config: ModernGPTConfig | None,
     train_pairs,
@@ -143,9 +159,10 @@ def train_modern_gpt(
     """Train a ``ModernGPT`` with chapter 9's loop and chapter 13's loss; returns a ``TrainResult``.
 
     ``tutorlib.translation.training.train`` with ``build_model`` making a
-    ``ModernGPT`` of ``config`` or, with ``model`` (and ``config=None``),
-    handing that one over to go on training it (the pooled model of
-    ``group_kv_heads``), and ``batch_loss=gpt_loss``. Pairs that do not fit the
+    ``ModernGPT`` of ``config`` or, with ``model``, handing that one over to
+    go on training it (the pooled model of ``group_kv_heads``; ``config``
+    then defaults to the model's and may change only the training settings),
+    and ``batch_loss=gpt_loss``. Pairs that do not fit the
     positions (``fits_gpt``) are left out; ``vocab`` defaults to
     ``joint_vocab`` of the training pairs. ``options`` are ``train``'s
     (``max_steps``, ``progress``, ``log``...).
@@ -157,9 +174,15 @@ def train_modern_gpt(
     if model is not None:
         if not isinstance(model, ModernGPT):
             raise ValueError(f"model must be a ModernGPT, got {type(model).__name__}")
-        if config is not None and config != model.config:
-            raise ValueError("give config=None with model: the model's own config is trained")
-        config, vocab = model.config, model.vocab
+        config = model.config if config is None else config
+        for name in _SHAPE_FIELDS:
+            if getattr(config, name) != getattr(model.config, name):
+                raise ValueError(
+                    f"config.{name}={getattr(config, name)!r} but the model has "
+                    f"{getattr(model.config, name)!r}: with model=, config may change the "
+                    "training settings only (lr, warmup_steps, epochs...), or give config=None"
+                )
+        model.config, vocab = config, model.vocab  # the loop reads model.config
     if not isinstance(config, ModernGPTConfig):
         raise ValueError(f"config must be a ModernGPTConfig, got {type(config).__name__}")
     fit = [(e, p) for e, p in train_pairs if fits_gpt(tokenize(e), tokenize(p), config)]
