@@ -264,6 +264,8 @@ def test_chapter_14_bpe_agrees_with_tutorlib_tokenizers():
     # a partial character decodes as U+FFFD in both
     ids = ns["encode"]("é", [])
     assert ns["decode"](ids[:1], []) == BPE().decode(ids[:1]) == "\ufffd"
+
+
 def test_chapter_15_rope_heads_and_window_agree_with_tutorlib_modern():
     """rotate_pairs is apply_rope for one head (any positions and base), repeat_kv_heads is
     repeat_kv (the order of the groups included), window_mask is sliding_window_mask."""
