@@ -264,3 +264,26 @@ def test_chapter_14_bpe_agrees_with_tutorlib_tokenizers():
     # a partial character decodes as U+FFFD in both
     ids = ns["encode"]("é", [])
     assert ns["decode"](ids[:1], []) == BPE().decode(ids[:1]) == "\ufffd"
+
+
+def test_chapter_15_rope_heads_and_window_agree_with_tutorlib_modern():
+    """rotate_pairs is apply_rope for one head (any positions and base), repeat_kv_heads is
+    repeat_kv (the order of the groups included), window_mask is sliding_window_mask."""
+    import torch
+
+    from tutorlib.modern import apply_rope, repeat_kv, sliding_window_mask
+
+    ns = derivations("15_modern_attention.ipynb")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((7, 10))
+    for positions, base in [(range(7), 10000.0), ([3, 9, 0, 1, 40, 2, 5], 100.0)]:
+        ours = ns["rotate_pairs"](x, list(positions), base=base)
+        assert_close(ours, apply_rope(x, positions=np.asarray(positions), base=base), **TIGHT)
+    kv = torch.randn(2, 3, 5, 4, generator=torch.Generator().manual_seed(0))
+    for heads in (3, 6, 12):
+        assert torch.equal(ns["repeat_kv_heads"](kv, heads), repeat_kv(kv, heads))
+    for T, window in [(6, 1), (6, 3), (9, 4), (5, 5), (4, 10)]:
+        assert torch.equal(ns["window_mask"](T, window), sliding_window_mask(T, window))
+
+
+TIGHT = dict(rtol=1e-12, atol=1e-12)

@@ -21,6 +21,7 @@ from tutorlib import display, explorers
 from tutorlib.attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
 from tutorlib.examples import QUICK_BROWN_FOX, THIS_IS_BOOK, YOUR_CAT
 from tutorlib.experiments import softmax_jacobian
+from tutorlib.modern import PUBLISHED_CONFIGS, kv_cache_bytes
 from tutorlib.nn import MultiHeadAttention, split_heads
 
 FOX = QUICK_BROWN_FOX
@@ -376,6 +377,63 @@ def test_mask_editor_redraws_for_every_control():
     assert box.n_words.max == 3 and box.view.value == explorers.mask_view(3, 1, True, words)[2]
 
 
+# --- chapter 15: the KV-cache calculator ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED_CONFIGS))
+def test_kv_cache_calculator_view_is_kv_cache_bytes_of_the_published_shape(name):
+    """Each row is kv_cache_bytes of the model's layers and head width: a calculator that took
+    d_model for d_head, forgot the factor 2, or ignored the batch or the dtype fails."""
+    m = PUBLISHED_CONFIGS[name]
+    sizes, page = explorers.kv_cache_calculator_view(name, 4, 8192, "float32", 8)
+    assert sizes["multi-head"] == kv_cache_bytes(m.layers, m.heads, m.d_head, 8192, 8, 4)
+    assert sizes["multi-query"] == kv_cache_bytes(m.layers, 1, m.d_head, 8192, 8, 4)
+    assert sizes["grouped"] == kv_cache_bytes(m.layers, 4, m.d_head, 8192, 8, 4)
+    assert sizes["multi-head"] == sizes["grouped"] * m.heads // 4 == sizes["multi-query"] * m.heads
+    assert f"{name} (published: {m.kv_heads} KV heads" in html.unescape(page)
+    assert explorers.format_bytes(sizes["grouped"]) in page
+    windowed = [k for k in sizes if "window" in k]
+    if m.window is None:
+        assert windowed == []
+    else:  # the rolling buffer: the cache holds the window, not the context
+        assert sizes[windowed[0]] == kv_cache_bytes(m.layers, 4, m.d_head, m.window, 8, 4)
+
+
+def test_kv_cache_calculator_view_of_llama_2_70b_at_32k_tokens():
+    """The number the chapter quotes: 10 GiB with its 8 KV heads, 80 GiB with 64."""
+    sizes, page = explorers.kv_cache_calculator_view("Llama 2 70B", 8, 32768)
+    assert sizes["grouped"] == 10 * 2**30 and sizes["multi-head"] == 80 * 2**30
+    assert 'data-summary="grouped (8 KV heads): 10 GiB"' in page
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("GPT-5", 8, 4096), "model must be one of"),
+        (("Llama 2 7B", 3, 4096), "does not divide"),
+        (("Llama 2 7B", 8, 4096, "int3"), "dtype must be one of"),
+        (("Llama 2 7B", 8, 0), "context"),
+    ],
+)
+def test_kv_cache_calculator_view_rejects_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        explorers.kv_cache_calculator_view(*args)
+
+
+def test_kv_cache_explorer_redraws_for_every_control():
+    box = explorers.kv_cache_explorer()
+    assert box.view.value == explorers.kv_cache_calculator_view("Llama 2 70B", 8, 32768)[1]
+    box.model.value = "Mistral 7B"
+    box.kv_heads.value = 1
+    box.context.value = 131072
+    box.dtype.value = "float32"
+    box.batch.value = 64
+    expected = explorers.kv_cache_calculator_view("Mistral 7B", 1, 131072, "float32", 64)[1]
+    assert box.view.value == expected
+    with pytest.raises(ValueError, match="kv_heads"):
+        explorers.kv_cache_explorer(kv_heads=3)  # not among the choices
+
+
 # --- chapter 10: the translator explorer ----------------------------------------------------
 
 
@@ -604,7 +662,7 @@ def _chapter_code(notebook: Path) -> str:
 
 
 def test_the_registry_holds_every_explorer_with_the_chapter_that_shows_it():
-    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 6
+    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 7
     for name, entry in explorers.REGISTRY.items():
         assert entry.name == name and entry.function is getattr(explorers, name)
         code = _chapter_code(ROOT / f"{entry.chapter}.ipynb")
@@ -632,6 +690,9 @@ def _built(name, request):
         "saturation_explorer": lambda: explorers.saturation_explorer(d_k=8, scaled=False),
         "attention_explorer": lambda: explorers.attention_explorer(q, k, tokens, query=2),
         "mask_editor": lambda: explorers.mask_editor(n_words=2, n_pad=1, causal=False),
+        "kv_cache_explorer": lambda: explorers.kv_cache_explorer(
+            "Mistral 7B", kv_heads=4, context=4096, dtype="float32", batch=8
+        ),
     }[name]()
 
 
@@ -667,5 +728,8 @@ def test_live_and_static_controls_come_from_one_declaration(name, request):
             assert spec.kind == "text" and control.kind == "menu" and control.options[0][1] == start
         else:
             offered = [v for _, v in control.options]
-            np.testing.assert_allclose(values, offered, err_msg=f"{name}: {spec.name}")
+            if all(isinstance(v, str) for v in offered):  # a menu of names (chapter 15's models)
+                assert values == offered, f"{name}: {spec.name}"
+            else:
+                np.testing.assert_allclose(values, offered, err_msg=f"{name}: {spec.name}")
             assert control.kind == spec.kind

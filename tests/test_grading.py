@@ -201,6 +201,8 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         # wrong q1-q3 behind objects that equal anything and kernel-side patches of
         # np.array_equal and math.isclose: the three public shape/type checks and the right q4
         "adversarial/ex13_lying_answers.ipynb": 8,
+        # issue 25: questions 1 to 3 call tutorlib.modern; question 4's numbers are right
+        "adversarial/ex15_calls_tutorlib_modern.ipynb": 3,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):

@@ -513,6 +513,7 @@ def test_the_sandbox_withholds_an_exercises_modules_even_from_a_learner_who_undo
     assert sandbox.withheld_for("ex11_efficient_attention") == ("tutorlib.efficient",)
     assert sandbox.withheld_for("ex10_decoding") == ("sacrebleu",)
     assert sandbox.withheld_for("ex14_tokenization") == ("tutorlib.tokenizers",)
+    assert sandbox.withheld_for("ex15_modern_attention") == ("tutorlib.modern",)
     assert sandbox.withheld_for("ex02_embeddings") == () == sandbox.withheld_for(None)
 
 

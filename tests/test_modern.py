@@ -452,3 +452,168 @@ def test_kv_cache_view_shows_kv_cache_bytes_for_each_variant():
         kv_cache_view(2, 8, 3, 64, 100)
     with pytest.raises(ValueError, match="dtype must be one of"):
         kv_cache_view(2, 8, 2, 64, 100, dtype="int3")
+
+
+# --- chapter 13's GPT with RoPE and grouped-query attention (tutorlib.modern_gpt) ---------------
+
+
+@pytest.fixture(scope="module")
+def small_vocab():
+    from tutorlib.gpt import joint_vocab
+    from tutorlib.phrasebook import phrasebook
+
+    return joint_vocab(phrasebook("train")[:200])
+
+
+def small_config(vocab, **kw):
+    from dataclasses import replace
+
+    from tutorlib.gpt import GPTConfig
+    from tutorlib.modern_gpt import modern_config
+
+    base = GPTConfig(d_model=16, num_heads=4, d_ff=32, num_layers=2, dropout=0.0, max_len=24)
+    return replace(modern_config(base, **kw), vocab_size=len(vocab))
+
+
+def modern_gpt(vocab, seed=0, **kw):
+    from tutorlib.modern_gpt import ModernGPT
+
+    torch.manual_seed(seed)
+    return randomize(ModernGPT(small_config(vocab, **kw), vocab, vocab).double(), seed).eval()
+
+
+def test_modern_gpt_with_every_head_its_own_kv_and_no_rope_is_chapter_13s_gpt(small_vocab):
+    """The same state dict loads into both and gives the same logits, through forward and through
+    the KV cache: a ModernGPT that dropped the sinusoids, renamed a projection or scaled the
+    scores differently fails."""
+    from tutorlib.gpt import GPT, GPTConfig
+    from tutorlib.translation.decoding import KVCache
+
+    modern = modern_gpt(small_vocab)
+    plain = {k: v for k, v in modern.config.to_dict().items() if k in GPTConfig().to_dict()}
+    gpt = GPT(GPTConfig(**plain), small_vocab, small_vocab).double().eval()
+    gpt.load_state_dict(modern.state_dict())
+    tokens = torch.randint(5, len(small_vocab), (3, 10), generator=torch.Generator().manual_seed(1))
+    assert_close(modern(tokens), gpt(tokens), **EXACT)
+    a, b = KVCache(), KVCache()
+    assert_close(modern.forward_step(tokens[:, :6], a), gpt.forward_step(tokens[:, :6], b), **EXACT)
+    assert_close(
+        modern.forward_step(tokens[:, 6:7], a), gpt.forward_step(tokens[:, 6:7], b), **EXACT
+    )
+
+
+@pytest.mark.parametrize("kv_heads", [4, 2, 1])
+@pytest.mark.parametrize("rope_base", [None, 10000.0])
+def test_modern_gpt_cache_equals_recomputation(small_vocab, kv_heads, rope_base):
+    """A prompt, then one token at a time, through tutorlib.gpt's Block.forward_step: the logits of
+    the whole sequence at once. A cache that rotated the new key at position 0 instead of its own,
+    or repeated the heads in another order than forward, fails; the cache holds Hkv heads."""
+    from tutorlib.translation.decoding import KVCache
+
+    model = modern_gpt(small_vocab, num_kv_heads=kv_heads, rope_base=rope_base)
+    tokens = torch.randint(5, len(small_vocab), (2, 12), generator=torch.Generator().manual_seed(2))
+    full = model(tokens)
+    cache = KVCache()
+    steps = [model.forward_step(tokens[:, :5], cache)]
+    steps += [model.forward_step(tokens[:, t : t + 1], cache) for t in range(5, 12)]
+    assert_close(torch.cat(steps, dim=1), full, rtol=0, atol=1e-9)
+    assert cache.layers[0]["self_attn"]["k"].shape == (2, kv_heads, 12, 4)
+
+
+def test_modern_gpt_with_rope_reads_positions_inside_attention_only(small_vocab):
+    """With RoPE nothing is added to the tokens (add_positions is the identity in eval mode), yet
+    the model still tells positions apart: the logits of a token differ by where it stands. A RoPE
+    model that kept the sinusoids too, or turned nothing, fails."""
+    model = modern_gpt(small_vocab, num_kv_heads=2, rope_base=10000.0)
+    x = randn(2, 5, 16, seed=3)
+    assert torch.equal(model.add_positions(x, start=7), x)
+    sinusoids = modern_gpt(small_vocab, num_kv_heads=2)
+    assert not torch.equal(sinusoids.add_positions(x, start=7), x)
+    a, b = 11, 12
+    # the same two tokens in both orders: the last position's logits must differ
+    first = model(torch.tensor([[a, b, a]]))[0, -1]
+    second = model(torch.tensor([[b, a, a]]))[0, -1]
+    assert (first - second).abs().max() > 1e-3
+    turned = model.blocks[0].self_attn
+    assert turned.rope_base == 10000.0 and turned.num_kv_heads == 2
+
+
+def test_modern_gpt_generates_the_same_with_and_without_the_cache(small_vocab):
+    from tutorlib.gpt import generate
+
+    model = modern_gpt(small_vocab, num_kv_heads=1, rope_base=10000.0).float()
+    prompts = torch.tensor([[11, 12, 13, 2], [14, 15, 16, 2]])
+    kw = dict(max_run=None, no_repeat_ngram=None)
+    assert generate(model, prompts, 8, **kw) == generate(model, prompts, 8, use_cache=False, **kw)
+
+
+def test_group_kv_heads_is_the_mean_of_each_group_in_repeat_kv_order(small_vocab):
+    """Pooling 4 heads into 2: the new head j is the mean of old heads 2j and 2j+1 (query heads 0
+    and 1 read head 0). When the heads of a group are equal the pooled model computes exactly what
+    the original did; pooling heads 0 and 2 together (tile's order) would not."""
+    from tutorlib.modern_gpt import group_kv_heads
+
+    model = modern_gpt(small_vocab, rope_base=10000.0)
+    attn = model.blocks[1].self_attn
+    pooled = group_kv_heads(model, 2)
+    new = pooled.blocks[1].self_attn
+    assert pooled.config.num_kv_heads == 2 and new.w_k.weight.shape == (8, 16)
+    # (4 * Dh, D) -> (2, 2, Dh, D), the mean of each group
+    expected = attn.w_k.weight.reshape(2, 2, 4, 16).mean(dim=1).reshape(8, 16)
+    assert_close(new.w_k.weight, expected, **EXACT)
+    assert_close(new.w_v.bias, attn.w_v.bias.reshape(2, 2, 4).mean(dim=1).flatten(), **EXACT)
+    assert_close(new.w_q.weight, attn.w_q.weight, **EXACT)
+    assert model.config.num_kv_heads is None, "the original is left as it was"
+    # equal heads within each group: pooling changes nothing
+    with torch.no_grad():
+        for block in model.blocks:
+            for lin in (block.self_attn.w_k, block.self_attn.w_v):
+                w = lin.weight.reshape(2, 2, 4, 16)
+                lin.weight.copy_(w[:, :1].expand(2, 2, 4, 16).reshape(16, 16))
+                b = lin.bias.reshape(2, 2, 4)
+                lin.bias.copy_(b[:, :1].expand(2, 2, 4).reshape(16))
+    tokens = torch.randint(5, len(small_vocab), (2, 9), generator=torch.Generator().manual_seed(4))
+    assert_close(group_kv_heads(model, 2)(tokens), model(tokens), rtol=0, atol=1e-9)
+    assert_close(group_kv_heads(model, 4)(tokens), model(tokens), **EXACT)
+    assert group_kv_heads(group_kv_heads(model, 2), 1).config.num_kv_heads == 1
+    with pytest.raises(ValueError, match="cannot share"):
+        group_kv_heads(model, 3)
+
+
+def test_modern_gpt_config_and_model_refuse_what_cannot_be_built(small_vocab):
+    from tutorlib.gpt import GPTConfig
+    from tutorlib.modern_gpt import ModernGPT, group_kv_heads, modern_config
+
+    with pytest.raises(ValueError, match="num_kv_heads=3 does not divide num_heads=4"):
+        modern_config(num_kv_heads=3)
+    with pytest.raises(ValueError, match="must be even"):
+        modern_config(GPTConfig(d_model=12, num_heads=4), rope_base=10000.0)
+    with pytest.raises(ValueError, match="needs a ModernGPTConfig"):
+        ModernGPT(GPTConfig(vocab_size=len(small_vocab)), small_vocab, small_vocab)
+    with pytest.raises(ValueError, match="pools a ModernGPT"):
+        group_kv_heads(torch.nn.Linear(2, 2), 1)
+
+
+def test_train_modern_gpt_trains_and_goes_on_training_a_pooled_model(small_vocab):
+    """chapter 9's loop with chapter 13's loss: the loss falls; with model= the very object handed
+    in is trained further (a loop that built a fresh model would lose the pooled weights)."""
+    from dataclasses import replace
+
+    from tutorlib.modern_gpt import group_kv_heads, train_modern_gpt
+    from tutorlib.phrasebook import phrasebook
+
+    pairs = phrasebook("train")[:200]
+    config = replace(small_config(small_vocab, rope_base=10000.0), lr=3e-3, warmup_steps=2)
+    config = replace(config, batch_size=16, epochs=3)
+    quiet = dict(progress=False, log=lambda *a: None)
+    result = train_modern_gpt(config, pairs, pairs[:20], vocab=small_vocab, **quiet)
+    losses = result.history["train"]["loss"]
+    assert np.mean(losses[-5:]) < 0.8 * np.mean(losses[:5])
+    pooled = group_kv_heads(result.model, 1)
+    again = train_modern_gpt(None, pairs, pairs[:20], model=pooled, max_steps=3, **quiet)
+    assert again.model is pooled and len(again.history["train"]["loss"]) == 3
+    slower = replace(pooled.config, lr=1e-4)
+    train_modern_gpt(slower, pairs, pairs[:20], model=pooled, max_steps=1, **quiet)
+    assert pooled.config.lr == 1e-4, "the training settings of the config given"
+    with pytest.raises(ValueError, match="config.num_kv_heads=None but the model has 1"):
+        train_modern_gpt(config, pairs, pairs, model=pooled)

@@ -36,6 +36,8 @@ training loop and checkpoints other models can share:
   and checkpoints (``tutorlib.gpt`` is its short name and re-exports it)
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
   (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
+- ``tutorlib.modern_gpt``                chapter 13's GPT with chapter 15's attention: grouped-query
+  attention and RoPE in every block, trained through the same loop, key/value heads mean-pooled
 
 The old homes of those names, kept so that every import keeps working (they re-export):
 

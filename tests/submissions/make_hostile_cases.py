@@ -138,7 +138,52 @@ CALLS_WITHHELD = {
                 "    bpe = BPE(merges, special_tokens=())\n"
                 "    return [bpe.decode([i]) for i in ids]\n\n\n"
                 "def unused(ids, merges):\n")]}),
+    "ex15_calls_tutorlib_modern": ("ex15_modern_attention", {
+        "q1": [("def rope(x, start=0, base=10000.0):\n",
+                "from tutorlib.modern import apply_rope\n\n\n"
+                "def rope(x, start=0, base=10000.0):\n"
+                "    return apply_rope(np.asarray(x, dtype=float), positions=start, base=base)\n\n\n"
+                "def unused(x, start=0, base=10000.0):\n")],
+        "q2": [("def repeat_kv_heads(kv, num_heads):\n",
+                "import torch\n\nfrom tutorlib.modern import repeat_kv\n\n\n"
+                "def repeat_kv_heads(kv, num_heads):\n"
+                "    return repeat_kv(torch.as_tensor(kv)[None], num_heads)[0].numpy()\n\n\n"
+                "def unused(kv, num_heads):\n")],
+        "q3": [("def window_mask(T, window):\n",
+                "from tutorlib.modern import sliding_window_mask\n\n\n"
+                "def window_mask(T, window):\n"
+                "    return sliding_window_mask(T, window).numpy()\n\n\n"
+                "def unused(T, window):\n")]}),
 }
+
+# issue 25: exercise 15 answered another way, RoPE as complex numbers, heads by an index, loops
+EX15_OTHER_WAY = [
+    ("""    x = np.asarray(x, dtype=float)
+    T, Dh = x.shape
+    theta = base ** (-np.arange(0, Dh, 2) / Dh)  # (Dh/2,)
+    # (T, 1) * (Dh/2,) -> (T, Dh/2)
+    angle = np.arange(start, start + T)[:, None] * theta
+    cos, sin = np.cos(angle), np.sin(angle)
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
+    out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
+    return out""",
+     """    x = np.asarray(x, dtype=np.float32)   # float32, as a model would
+    T, Dh = x.shape
+    z = x[:, 0::2] + 1j * x[:, 1::2]      # each pair as one complex number
+    pos = np.arange(start, start + T)[:, None]
+    z = z * np.exp(1j * pos * base ** (-np.arange(Dh // 2) * 2 / Dh))
+    return np.stack([z.real, z.imag], axis=-1).reshape(T, Dh)"""),
+    ("    return np.repeat(kv, G, axis=0)",
+     "    return kv[np.arange(num_heads) // G]   # query head h reads head h // G"),
+    ("""    t = np.arange(T)[:, None]  # (T, 1) queries
+    s = np.arange(T)[None, :]  # (1, T) keys
+    return (s <= t) & (s > t - window)  # (T, T)""",
+     """    mask = np.zeros((T, T), dtype=bool)
+    for t in range(T):
+        mask[t, max(0, t - window + 1) : t + 1] = True
+    return mask"""),
+]
 
 
 def with_calls(exercise: str, edits: dict):
@@ -167,6 +212,8 @@ def main():
     nb.cells.append(nbformat.v4.new_code_cell(BIG_ARRAY))
     written.append(HERE / "honest" / "ex11_keeps_a_big_array.ipynb")
     nbformat.write(nb, written[-1])
+    written.append(HERE / "honest" / "ex15_complex_numbers_and_loops.ipynb")
+    nbformat.write(from_solution("ex15_modern_attention", EX15_OTHER_WAY), written[-1])
     written.append(HERE / "honest" / "ex01_float32.ipynb")
     nbformat.write(from_solution("ex01_why_attention", EX01_FLOAT32), written[-1])
     for name, (exercise, edits) in CALLS_WITHHELD.items():

@@ -23,7 +23,8 @@ HERE = Path(__file__).resolve().parent
 
 NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
-         "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization"}
+         "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
+         "ex15": "ex15_modern_attention"}
 
 # case name -> {question: [(old, new), ...]}: the right answer with these replacements
 CASES = {
@@ -152,6 +153,29 @@ CASES = {
             ("s = np.where((cols <= rows) & (cols > rows - window), s, -np.inf)",
              "s = np.where(cols <= rows, s, -np.inf)   # chapter 11's causal mask")]},
     },
+}
+
+# issue 25: exercise 15's misconceptions, and the chapter's code pasted where it does not fit
+CASES["ex15"] = {
+    "ex15_key_only_rotated": {"q1": [(
+        "q_turned = rope(np.asarray(q, dtype=float)[None], start=m, base=base)[0]",
+        "q_turned = np.asarray(q, dtype=float)   # only the key carries a position")]},
+    "ex15_tiled_heads": {"q2": [(
+        "return np.repeat(kv, G, axis=0)", "return np.tile(kv, (G, 1, 1))")]},
+    "ex15_window_off_by_one": {"q3": [(
+        "return (s <= t) & (s > t - window)  # (T, T)",
+        "return (s <= t) & (s >= t - window)  # (T, T): the last window positions")]},
+    "ex15_no_factor_two": {"q4": [
+        ("cache_bytes = 2 * layers * Hkv * Dh * T * B * 2", "cache_bytes = layers * Hkv * Dh * T * B * 2"),
+        ("mha_cache_bytes = 2 * layers * H * Dh * T * B * 2", "mha_cache_bytes = layers * H * Dh * T * B * 2"),
+        ("window_cache_bytes = 2 * layers * Hkv * Dh * 4096 * B * 2",
+         "window_cache_bytes = layers * Hkv * Dh * 4096 * B * 2")]},
+    # chapter 15's rotate_pairs (positions 0 .. T-1 always) and chapter 6's causal mask, pasted
+    "ex15_chapter_copy": {
+        "q1": [("angle = np.arange(start, start + T)[:, None] * theta",
+                "angle = np.arange(T)[:, None] * theta  # the chapter's positions 0 .. T-1")],
+        "q3": [("return (s <= t) & (s > t - window)  # (T, T)",
+                "return s <= t  # chapter 6's causal mask")]},
 }
 
 # exercise 12's bug hunt: the answer cells are the learner id, the bug's name and the fix

@@ -67,6 +67,7 @@ WITHHELD = {
         "tutorlib.efficient",
     ),  # questions 1 and 2 build the online softmax and tiled attention
     "ex14": ("tutorlib.tokenizers",),  # questions 2 to 4 build BPE's trainer, encoder, decoder
+    "ex15": ("tutorlib.modern",),  # questions 1 to 3 build RoPE, repeat_kv, the window mask
 }
 
 

@@ -18,6 +18,7 @@ attention_explorer     attention_view(q, k, labels, query=...)     4
 head_explorer          head_view(weights, head, labels, query=...) 5
 mask_editor            mask_view(n_words, n_pad, causal)           6
 translator_explorer    translator_view(model, sentence, ...)       10
+kv_cache_explorer      kv_cache_calculator_view(model, ...)        15
 =====================  ==========================================  =========
 
 Every view returns the numbers it shows and the HTML that shows them. The
@@ -26,10 +27,10 @@ cividis for heatmaps) and never relies on colour alone: every weight is
 written out, the selected row is marked with ▶ as well as outlined, and hidden
 cells carry ✕ as well as a hatched background.
 
-``kv_cache_view(layers, heads, kv_heads, d_head, context, ...)`` is the view of
-chapter 15's KV-cache calculator, whose explorer comes with that chapter.
+``kv_cache_view(layers, heads, kv_heads, d_head, context, ...)`` computes the KV cache of any
+shape; the calculator of chapter 15 shows it for the published shapes.
 
-Introduced in chapter 3 (Softmax); chapters 4 to 6 and 10 add the others.
+Introduced in chapter 3 (Softmax); chapters 4 to 6, 10 and 15 add the others.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ __all__ = [
     "translator_view",
     "translator_explorer",
     "kv_cache_view",
+    "kv_cache_calculator_view",
+    "kv_cache_explorer",
     "format_bytes",
     "D_K_STEPS",
     "REGISTRY",
@@ -848,7 +851,7 @@ def _translator_twin(model, src_vocab, tgt_vocab):
     return page
 
 
-# --- the KV cache's memory (chapter 15; its explorer comes with the chapter) --------------
+# --- chapter 15: the KV cache's memory --------------------------------------------------------
 
 
 def format_bytes(n: float) -> str:
@@ -941,3 +944,106 @@ def kv_cache_view(
     own = rows[1][0]
     summary = f"{own} ({kv_heads} KV heads): {format_bytes(sizes[own])}"
     return sizes, f'<div data-summary="{esc(summary)}">{"".join(parts)}</div>'
+
+
+#: The calculator's choices: key/value heads (each divides every preset's query heads), context
+#: lengths, numbers' types and batch sizes.
+KV_HEADS_CHOICES = (1, 2, 4, 8, 16, 32)
+CONTEXT_CHOICES = (1024, 4096, 8192, 32768, 131072)
+DTYPE_CHOICES = ("float32", "bfloat16", "float16", "float8")
+BATCH_CHOICES = (1, 8, 64)
+
+
+def kv_cache_calculator_view(
+    model: str, kv_heads: int, context: int, dtype: str = "float16", batch: int = 1
+) -> tuple[dict, str]:
+    """:func:`kv_cache_view` of a published model's shape (``tutorlib.modern.PUBLISHED_CONFIGS``)
+    with ``kv_heads`` key/value heads: what the KV-cache calculator shows.
+
+    The title names the model and its published key/value heads (and window);
+    the shape's layers, query heads, head width and window are the model's.
+
+    Derived in chapter 15 (Attention in today's models).
+    """
+    from ..modern import PUBLISHED_CONFIGS
+
+    if model not in PUBLISHED_CONFIGS:
+        raise ValueError(f"model must be one of {list(PUBLISHED_CONFIGS)}, got {model!r}")
+    m = PUBLISHED_CONFIGS[model]
+    window = "" if m.window is None else f", window {m.window}"
+    title = f"{model} (published: {m.kv_heads} KV heads{window})"
+    return kv_cache_view(
+        m.layers, m.heads, kv_heads, m.d_head, context, dtype, batch, m.window, title
+    )
+
+
+@explorer(
+    "chapters/15_modern_attention",
+    model="menu",
+    kv_heads="menu",
+    context="slider",
+    dtype="buttons",
+    batch="slider",
+)
+def kv_cache_explorer(
+    model: str = "Llama 2 70B",
+    kv_heads: int = 8,
+    context: int = 32768,
+    dtype: str = "float16",
+    batch: int = 1,
+):
+    """The KV-cache memory calculator: a published model's shape (the presets), its key/value
+    heads, the context, the numbers' type and the batch; shows :func:`kv_cache_calculator_view`.
+
+    Derived in chapter 15 (Attention in today's models).
+    """
+    import ipywidgets as widgets
+
+    from ..modern import PUBLISHED_CONFIGS
+
+    def kv_label(h: int) -> str:
+        return f"{h} (multi-query)" if h == 1 else str(h)
+
+    specs = [
+        Spec("model", "menu", "model", tuple((n, n) for n in PUBLISHED_CONFIGS), model),
+        Spec(
+            "kv_heads",
+            "menu",
+            "KV heads",
+            tuple((kv_label(h), h) for h in KV_HEADS_CHOICES),
+            kv_heads,
+        ),
+        Spec(
+            "context",
+            "slider",
+            "context (tokens)",
+            tuple((f"{n // 1024}k", n) for n in CONTEXT_CHOICES),
+            context,
+        ),
+        Spec("dtype", "buttons", "numbers", tuple((d, d) for d in DTYPE_CHOICES), dtype),
+        Spec("batch", "slider", "batch", tuple((str(n), n) for n in BATCH_CHOICES), batch),
+    ]
+    live = _widgets(specs)
+
+    def page(model, kv_heads, context, dtype, batch):
+        return kv_cache_calculator_view(model, kv_heads, context, dtype, batch)[1]
+
+    view = widgets.HTML(value=page(model, kv_heads, context, dtype, batch))
+
+    def redraw(_change):
+        view.value = page(**{name: w.value for name, w in live.items()})
+
+    for control in live.values():
+        control.observe(redraw, names="value")
+    children = [
+        widgets.HBox([live["model"], live["kv_heads"]]),
+        live["context"],
+        live["dtype"],
+        live["batch"],
+        view,
+    ]
+    box = _explorer_box(children, specs, live, page, "kv-cache")
+    box.view = view
+    for name, control in live.items():
+        setattr(box, name, control)
+    return box
