@@ -617,3 +617,21 @@ def test_train_modern_gpt_trains_and_goes_on_training_a_pooled_model(small_vocab
     assert pooled.config.lr == 1e-4, "the training settings of the config given"
     with pytest.raises(ValueError, match="config.num_kv_heads=None but the model has 1"):
         train_modern_gpt(config, pairs, pairs, model=pooled)
+
+
+@pytest.mark.parametrize("kv_heads", [4, 2, 1])
+def test_chapter_13s_cache_bytes_count_a_grouped_cache(small_vocab, kv_heads):
+    """tutorlib.gpt.kv_cache_bytes reads a ModernGPT's cache too (its rolling window keeps a
+    position counter beside the tensors) and agrees with kv_cache_bytes' formula."""
+    from tutorlib.gpt import kv_cache_bytes as cache_bytes
+    from tutorlib.translation.decoding import KVCache
+
+    model = modern_gpt(small_vocab, num_kv_heads=kv_heads)
+    cache = KVCache()
+    tokens = torch.randint(5, len(small_vocab), (3, 7), generator=torch.Generator().manual_seed(2))
+    model.forward_step(tokens, cache)
+    c = model.config
+    per_value = 8  # float64 (the helper's .double())
+    assert cache_bytes(cache) == kv_cache_bytes(
+        c.num_layers, kv_heads, c.d_model // c.num_heads, 7, batch=3, bytes_per_value=per_value
+    )

@@ -767,6 +767,7 @@ def kv_cache_bytes(cache: KVCache) -> int:
         for layer in cache.layers
         for part in layer.values()
         for t in part.values()
+        if isinstance(t, torch.Tensor)  # a rolling window's position counter is no memory here
     )
 
 
