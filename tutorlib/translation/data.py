@@ -409,9 +409,9 @@ def batch_order(lengths, batch_size: int, shuffle: bool = True, seed: int = 0) -
     holds items of similar length: less padding), cut into batches, and the
     batches shuffled again; the same seed gives the same batches. What
     ``make_batches`` does with the translator's pairs and
-    ``tutorlib.gpt.make_gpt_batches`` with a GPT's sequences.
+    ``tutorlib.gpt.make_gpt_batches`` (chapter 14) with a GPT's sequences.
 
-    Used in chapters 9 (Training a translator) and 13 (the translator as a GPT).
+    Used in chapter 9 (Training a translator).
     """
     order = list(range(len(lengths)))
     if shuffle:
