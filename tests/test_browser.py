@@ -766,11 +766,20 @@ NORMALISE = (
 )
 
 
+# The chapters whose explorers show a shipped model, under the name their cells give it: the model
+# is loaded here and only the explorer cells run (not the chapter's training and measurements).
+SHIPPED = {
+    "chapters/10_": "from tutorlib.translator import load_pretrained\nmodel = load_pretrained()[0]",
+    "chapters/13_": "import tutorlib.gpt\ngpt_words = tutorlib.gpt.load_pretrained('words')",
+}
+
+
 def _explorer_boxes(chapter: str) -> list:
     """The chapter's explorers, made again here from tutorlib: its code cells run up to its last
-    explorer (chapter 10's model is the shipped one, loaded directly), the explorer calls kept.
-    Each box has ``trained`` set when its cell carries that tag: it shows a model trained in the
-    chapter, whose last digits differ from the page's on another CPU (CONTRIBUTING.md)."""
+    explorer (chapters 10 and 13 show shipped models, loaded directly: SHIPPED, and only their
+    explorer cells run). Each box has ``trained`` set when its cell carries that tag: it shows a
+    model trained in the chapter, whose last digits differ from the page's on another CPU
+    (CONTRIBUTING.md)."""
     import ast
 
     import matplotlib
@@ -789,11 +798,9 @@ def _explorer_boxes(chapter: str) -> list:
     calls = ("_explorer(", "mask_editor(")
     last = max(i for i, (src, _) in enumerate(cells) if any(k in src for k in calls))
     namespace: dict = {}
-    if chapter.startswith("chapters/10_"):
-        exec(
-            "from tutorlib.translator import load_pretrained\nmodel = load_pretrained()[0]",
-            namespace,
-        )
+    shipped = next((code for start, code in SHIPPED.items() if chapter.startswith(start)), None)
+    if shipped is not None:
+        exec(shipped, namespace)
         cells = [(src, t) for src, t in cells[: last + 1] if any(k in src for k in calls)]
     else:
         cells = cells[: last + 1]

@@ -18,6 +18,7 @@ attention_explorer     attention_view(q, k, labels, query=...)     4
 head_explorer          head_view(weights, head, labels, query=...) 5
 mask_editor            mask_view(n_words, n_pad, causal)           6
 translator_explorer    translator_view(model, sentence, ...)       10
+gpt_attention_explorer gpt_attention_view(model, sentence, ...)    13
 =====================  ==========================================  =========
 
 Every view returns the numbers it shows and the HTML that shows them. The
@@ -29,7 +30,10 @@ cells carry ✕ as well as a hatched background.
 ``kv_cache_view(layers, heads, kv_heads, d_head, context, ...)`` is the view of
 chapter 15's KV-cache calculator, whose explorer comes with that chapter.
 
-Introduced in chapter 3 (Softmax); chapters 4 to 6 and 10 add the others.
+Chapter 13's explorer lives in :mod:`tutorlib.explorers.decoder_only`; its names are
+offered here with the others.
+
+Introduced in chapter 3 (Softmax); chapters 4 to 6, 10 and 13 add the others.
 """
 
 from __future__ import annotations
@@ -69,6 +73,8 @@ __all__ = [
     "mask_editor",
     "translator_view",
     "translator_explorer",
+    "gpt_attention_view",
+    "gpt_attention_explorer",
     "kv_cache_view",
     "format_bytes",
     "D_K_STEPS",
@@ -941,3 +947,8 @@ def kv_cache_view(
     own = rows[1][0]
     summary = f"{own} ({kv_heads} KV heads): {format_bytes(sizes[own])}"
     return sizes, f'<div data-summary="{esc(summary)}">{"".join(parts)}</div>'
+
+
+# --- chapter 13: the GPT's attention (its own module; registered when this package loads) ------
+
+from .decoder_only import gpt_attention_explorer, gpt_attention_view  # noqa: E402
