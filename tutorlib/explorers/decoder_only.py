@@ -22,7 +22,7 @@ import html
 import numpy as np
 
 from ..checks import whole_number
-from ..display import HIGHLIGHT_COLOUR, side_by_side, weights_heatmap_html
+from ..display import side_by_side, weights_heatmap_html
 from .controls import Spec, explorer
 
 __all__ = ["gpt_attention_view", "gpt_attention_explorer", "GPT_BOOK_SENTENCES"]
@@ -98,6 +98,8 @@ def _piece(tok, i: int) -> str:
 
 
 def _checks(model, show, block, head) -> tuple[str, int, int | None]:
+    from . import _head_index
+
     c = model.config
     if show not in dict(SHOWS).values():
         raise ValueError(
@@ -108,14 +110,7 @@ def _checks(model, show, block, head) -> tuple[str, int, int | None]:
     block = whole_number(
         f"block (an index: the model has {N} blocks, 0 to {N - 1})", block, 0, N - 1
     )
-    if head is not None:
-        head = whole_number(
-            f"head (an index: each block has {H} heads, 0 to {H - 1}; None for their mean)",
-            head,
-            0,
-            H - 1,
-        )
-    return show, block, head
+    return show, block, _head_index(head, H, "block")
 
 
 def _page(decoded: dict, sentence: str, show: str, block: int, head, config):
@@ -227,7 +222,7 @@ def gpt_attention_explorer(
     """
     import ipywidgets as widgets
 
-    from . import _explorer_box, _widgets
+    from . import _explorer_box, _following, _head_spec, _sentence_spec, _widgets
 
     if model is None:
         from ..translation.gpt import load_pretrained
@@ -236,45 +231,20 @@ def gpt_attention_explorer(
     c = model.config
     N = c.num_layers
     show, block, head = _checks(model, show, block, head)
-    if isinstance(sentences, str):
-        raise ValueError(
-            f"sentences must be a list of sentences, got the single string {sentences!r}"
-        )
-    menu = list(dict.fromkeys([sentence, *sentences]))  # the twin's menu: the start first
     specs = [
-        Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence),  # twin: a menu
+        _sentence_spec(sentence, sentences),  # a text box; in the twin, a menu of sentences
         Spec("show", "buttons", "show", SHOWS, show),
         Spec("block", "menu", "block", tuple((f"block {i + 1}", i) for i in range(N)), block),
-        Spec(
-            "head",
-            "menu",
-            "head",
-            tuple((f"head {h + 1}", h) for h in range(c.num_heads)) + (("mean of the heads", -1),),
-            -1 if head is None else head,
-        ),
+        _head_spec(c.num_heads, head),
     ]
     live = _widgets(specs)
     text, shows, blocks, heads = live["sentence"], live["show"], live["block"], live["head"]
-    view = widgets.HTML()
 
-    def redraw(_change=None):
-        try:
-            view.value = gpt_attention_view(
-                model,
-                text.value,
-                shows.value,
-                blocks.value,
-                None if heads.value == -1 else heads.value,
-            )[2]
-        except ValueError as error:
-            view.value = (
-                f'<div class="tutorlib-error" style="font-family:monospace;border-left:4px solid '
-                f'{HIGHLIGHT_COLOUR};padding-left:6px">{html.escape(str(error))}</div>'
-            )
+    def draw():
+        head = None if heads.value == -1 else heads.value
+        return gpt_attention_view(model, text.value, shows.value, blocks.value, head)[2]
 
-    redraw()
-    for control in (text, shows, blocks, heads):
-        control.observe(redraw, names="value")
+    view = _following((text, shows, blocks, heads), draw)
     decoded = {}
 
     def page(sentence, show, block, head):  # the twin: each sentence translated once
