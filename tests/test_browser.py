@@ -764,13 +764,30 @@ NORMALISE = (
     '(html) => { const t = document.createElement("template"); t.innerHTML = html; '
     "return t.innerHTML; }"
 )
+# The view as tutorlib drew it: without the attributes assets/course.js adds to a box that
+# scrolls sideways (a tab stop, so that the keyboard reaches it), which depend on the page's width.
+VIEW_HTML = (
+    "(view) => { const c = view.cloneNode(true); "
+    'c.querySelectorAll("[data-tl-scroller]").forEach((b) => '
+    '["tabindex", "role", "aria-label", "data-tl-scroller"].forEach((a) => b.removeAttribute(a))); '
+    "return c.innerHTML; }"
+)
+
+
+# The chapters whose explorers show a shipped model, under the name their cells give it: the model
+# is loaded here and only the explorer cells run (not the chapter's training and measurements).
+SHIPPED = {
+    "chapters/10_": "from tutorlib.translator import load_pretrained\nmodel = load_pretrained()[0]",
+    "chapters/13_": "import tutorlib.gpt\ngpt_words = tutorlib.gpt.load_pretrained('words')",
+}
 
 
 def _explorer_boxes(chapter: str) -> list:
     """The chapter's explorers, made again here from tutorlib: its code cells run up to its last
-    explorer (chapter 10's model is the shipped one, loaded directly), the explorer calls kept.
-    Each box has ``trained`` set when its cell carries that tag: it shows a model trained in the
-    chapter, whose last digits differ from the page's on another CPU (CONTRIBUTING.md)."""
+    explorer (chapters 10 and 13 show shipped models, loaded directly: SHIPPED, and only their
+    explorer cells run). Each box has ``trained`` set when its cell carries that tag: it shows a
+    model trained in the chapter, whose last digits differ from the page's on another CPU
+    (CONTRIBUTING.md)."""
     import ast
 
     import matplotlib
@@ -789,11 +806,9 @@ def _explorer_boxes(chapter: str) -> list:
     calls = ("_explorer(", "mask_editor(")
     last = max(i for i, (src, _) in enumerate(cells) if any(k in src for k in calls))
     namespace: dict = {}
-    if chapter.startswith("chapters/10_"):
-        exec(
-            "from tutorlib.translator import load_pretrained\nmodel = load_pretrained()[0]",
-            namespace,
-        )
+    shipped = next((code for start, code in SHIPPED.items() if chapter.startswith(start)), None)
+    if shipped is not None:
+        exec(shipped, namespace)
         cells = [(src, t) for src, t in cells[: last + 1] if any(k in src for k in calls)]
     else:
         cells = cells[: last + 1]
@@ -882,7 +897,7 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
             root = roots.nth(n)
             view = root.locator(".tutorlib-view")
             state = {c.name: c.value for c in box.static_controls}
-            shown = view.inner_html()
+            shown = view.evaluate(VIEW_HTML)
             assert _same_view(
                 shown, page.evaluate(NORMALISE, box.static_view(**state)), box.trained
             ), f"{chapter}: starting view differs"
@@ -897,7 +912,7 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
                     _set_control(root, i, control, j)
                     state[control.name] = control.options[j][1]
                     expected = page.evaluate(NORMALISE, box.static_view(**state))
-                    now = view.inner_html()
+                    now = view.evaluate(VIEW_HTML)
                     assert _same_view(now, expected, box.trained), (
                         f"{chapter}, explorer {n + 1}: after setting {control.name} to "
                         f"{control.options[j][0]!r} the page shows something else than tutorlib's "

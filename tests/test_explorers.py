@@ -648,6 +648,157 @@ def test_translator_explorer_redraws_for_every_control(pretrained):
     ][-1] == "beam 2"
 
 
+# --- chapter 13: the GPT's attention explorer ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gpt_words():
+    from tutorlib.gpt import load_pretrained
+
+    return load_pretrained("words", device="cpu")
+
+
+def recorded_self_attention(model, tokens):
+    """Each block's self-attention weights (H, L, L), rebuilt by hand from the inputs its attention
+    module got: softmax(q kᵀ / √Dh) per head from its w_q and w_k, under the causal mask."""
+    seen, hooks = {}, []
+    for i, block in enumerate(model.blocks):
+        hooks.append(
+            block.self_attn.register_forward_hook(
+                lambda module, args, out, i=i: seen.__setitem__(i, args[0].detach())
+            )
+        )
+    try:
+        with torch.no_grad():
+            model(tokens)
+    finally:
+        for h in hooks:
+            h.remove()
+    weights = []
+    for i, block in enumerate(model.blocks):
+        attn, x = block.self_attn, seen[i]
+        with torch.no_grad():
+            q = split_heads(attn.w_q(x), attn.num_heads)  # (1, L, D) -> (1, H, L, Dh)
+            k = split_heads(attn.w_k(x), attn.num_heads)  # (1, L, D) -> (1, H, L, Dh)
+            # (1, H, L, Dh) @ (1, H, Dh, L) -> (1, H, L, L)
+            scores = q @ k.transpose(-2, -1) / attn.d_head**0.5
+        L = scores.shape[-1]
+        scores = scores.masked_fill(~torch.ones(L, L, dtype=torch.bool).tril(), float("-inf"))
+        weights.append(torch.softmax(scores, dim=-1)[0].numpy())
+    return weights
+
+
+@pytest.mark.parametrize(
+    "sentence", ["the black cats", "She is tired.", "Maria likes the black cats"]
+)
+def test_gpt_attention_view_translates_as_translate_does(gpt_words, sentence):
+    from tutorlib.gpt import translate
+
+    translation, _, page = explorers.gpt_attention_view(gpt_words, sentence)
+    assert translation == translate(sentence, gpt_words)
+    assert f"<b>{html.escape(translation)}</b>" in page
+    assert 'data-summary="Portuguese: ' in page and "block 1 of 6, mean of the heads" in page
+
+
+def test_gpt_attention_view_shows_each_blocks_self_attention(gpt_words):
+    """The whole-sequence table is the block's causal self-attention over [English] <sep>
+    [Portuguese], recomputed from the attention's inputs; the cross table is its rows from <sep> on
+    over the English columns, with 1 - their sum beside them."""
+    from tutorlib.data import BOS_ID, EOS_ID, tokenize
+
+    sentence = "the red car"
+    translation, _, _ = explorers.gpt_attention_view(gpt_words, sentence)
+    vocab = gpt_words.vocab
+    src = vocab.encode(tokenize(sentence))
+    tgt = vocab.encode(tokenize(translation))
+    read = torch.tensor([[*src, BOS_ID, *tgt]])  # (1, L): <eos> is written, never read
+    by_hand = recorded_self_attention(gpt_words, read)
+    S, L, H = len(src), read.shape[1], gpt_words.config.num_heads
+    labels = [*tokenize(sentence), "<sep>", *tokenize(translation)]
+    for block in (0, 1, 5):
+        for head in (0, 3, None):
+            _, weights, page = explorers.gpt_attention_view(
+                gpt_words, sentence, "sequence", block, head
+            )
+            expected = by_hand[block].mean(axis=0) if head is None else by_hand[block][head]
+            np.testing.assert_allclose(weights, expected, atol=1e-5)  # (L, L)
+            shown = np.array(cell_numbers(page, "tutorlib-heatmap")).reshape(L, L)
+            hidden = ~np.tril(np.ones((L, L), dtype=bool))
+            assert np.isnan(shown[hidden]).all() and not np.isnan(shown[~hidden]).any()
+            np.testing.assert_allclose(shown[~hidden], np.round(weights[~hidden], 2), atol=0.0101)
+            _, cross, page = explorers.gpt_attention_view(gpt_words, sentence, "cross", block, head)
+            T = len(tgt) + 1  # the rows: the words written and <eos>
+            assert cross.shape == (T, S + 1)
+            np.testing.assert_allclose(cross[:, :S], expected[S : S + T, :S], atol=1e-5)
+            np.testing.assert_allclose(cross.sum(axis=1), 1.0, atol=1e-5)
+            which = "mean of the heads" if head is None else f"head {head + 1} of {H}"
+            assert f"block {block + 1} of 6, {which}" in page
+            rows = re.findall(
+                r'<th scope="row" style="padding:2px 8px;text-align:left">([^<]*)</th>', page
+            )
+            assert rows == [html.escape(t) for t in [*tokenize(translation), "<eos>"]]
+    assert labels[S] == "<sep>" and vocab.tokens[BOS_ID] == "<bos>" and EOS_ID not in tgt
+
+
+def test_gpt_attention_view_shows_the_reordering_of_the_red_car(gpt_words):
+    """In block 2 carro reads "car" and vermelho reads "red" (the heads' mean): the words cross."""
+    translation, cross, _ = explorers.gpt_attention_view(gpt_words, "the red car", "cross", 1)
+    assert translation == "o carro vermelho"
+    # rows o, carro, vermelho, <eos>; columns the, red, car, then the rest
+    assert cross[1].argmax() == 2 and cross[1, 2] > 0.6
+    assert cross[2].argmax() == 1 and cross[2, 1] > 0.9
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("", "cross"), "holds no words"),
+        (("the red car", "both"), "show must be 'cross'"),
+        (("the red car", "cross", 6), "the model has 6 blocks, 0 to 5"),
+        (("the red car", "cross", 0, 4), "each block has 4 heads, 0 to 3"),
+        ((" ".join(["cat"] * 40),), "at most 31"),
+        (("der Hund schläft",), "none of its words"),
+    ],
+)
+def test_gpt_attention_view_rejects_bad_input(gpt_words, args, message):
+    with pytest.raises(ValueError, match=message):
+        explorers.gpt_attention_view(gpt_words, *args)
+
+
+def test_gpt_attention_view_needs_a_gpt(pretrained):
+    with pytest.raises(ValueError, match="shows a tutorlib.gpt.GPT, got Translator"):
+        explorers.gpt_attention_view(pretrained, "the red car")
+
+
+def test_gpt_attention_explorer_redraws_for_every_control(gpt_words):
+    view = explorers.gpt_attention_view
+    box = explorers.gpt_attention_explorer(gpt_words, "the red car", sentences=["i am happy"])
+    assert [label for label, _ in box.show.options] == [
+        "Portuguese reads English",
+        "the whole sequence",
+    ]
+    assert [label for label, _ in box.block.options] == [f"block {i}" for i in range(1, 7)]
+    assert [label for label, _ in box.head.options][-1] == "mean of the heads"
+    assert box.view.value == view(gpt_words, "the red car")[2]
+    box.sentence.value = "she is tired"
+    assert box.view.value == view(gpt_words, "she is tired")[2]
+    box.show.value = "sequence"
+    assert box.view.value == view(gpt_words, "she is tired", "sequence")[2]
+    box.block.value = 3
+    assert box.view.value == view(gpt_words, "she is tired", "sequence", 3)[2]
+    box.head.value = 2
+    assert box.view.value == view(gpt_words, "she is tired", "sequence", 3, 2)[2]
+    box.sentence.value = ""
+    assert "tutorlib-error" in box.view.value and "holds no words" in box.view.value
+    start = explorers.gpt_attention_explorer(gpt_words, "the black cats", "sequence", 2, 1)
+    assert (start.show.value, start.block.value, start.head.value) == ("sequence", 2, 1)
+    assert start.view.value == view(gpt_words, "the black cats", "sequence", 2, 1)[2]
+    # the twin's menu: the starting sentence, then the book's, each once
+    assert [v for _, v in box.static_controls[0].options] == ["the red car", "i am happy"]
+    with pytest.raises(ValueError, match="single string"):
+        explorers.gpt_attention_explorer(gpt_words, sentences="the red car")
+
+
 # --- the registry, and each explorer's controls declared once ----------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -662,7 +813,7 @@ def _chapter_code(notebook: Path) -> str:
 
 
 def test_the_registry_holds_every_explorer_with_the_chapter_that_shows_it():
-    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 7
+    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 8
     for name, entry in explorers.REGISTRY.items():
         assert entry.name == name and entry.function is getattr(explorers, name)
         code = _chapter_code(ROOT / f"{entry.chapter}.ipynb")
@@ -684,6 +835,9 @@ def _built(name, request):
     if name == "translator_explorer":
         model = request.getfixturevalue("pretrained")
         return explorers.translator_explorer(model, "she is tired", beam_size=4, layer=1, head=None)
+    if name == "gpt_attention_explorer":
+        model = request.getfixturevalue("gpt_words")
+        return explorers.gpt_attention_explorer(model, "i am happy", "sequence", block=2, head=1)
     q, k, tokens = FOX["q"], FOX["k"], FOX["tokens"]
     return {
         "temperature_explorer": lambda: explorers.temperature_explorer([2.0, 1.0], ["a", "b"], 0.5),
@@ -728,7 +882,7 @@ def test_live_and_static_controls_come_from_one_declaration(name, request):
             assert spec.kind == "text" and control.kind == "menu" and control.options[0][1] == start
         else:
             offered = [v for _, v in control.options]
-            if all(isinstance(v, str) for v in offered):  # a menu of names (chapter 15's models)
+            if all(isinstance(v, str) for v in offered):  # names (chapters 13, 15)
                 assert values == offered, f"{name}: {spec.name}"
             else:
                 np.testing.assert_allclose(values, offered, err_msg=f"{name}: {spec.name}")

@@ -123,3 +123,30 @@ def test_the_twin_is_well_formed_xml_for_the_epub():
     ET.fromstring(
         static.explorer_html(controls, lambda a, m, b, c: f"<p>{a}{m}{b}{c}<br/></p>", "demo")
     )
+
+
+def test_the_gpt_attention_twin_holds_every_state_of_chapter_13s_explorer():
+    """Chapter 13's twin: every (sentence, view, block, head) the book's menus offer, each the
+    page gpt_attention_view draws for it, and well-formed XML for the EPUB."""
+    import xml.etree.ElementTree as ET
+
+    from tutorlib import explorers
+    from tutorlib.gpt import load_pretrained
+
+    model = load_pretrained("words", device="cpu")
+    box = explorers.gpt_attention_explorer(
+        model, "the red car", block=1, sentences=["she is tired", "the red car"]
+    )
+    data = _twin_data(box.static_html)
+    assert data["sizes"] == [2, 2, 6, 5]  # sentences, views, blocks, heads (4 and their mean)
+    view = explorers.gpt_attention_view
+    for indices, args in [
+        ([0, 0, 1, 4], ("the red car", "cross", 1, None)),
+        ([1, 1, 5, 0], ("she is tired", "sequence", 5, 0)),
+        ([1, 0, 0, 3], ("she is tired", "cross", 0, 3)),
+    ]:
+        assert _lookup(data, indices) == view(model, *args)[2], args
+    # the page starts where the explorer starts, and its HTML parses as XML
+    start = re.search(r'<div class="tutorlib-view">(.*)</div><script', box.static_html, re.S)
+    assert start.group(1) == view(model, "the red car", "cross", 1, None)[2]
+    ET.fromstring(box.static_html)

@@ -47,10 +47,10 @@ The old homes of those names, kept so that every import keeps working (they re-e
 Explorers and what they show:
 
 - ``tutorlib.explorers``  the interactive explorers (temperature, √d_k saturation, attention, heads,
-  masks, the translator) and their static twins, together (chapters 3 to 6, 10):
-  ``tutorlib.explorers.controls`` (each explorer's controls declared once, ``REGISTRY`` of
-  explorers by chapter), ``tutorlib.explorers.static`` (every state computed when a chapter
-  runs, for the book)
+  masks, the translator, the GPT's attention) and their static twins, together (chapters 3 to 6,
+  10, 13): ``tutorlib.explorers.controls`` (each explorer's controls declared once, ``REGISTRY``
+  of explorers by chapter), ``tutorlib.explorers.static`` (every state computed when a chapter
+  runs, for the book), ``tutorlib.explorers.decoder_only`` (chapter 13's explorer)
 - ``tutorlib.static``     the old home of the static twins (re-exports ``tutorlib.explorers.static``)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)

@@ -18,6 +18,7 @@ attention_explorer     attention_view(q, k, labels, query=...)     4
 head_explorer          head_view(weights, head, labels, query=...) 5
 mask_editor            mask_view(n_words, n_pad, causal)           6
 translator_explorer    translator_view(model, sentence, ...)       10
+gpt_attention_explorer gpt_attention_view(model, sentence, ...)    13
 kv_cache_explorer      kv_cache_calculator_view(model, ...)        15
 =====================  ==========================================  =========
 
@@ -30,7 +31,10 @@ cells carry ✕ as well as a hatched background.
 ``kv_cache_view(layers, heads, kv_heads, d_head, context, ...)`` computes the KV cache of any
 shape; the calculator of chapter 15 shows it for the published shapes.
 
-Introduced in chapter 3 (Softmax); chapters 4 to 6, 10 and 15 add the others.
+Chapter 13's explorer lives in :mod:`tutorlib.explorers.decoder_only`; its names are
+offered here with the others.
+
+Introduced in chapter 3 (Softmax); chapters 4 to 6, 10, 13 and 15 add the others.
 """
 
 from __future__ import annotations
@@ -70,6 +74,8 @@ __all__ = [
     "mask_editor",
     "translator_view",
     "translator_explorer",
+    "gpt_attention_view",
+    "gpt_attention_explorer",
     "kv_cache_view",
     "kv_cache_calculator_view",
     "kv_cache_explorer",
@@ -144,6 +150,63 @@ def _option_labels(labels: list[str]) -> list[tuple[str, int]]:
     """Dropdown options: the labels themselves, numbered when some repeat (YOUR CAT ... CAT)."""
     unique = len(set(labels)) == len(labels)
     return [(label if unique else f"{i} {label}", i) for i, label in enumerate(labels)]
+
+
+# --- pieces of the model explorers (chapters 10 and 13) ---------------------------------------
+
+
+def _head_index(head, num_heads: int, unit: str):
+    """``head`` checked as a Python index among ``num_heads`` (``None``: the heads' mean)."""
+    if head is None:
+        return None
+    H = num_heads
+    return whole_number(
+        f"head (an index: each {unit} has {H} heads, 0 to {H - 1}; None for their mean)",
+        head,
+        0,
+        H - 1,
+    )
+
+
+def _sentence_spec(sentence: str, sentences) -> Spec:
+    """The sentence control: a text box live, a menu of ``sentences`` (``sentence`` first, no
+    repeats) in the static twin."""
+    if isinstance(sentences, str):
+        raise ValueError(
+            f"sentences must be a list of sentences, got the single string {sentences!r}"
+        )
+    menu = list(dict.fromkeys([sentence, *sentences]))
+    return Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence)
+
+
+def _head_spec(num_heads: int, head) -> Spec:
+    """The head menu: each head by its number from 1, then their mean (the value -1)."""
+    options = tuple((f"head {h + 1}", h) for h in range(num_heads))
+    return Spec(
+        "head", "menu", "head", options + (("mean of the heads", -1),), -1 if head is None else head
+    )
+
+
+def _following(controls, draw):
+    """An ipywidgets HTML showing ``draw()``, drawn again whenever one of ``controls`` moves; a
+    ``ValueError`` of ``draw`` (input the view refuses) shows as its message instead."""
+    import ipywidgets as widgets
+
+    view = widgets.HTML()
+
+    def redraw(_change=None):
+        try:
+            view.value = draw()
+        except ValueError as error:
+            view.value = (
+                f'<div class="tutorlib-error" style="font-family:monospace;border-left:4px solid '
+                f'{HIGHLIGHT_COLOUR};padding-left:6px">{html.escape(str(error))}</div>'
+            )
+
+    redraw()
+    for control in controls:
+        control.observe(redraw, names="value")
+    return view
 
 
 # --- chapter 3: temperature ------------------------------------------------------------
@@ -649,14 +712,7 @@ def _translator_checks(model, beam_size, layer, head) -> tuple[int, int, int | N
     layer = whole_number(
         f"layer (an index: the decoder has {L} layers, 0 to {L - 1})", layer, 0, L - 1
     )
-    if head is not None:
-        head = whole_number(
-            f"head (an index: each layer has {H} heads, 0 to {H - 1}; None for their mean)",
-            head,
-            0,
-            H - 1,
-        )
-    return beam_size, layer, head
+    return beam_size, layer, _head_index(head, H, "layer")
 
 
 def translator_view(
@@ -768,14 +824,8 @@ def translator_explorer(
     choices = [("greedy", 1), ("beam 4", 4)]  # the HTML spells out "beam search, 4 beams"
     if beam_size not in (1, 4):
         choices.append((f"beam {beam_size}", beam_size))
-    if isinstance(sentences, str):
-        raise ValueError(
-            f"sentences must be a list of sentences, got the single string {sentences!r}"
-        )
-    # the twin's menu: the starting sentence first, no repeats
-    menu = list(dict.fromkeys([sentence, *sentences]))
     specs = [
-        Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence),  # twin: a menu
+        _sentence_spec(sentence, sentences),
         Spec("beam_size", "buttons", "decoding", tuple(choices), beam_size),
         Spec(
             "layer",
@@ -784,40 +834,25 @@ def translator_explorer(
             tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)),
             layer,
         ),
-        Spec(
-            "head",
-            "menu",
-            "head",
-            tuple((f"head {h + 1}", h) for h in range(c.num_heads)) + (("mean of the heads", -1),),
-            -1 if head is None else head,
-        ),
+        _head_spec(c.num_heads, head),
     ]
     live = _widgets(specs)
     text, decoding, layers, heads = live["sentence"], live["beam_size"], live["layer"], live["head"]
-    view = widgets.HTML()
 
-    def redraw(_change=None):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the HTML names unknown words
-                view.value = translator_view(
-                    model,
-                    text.value,
-                    decoding.value,
-                    layers.value,
-                    None if heads.value == -1 else heads.value,
-                    src_vocab=src_vocab,
-                    tgt_vocab=tgt_vocab,
-                )[2]
-        except ValueError as error:
-            view.value = (
-                f'<div class="tutorlib-error" style="font-family:monospace;border-left:4px solid '
-                f'{HIGHLIGHT_COLOUR};padding-left:6px">{html.escape(str(error))}</div>'
-            )
+    def draw():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the HTML names unknown words
+            return translator_view(
+                model,
+                text.value,
+                decoding.value,
+                layers.value,
+                None if heads.value == -1 else heads.value,
+                src_vocab=src_vocab,
+                tgt_vocab=tgt_vocab,
+            )[2]
 
-    redraw()
-    for control in (text, decoding, layers, heads):
-        control.observe(redraw, names="value")
+    view = _following((text, decoding, layers, heads), draw)
     page = _translator_twin(model, src_vocab, tgt_vocab)
     children = [text, decoding, widgets.HBox([layers, heads]), view]
     box = _explorer_box(children, specs, live, page, "translator")
@@ -1047,3 +1082,8 @@ def kv_cache_explorer(
     for name, control in live.items():
         setattr(box, name, control)
     return box
+
+
+# --- chapter 13: the GPT's attention (its own module; registered when this package loads) ------
+
+from .decoder_only import gpt_attention_explorer, gpt_attention_view  # noqa: E402
