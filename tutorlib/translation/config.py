@@ -13,7 +13,7 @@ Derived in chapters 9 (Training a translator) and 13 (the translator as a GPT).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 __all__ = [
@@ -247,20 +247,11 @@ GPT_PRESETS = {
         epochs=6,
         batch_size=256,
     ),
-    # the shipped GPT (tutorlib/pretrained/gpt.pt, chapter 14): "words" on a byte-level BPE of 2,048
-    # tokens trained on both languages of the training pairs, which spells out names and numbers
-    # it never saw (8.9 tokens per held-out sentence against 7.5 words: benchmarks/bpe_bench.py).
-    # 1,256,704 parameters (+2.4 %: the table has 2,048 rows instead of 1,818); the same training
-    "pretrained": GPTConfig(
-        d_model=128,
-        num_heads=4,
-        d_ff=384,
-        num_layers=6,
-        dropout=0.0,
-        bpe_vocab_size=2048,
-        lr=2e-3,
-        warmup_steps=100,
-        epochs=12,
-        batch_size=256,
-    ),
 }
+
+# the shipped GPT (tutorlib/pretrained/gpt.pt, chapter 14): "words" on a byte-level BPE of 2,048
+# tokens trained on both languages of the training pairs, which spells out names and numbers it
+# never saw (8.9 tokens per held-out sentence against 7.5 words: benchmarks/bpe_bench.py).
+# 1,256,704 parameters (+2.4 %: the table has 2,048 rows instead of 1,818). Twice the epochs: at
+# 6 it reached test BLEU 91.8 and 86 % exact match (the words model: 96.9 and 95.3 %)
+GPT_PRESETS["pretrained"] = replace(GPT_PRESETS["words"], bpe_vocab_size=2048, epochs=12)
