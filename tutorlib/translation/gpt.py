@@ -14,6 +14,11 @@ draws that block of the weights). The loss is taken on the Portuguese
 tokens and ``<eos>`` only: the prompt is given, not predicted
 (``gpt_loss``; ``gpt_loss_with_prompt`` shows what goes wrong without it).
 
+The tokens are chapter 9's words (``WordTokenizer``) or chapter 14's
+byte-level BPE (``SubwordTokenizer``, ``GPTConfig.bpe_vocab_size``), which
+has no unknown word: the shipped GPT (``load_pretrained()``) reads BPE and
+spells names out; chapter 13's comparison uses ``load_pretrained("words")``.
+
 Read top to bottom: the tokenizer interface and the sequence layout; the
 model (``GPT``, ``Block``, the position step in ``GPT.add_positions``); the
 loss; decoding with a KV cache (greedy, and chapter 10's sampling); translating
