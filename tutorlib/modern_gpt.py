@@ -37,8 +37,7 @@ from torch import nn
 
 from .checks import whole_number
 from .modern import GroupedQueryAttention, _check_base, _odd_width
-from .translation.data import tokenize
-from .translation.gpt import GPT, GPT_PRESETS, GPTConfig, fits_gpt, gpt_loss, joint_vocab
+from .translation.gpt import GPT, GPT_PRESETS, GPTConfig, train_gpt
 
 __all__ = ["ModernGPTConfig", "ModernGPT", "modern_config", "train_modern_gpt", "group_kv_heads"]
 
@@ -162,15 +161,14 @@ def train_modern_gpt(
     ``ModernGPT`` of ``config`` or, with ``model``, handing that one over to
     go on training it (the pooled model of ``group_kv_heads``; ``config``
     then defaults to the model's and may change only the training settings),
-    and ``batch_loss=gpt_loss``. Pairs that do not fit the
-    positions (``fits_gpt``) are left out; ``vocab`` defaults to
-    ``joint_vocab`` of the training pairs. ``options`` are ``train``'s
-    (``max_steps``, ``progress``, ``log``...).
+    and ``batch_loss=gpt_loss``: ``tutorlib.gpt.train_gpt`` with a ``ModernGPT``.
+    As there, pairs that do not fit the positions (``fits_gpt``) are left out
+    (more than 1 % is an error) and ``vocab`` defaults to ``joint_vocab`` of
+    the training pairs; ``options`` are ``train``'s (``max_steps``,
+    ``progress``, ``log``...).
 
     Derived in chapter 15 (Attention in today's models).
     """
-    from .translation.training import train  # the loop imports the model stack; only here
-
     if model is not None:
         if not isinstance(model, ModernGPT):
             raise ValueError(f"model must be a ModernGPT, got {type(model).__name__}")
@@ -185,25 +183,14 @@ def train_modern_gpt(
         model.config, vocab = config, model.vocab  # the loop reads model.config
     if not isinstance(config, ModernGPTConfig):
         raise ValueError(f"config must be a ModernGPTConfig, got {type(config).__name__}")
-    fit = [(e, p) for e, p in train_pairs if fits_gpt(tokenize(e), tokenize(p), config)]
-    valid = [(e, p) for e, p in valid_pairs if fits_gpt(tokenize(e), tokenize(p), config)]
-    vocab = joint_vocab(fit) if vocab is None else vocab
 
     def build(c, src_vocab, tgt_vocab):
         if model is not None:
             return model
         return ModernGPT(replace(c, vocab_size=len(src_vocab)), src_vocab, tgt_vocab)
 
-    return train(
-        config,
-        fit,
-        valid,
-        build_model=build,
-        batch_loss=gpt_loss,
-        src_vocab=vocab,
-        tgt_vocab=vocab,
-        **options,
-    )
+    # chapter 13's training: its fit filter, joint vocabulary, loss and loop
+    return train_gpt(config, train_pairs, valid_pairs, vocab=vocab, build_model=build, **options)
 
 
 @torch.no_grad()

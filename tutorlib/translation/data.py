@@ -429,6 +429,14 @@ def batch_order(lengths, batch_size: int, shuffle: bool = True, seed: int = 0) -
     return chunks
 
 
+def _check_pair(i: int, pair) -> None:
+    """A ``ValueError`` naming ``pairs[i]`` unless it is a ``(source, target)`` pair of strings."""
+    if not (
+        isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(s, str) for s in pair)
+    ):
+        raise ValueError(f"pairs[{i}] must be a (source, target) pair of strings, got {pair!r}")
+
+
 def make_batches(
     pairs,
     src_vocab: Vocab,
@@ -468,12 +476,7 @@ def make_batches(
 
     encoded, unknown, too_long = [], {}, []
     for i, pair in enumerate(pairs):
-        if not (
-            isinstance(pair, (tuple, list))
-            and len(pair) == 2
-            and all(isinstance(s, str) for s in pair)
-        ):
-            raise ValueError(f"pairs[{i}] must be a (source, target) pair of strings, got {pair!r}")
+        _check_pair(i, pair)
         src_tok, tgt_tok = tokenize(pair[0]), tokenize(pair[1])
         if not src_tok or not tgt_tok:
             side = "source" if not src_tok else "target"

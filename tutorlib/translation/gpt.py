@@ -60,6 +60,7 @@ from .data import (
     UNK_ID,
     Batch,
     Vocab,
+    _check_pair,
     batch_order,
     detokenize,
     is_punctuation,
@@ -387,14 +388,7 @@ def make_gpt_batches(
     whole_number("batch_size", batch_size, 1)
     encoded, too_long = [], 0
     for i, pair in enumerate(pairs):
-        if not (
-            isinstance(pair, (tuple, list))
-            and len(pair) == 2
-            and all(isinstance(t, str) for t in pair)
-        ):
-            raise ValueError(
-                f"pairs[{i}] must be a (source, target) pair of strings, got {pair!r:.80}"
-            )
+        _check_pair(i, pair)  # the translator's rule for a pair
         src, tgt = tokenizer.encode(pair[0]), tokenizer.encode(pair[1])
         if not src or not tgt:
             raise ValueError(f"pairs[{i}] has an empty side ({pair!r:.80}); both need text")
@@ -1029,6 +1023,7 @@ def train_gpt(
     *,
     vocab: Vocab | None = None,
     prompt_loss: bool = False,
+    build_model=build_gpt,
     **train_options,
 ):
     """Train a ``GPT`` translator with the translator's loop; returns its ``TrainResult``.
@@ -1039,7 +1034,8 @@ def train_gpt(
     resuming and Ctrl-C. The vocabulary is ``joint_vocab(train_pairs)``
     unless given; with ``config.bpe_vocab_size`` it is a ``SubwordTokenizer``
     of that size trained on both sides of the training pairs, and the batches
-    are ``make_gpt_batches`` of its ids (chapter 14). Pairs that do not fit (``fits_gpt``) are left out; more
+    are ``make_gpt_batches`` of its ids (chapter 14). ``build_model``
+    makes another GPT of the config and vocabulary (chapter 15's variants). Pairs that do not fit (``fits_gpt``) are left out; more
     than 1 % of the training pairs is an error. ``train_options`` are
     ``train``'s (``max_steps``, ``progress``, ``resume``, ``device``...).
 
@@ -1077,7 +1073,7 @@ def train_gpt(
         out_dir,
         src_vocab=vocab,
         tgt_vocab=vocab,
-        build_model=build_gpt,
+        build_model=build_model,
         batch_loss=gpt_loss_with_prompt if prompt_loss else gpt_loss,
         batcher=batcher,
         **train_options,
