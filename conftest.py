@@ -31,3 +31,44 @@ def pytest_collection_modifyitems(items):
         item.add_marker(pytest.mark.slow)  # a kernel runs the chapter, cell by cell
         if set(cell.get("metadata", {}).get("tags", [])) & set(UNCOMPARED_TAGS):
             options["check"] = False  # still executed: an assert in it still fails the test
+
+
+# --- how many messages a cell sends ------------------------------------------------------------
+# nbval waits for a cell's reply first and reads the kernel's output channel (iopub) only after
+# it: everything the cell sent waits in ZeroMQ's queues meanwhile, which keep 1,000 messages a
+# socket by default and drop the rest, the kernel's closing "idle" among them, after which nbval
+# fails with "Timeout of 5 seconds exceeded waiting for output" (on this machine a cell that
+# redrew a display 5,000 times passed and one that redrew it 10,000 times failed so). A cell whose
+# messages grow with its running time (a progress bar redrawn ten times a second) passes on a
+# fast machine and fails on a slow one. So every cell is held to 250, a quarter of one queue: a
+# cell under it here stays under the queues on a machine four times slower even if every one of
+# its messages came from the clock. tutorlib's progress line redraws per share of the steps,
+# never per tick of time (tutorlib.display.Progress); tests/test_notebooks.py checks both.
+MAX_CELL_MESSAGES = 250
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    parent = getattr(item, "parent", None)
+    if getattr(item, "cell", None) is None or not hasattr(parent, "get_kernel_message"):
+        return (yield)
+    read, count = parent.get_kernel_message, [0]
+
+    def counted(*args, **kwargs):
+        message = read(*args, **kwargs)
+        count[0] += 1
+        return message
+
+    parent.get_kernel_message = counted
+    try:
+        result = yield
+    finally:
+        del parent.get_kernel_message  # the class's method again
+    item.user_properties.append(("kernel_messages", count[0]))
+    assert count[0] <= MAX_CELL_MESSAGES, (
+        f"this cell sent {count[0]} kernel messages, more than {MAX_CELL_MESSAGES}: on a "
+        "machine a few times slower nbval may lose its last ones (conftest.py says why). "
+        "Redraw progress per share of the steps (tutorlib.display.Progress), not per tick "
+        "of time, and print less often"
+    )
+    return result

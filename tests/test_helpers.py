@@ -191,3 +191,43 @@ def test_your_cat_slide_mask_is_the_incomplete_one_the_seeds_readme_describes():
     assert rows_right == [4, 5], (
         "only row LOVELY (and the last row, which hides nothing) is right on the slide"
     )
+
+
+# --- Progress ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("total, initial", [(1000, 0), (7, 2), (30, 30), (1, 0)])
+def test_progress_redraws_per_share_of_the_steps_whatever_the_clock(monkeypatch, total, initial):
+    """The number of redraws depends on the steps alone: the same with a clock that jumps an hour
+    per call (a very slow machine) as with none; and the last state is always drawn."""
+    import itertools
+
+    import tutorlib.display as shown
+
+    ticks = itertools.count(step=3600.0)
+    monkeypatch.setattr("time.perf_counter", lambda: next(ticks))
+    lines = []
+    monkeypatch.setattr(shown, "_in_notebook", lambda: False)
+    bar = shown.Progress(total, initial=initial, redraws=25)
+    monkeypatch.setattr(bar, "_draw", lambda: (lines.append(bar.n), None)[1])
+    for _ in range(total - initial):
+        bar.update(loss="1.000")
+    bar.close()
+    assert len(lines) <= 25 + 1
+    if total > initial:
+        assert lines[-1] == total  # the finished state is shown
+    assert lines == sorted(set(lines))  # never the same state twice
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(total=0), "total must be at least 1, got 0"),
+        (dict(total=5, initial=6), "initial must be from 0 to 5, got 6"),
+        (dict(total=5, redraws=0), "redraws must be at least 1, got 0"),
+        (dict(total=2.5), "total must be a whole number, got 2.5"),
+    ],
+)
+def test_progress_refuses_impossible_counts(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        display.Progress(**kwargs, disable=True)

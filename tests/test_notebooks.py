@@ -259,3 +259,46 @@ def test_a_failing_assert_in_a_trained_cell_still_fails_nbval(pytester):
         "--nbval", "--nbval-current-env", "-p", "no:cacheprovider", "probe.ipynb"
     )
     result.assert_outcomes(failed=1)
+
+
+def _run_probe(pytester, source):
+    cell = nbformat.v4.new_code_cell(source, execution_count=1, metadata={"tags": ["measured"]})
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), pytester.path / "probe.ipynb")
+    pytester.makeconftest((ROOT / "conftest.py").read_text())
+    return pytester.runpytest_subprocess(
+        "--nbval", "--nbval-current-env", "-p", "no:cacheprovider", "probe.ipynb"
+    )
+
+
+@pytest.mark.slow  # a kernel per probe
+def test_a_cell_that_sends_too_many_messages_fails_before_a_slow_machine_loses_them(pytester):
+    """A display redrawn 400 times is still read whole here, but conftest.py fails it: on a
+    machine a few times slower a clock-driven bar would send several times as many."""
+    result = _run_probe(
+        pytester,
+        "from IPython.display import Pretty, display\n"
+        "handle = display(Pretty('0'), display_id=True)\n"
+        "for i in range(400):\n"
+        "    handle.update(Pretty(str(i)))",
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*kernel messages, more than 250*"])
+
+
+@pytest.mark.slow  # a kernel per probe
+def test_a_progress_line_sends_as_many_messages_on_a_slow_machine(pytester):
+    """tutorlib.display.Progress over 100,000 steps, with a clock that runs 1,000 times slower than
+    the real one (every step "takes" a second): 25 redraws and the last, in one display."""
+    result = _run_probe(
+        pytester,
+        "import time\n"
+        "from tutorlib.display import Progress\n"
+        "real = time.perf_counter\n"
+        "time.perf_counter = lambda: 1000 * real()\n"
+        "bar = Progress(100_000, desc='slow')\n"
+        "for step in range(100_000):\n"
+        "    bar.update(loss=f'{step:.3f}')\n"
+        "bar.close()\n"
+        "assert bar.redrawn == 26, bar.redrawn",
+    )
+    result.assert_outcomes(passed=1)

@@ -37,6 +37,7 @@ __all__ = [
     "weights_heatmap_html",
     "mask_grid_html",
     "side_by_side",
+    "Progress",
 ]
 
 DEFAULT_CMAP = "cividis"
@@ -605,3 +606,120 @@ def side_by_side(*blocks: str) -> str:
         f'<div style="margin:0 2em 1em 0;max-width:100%;overflow-x:auto">{b}</div>' for b in blocks
     )
     return f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>'
+
+
+class Progress:
+    """A progress line for a loop of ``total`` steps, redrawn after each ``1/redraws`` of them.
+
+    In a notebook the line (tqdm's format: steps, elapsed, rate, and ``postfix``) is one display
+    redrawn in place, so the saved notebook and the book keep its last state; in a terminal it is
+    a tqdm bar. It redraws per share of the steps, never per tick of the clock: a bar redrawn ten
+    times a second sends a slow machine's notebook more messages than the kernel's output channel
+    keeps, and the last ones (the cell's end among them) are lost. So a loop sends at most
+    ``redraws + 2`` messages whatever the machine's speed (the test: ``conftest.py``).
+
+    ``update(**postfix)`` counts one step and records the values shown after the count
+    (``loss=1.234``); ``close()`` draws the last state. Used by the training loop of chapter 9.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        *,
+        initial: int = 0,
+        desc: str = "",
+        unit: str = "step",
+        redraws: int = 25,
+        disable: bool = False,
+    ):
+        total = whole_number("total", total, 1)
+        initial = whole_number("initial", initial, 0, total)
+        redraws = whole_number("redraws", redraws, 1)
+        self.total, self.n, self.desc, self.unit = total, initial, desc, unit
+        self.every = -(-total // redraws)  # steps between redraws, rounded up
+        self.next_draw = initial + self.every
+        self.postfix: dict = {}
+        self.redrawn = 0  # how many times the line was drawn (tests count them)
+        self.disabled = disable
+        self._handle = self._bar = None
+        if disable:
+            return
+        import time
+
+        self._clock, self._start = time.perf_counter, time.perf_counter()
+        if _in_notebook():
+            from IPython.display import Pretty, display
+
+            self._pretty = Pretty
+            self._handle = display(Pretty(self.line()), display_id=True)
+        else:
+            from tqdm.std import tqdm
+
+            # miniters: tqdm redraws only after that many steps; maxinterval=inf stops its
+            # monitor thread from forcing a redraw per second after a slow stretch
+            self._bar = tqdm(
+                total=total,
+                initial=initial,
+                desc=desc or None,
+                unit=unit,
+                miniters=self.every,
+                mininterval=0,
+                maxinterval=float("inf"),
+                dynamic_ncols=True,
+            )
+        self.redrawn = 1
+
+    def line(self) -> str:
+        """The progress line as tqdm writes it (elapsed time and rate from this machine's clock)."""
+        from tqdm.std import tqdm
+
+        elapsed = self._clock() - self._start if not self.disabled else 0.0
+        postfix = ", ".join(f"{k}={v}" for k, v in self.postfix.items()) or None
+        return tqdm.format_meter(
+            self.n,
+            self.total,
+            elapsed,
+            ncols=100,
+            prefix=self.desc,
+            unit=self.unit,
+            postfix=postfix,
+        )
+
+    def update(self, **postfix) -> None:
+        """One step done; ``postfix`` replaces the values shown after the count."""
+        self.n += 1
+        self.postfix = postfix
+        if self.disabled:
+            return
+        if self._bar is not None:
+            self._bar.set_postfix(postfix, refresh=False)
+            self._bar.update()
+        if self.n >= self.next_draw:
+            self.next_draw = self.n + self.every
+            self._draw()
+
+    def _draw(self) -> None:
+        self.redrawn += 1
+        if self._handle is not None:
+            self._handle.update(self._pretty(self.line()))
+        # tqdm redraws itself in update(), every `miniters` steps: counted here all the same
+
+    def close(self) -> None:
+        """Draw the last state (if the last redraw did not already) and stop."""
+        if self.disabled:
+            return
+        if self.next_draw - self.every != self.n:
+            self._draw()
+        if self._bar is not None:
+            self._bar.close()
+        self.disabled = True
+
+
+def _in_notebook() -> bool:
+    """True in a Jupyter kernel (where a display can be redrawn in place), not in a terminal."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None

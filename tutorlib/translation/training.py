@@ -50,9 +50,10 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
-from tqdm.auto import tqdm
+from tqdm.std import tqdm
 
 from ..checks import whole_number
+from ..display import Progress
 from .checkpoints import (
     CHECKPOINT_NAME,
     MODEL_NAME,
@@ -464,21 +465,19 @@ class _EpochBatches:
 
 
 class _Progress:
-    """The tqdm bar: steps, the epoch, the loss (an exponential mean), target tokens per second."""
+    """The progress line: steps, the epoch, the loss (an exponential mean), target tokens per second.
+
+    A :class:`tutorlib.display.Progress`, so it redraws 25 times a run whatever the machine's speed.
+    """
 
     def __init__(self, total: int, initial: int, disable: bool):
-        self.bar = tqdm(
-            total=total, initial=initial, disable=disable, unit="step", dynamic_ncols=True
-        )
+        self.bar = Progress(total, initial=initial, disable=disable)
         self.smoothed = None
 
     def update(self, epoch: int, loss_value: float, rate: float) -> None:
         s = self.smoothed
         self.smoothed = loss_value if s is None else 0.95 * s + 0.05 * loss_value
-        self.bar.update()
-        self.bar.set_postfix(
-            epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}", refresh=False
-        )
+        self.bar.update(epoch=epoch + 1, loss=f"{self.smoothed:.3f}", tok_s=f"{rate:,.0f}")
 
     def close(self) -> None:
         self.bar.close()
@@ -793,15 +792,18 @@ def train(
             f"batch {state.next_batch})"
         )
     net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
+    stops_early = max_steps is not None and max_steps < total_steps
     say(
         f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
         f"training pairs, {steps_per_epoch} steps per epoch x {config.epochs} epochs"
         + (f", {world} processes" if world > 1 else "")
         + f", on {device}"
+        + (f", stopping at step {max_steps}" if stops_early else "")
     )
 
     # the epochs
-    bar = _Progress(total_steps, state.step, disable=not progress or rank != 0)
+    bar_total = max(min(max_steps, total_steps), state.step) if stops_early else total_steps
+    bar = _Progress(bar_total, state.step, disable=not progress or rank != 0)
     halt = None
     try:
         with _StopRequest() as stop:
