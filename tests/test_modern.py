@@ -230,6 +230,52 @@ def test_gqa_equals_a_head_by_head_loop(heads, kv_heads):
             assert w.shape == (2, heads, 5, 5)
 
 
+@pytest.mark.parametrize("mask_shape", ["TT", "B1TT", "BHTT", "B11T", "1HTT"])
+def test_gqa_groups_heads_for_masks_of_every_broadcast_shape(mask_shape):
+    """A mask the same for every head, one per head, or one per key only: the grouped rows of
+    _attend meet the mask of their own query head (the loop reads mask[:, h])."""
+    B, H, Hkv, T = 2, 6, 2, 5
+    m = gqa(12 * H // 2, H, Hkv, seed=21)
+    x = randn(B, T, m.d_model, seed=22)
+    gen = torch.Generator().manual_seed(23)
+    shape = {
+        "TT": (T, T),
+        "B1TT": (B, 1, T, T),
+        "BHTT": (B, H, T, T),
+        "B11T": (B, 1, 1, T),
+        "1HTT": (1, H, T, T),
+    }[mask_shape]
+    mask = torch.rand(shape, generator=gen) < 0.7
+    mask[..., 0] = True  # no row left without a key
+    for need in (False, True):
+        out, w = m(x, x, x, mask=mask, need_weights=need)
+        ref_out, ref_w = loop_reference(m, x, x, x, mask.expand(B, H, T, T))
+        assert_close(out, ref_out, **EXACT)
+        if need:
+            assert_close(w, ref_w, **EXACT)
+
+
+def test_gqa_reads_each_kv_head_once_without_copying_it(monkeypatch):
+    """The grouped layout never repeats keys or values to the query heads (the point of GQA:
+    less memory read per step), and gives the numbers of the repeated form."""
+    m = gqa(24, 4, 1, seed=24)
+    x = randn(1, 7, 24, seed=25)
+    repeated_out = loop_reference(m, x, x, x, causal_attention_mask(7).expand(1, 4, 7, 7))[0]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the keys or values were repeated to every query head")
+
+    monkeypatch.setattr(modern, "repeat_kv", refuse)
+    monkeypatch.setattr(torch.Tensor, "repeat_interleave", refuse)
+    monkeypatch.setattr(torch.Tensor, "repeat", refuse)
+    out, _ = m(x, x, x, causal_attention_mask(7))
+    assert_close(out, repeated_out, **EXACT)
+    cache = {}
+    with torch.no_grad():
+        steps = [m.forward_step(x[:, t : t + 1], cache) for t in range(7)]
+    assert_close(torch.cat(steps, dim=1), repeated_out, **EXACT)
+
+
 def test_gqa_parameters_shrink_by_the_group_size():
     full, grouped, single = (GroupedQueryAttention(64, 8, h) for h in (8, 2, 1))
     for name in ("w_k", "w_v"):
@@ -635,3 +681,74 @@ def test_chapter_13s_cache_bytes_count_a_grouped_cache(small_vocab, kv_heads):
     assert cache_bytes(cache) == kv_cache_bytes(
         c.num_layers, kv_heads, c.d_model // c.num_heads, 7, batch=3, bytes_per_value=per_value
     )
+
+
+# --- the chapters' shipped variants -------------------------------------------------------
+
+
+def test_shipped_or_trained_reads_a_copy_only_when_its_recipe_matches(
+    small_vocab, tmp_path, monkeypatch
+):
+    """A file made by the same recipe is read back (same weights); another recipe trains; with
+    TUTORLIB_REQUIRE_SHIPPED=1 (the tests) a stale or missing file is an error naming the key
+    that differs; TUTORLIB_SAVE_VARIANTS=1 writes what was trained with its recipe."""
+    from dataclasses import replace
+
+    from tutorlib.modern_gpt import ModernGPT, modern_config
+    from tutorlib.translation import checkpoints
+
+    monkeypatch.setattr(checkpoints, "VARIANTS_DIR", tmp_path)
+    for var in ("TUTORLIB_RETRAIN", "TUTORLIB_SAVE_VARIANTS", "TUTORLIB_REQUIRE_SHIPPED"):
+        monkeypatch.delenv(var, raising=False)
+    config = replace(modern_config(num_kv_heads=2, rope_base=10000.0), vocab_size=len(small_vocab))
+    trained = []
+
+    def train():
+        torch.manual_seed(len(trained))
+        trained.append(ModernGPT(config, small_vocab, small_vocab))
+        return trained[-1]
+
+    recipe = {"config": config.to_dict(), "steps": (1, 2)}
+    model, how = checkpoints.shipped_or_trained("probe", recipe, train)
+    assert how == "trained" and not (tmp_path / "probe.pt").exists()  # nothing saved unasked
+    monkeypatch.setenv("TUTORLIB_SAVE_VARIANTS", "1")
+    model, how = checkpoints.shipped_or_trained("probe", recipe, train)
+    assert how == "trained" and (tmp_path / "probe.pt").is_file()
+    again, how = checkpoints.shipped_or_trained("probe", recipe, train)
+    assert how == "shipped" and len(trained) == 2  # read, not trained: tuples stored as lists
+    assert type(again) is ModernGPT and again.config.num_kv_heads == 2
+    for (name, a), b in zip(model.state_dict().items(), again.state_dict().values()):
+        assert torch.equal(a, b), name
+    _, how = checkpoints.shipped_or_trained("probe", recipe, train, retrain=True)
+    assert how == "trained" and len(trained) == 3
+    monkeypatch.delenv("TUTORLIB_SAVE_VARIANTS")
+    monkeypatch.setenv("TUTORLIB_REQUIRE_SHIPPED", "1")
+    with pytest.raises(RuntimeError, match=r"another recipe \(it differs in \['steps'\]\)"):
+        checkpoints.shipped_or_trained("probe", {**recipe, "steps": 3}, train)
+    with pytest.raises(RuntimeError, match="there is no .*other.pt"):
+        checkpoints.shipped_or_trained("other", recipe, train)
+    with pytest.raises(ValueError, match="name must be letters"):
+        checkpoints.shipped_or_trained("../probe", recipe, train)
+    assert len(trained) == 3
+
+
+def test_the_shipped_variants_load_and_ship_with_the_package():
+    """Every file in tutorlib/pretrained/variants/ loads, has its recipe, and is package data."""
+    import tomllib
+
+    from tutorlib.translation.checkpoints import VARIANTS_DIR, load_checkpoint, read_checkpoint
+
+    files = sorted(VARIANTS_DIR.glob("*.pt"))
+    assert {f.stem for f in files} >= {
+        "ch13_tiny",
+        "ch13_tiny_with_prompt",
+        "ch15_sinusoids",
+        "ch15_rope",
+        "ch15_rope_hkv2",
+        "ch15_rope_hkv1",
+    }
+    for f in files:
+        assert isinstance(read_checkpoint(f)["meta"]["recipe"], dict), f
+        load_checkpoint(f, "cpu")
+    data = tomllib.loads((VARIANTS_DIR.parents[1] / "pyproject.toml").read_text())
+    assert "pretrained/variants/*.pt" in data["tool"]["setuptools"]["package-data"]["tutorlib"]

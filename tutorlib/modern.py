@@ -333,21 +333,38 @@ class GroupedQueryAttention(nn.Module):
         return self.w_o(merge_heads(out)), weights
 
     def _attend(self, q, k, v, mask, need_weights: bool):
-        """q ``(B, H, T_q, Dh)``, k and v ``(B, Hkv, T_k, Dh)`` -> ``(B, H, T_q, Dh)``, weights."""
+        """q ``(B, H, T_q, Dh)``, k and v ``(B, Hkv, T_k, Dh)`` -> ``(B, H, T_q, Dh)``, weights.
+
+        The ``G = H / Hkv`` query heads of a group are stacked as ``G * T_q`` rows of one query
+        matrix against their group's keys: every key/value head is read once, never copied to
+        ``G`` heads (``repeat_kv`` would write ``G`` copies of the whole cache at every step of
+        decoding). Query head ``h`` is row block ``h % G`` of group ``h // G``, the heads
+        ``repeat_kv`` pairs; the numbers are those of attention over the repeated heads.
+        """
         attention_shapes(q, k, v, heads_axis=-3)  # Hkv must divide H: tutorlib.checks
-        # (B, Hkv, T_k, Dh) -> (B, H, T_k, Dh): query head h reads kv head h // (H // Hkv)
-        k, v = repeat_kv(k, self.num_heads), repeat_kv(v, self.num_heads)
+        B, H, T_q, Dh = q.shape
+        Hkv = k.shape[1]
+        G = H // Hkv  # query heads per key/value head
+        # (B, H, T_q, Dh) -> (B, Hkv, G, T_q, Dh) -> (B, Hkv, G*T_q, Dh): a group's rows together
+        q = q.reshape(B, Hkv, G * T_q, Dh)
+        if mask is not None:
+            mask = _group_mask(mask, H, G, T_q, k.shape[2])  # (B or 1, Hkv or 1, G*T_q, T_k)
         p = self.dropout if self.training else 0.0
         if not need_weights:
-            # (B, H, T_q, Dh), (B, H, T_k, Dh) x2 -> (B, H, T_q, Dh), fused
-            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p), None
-        # (B, H, T_q, Dh) @ (B, H, Dh, T_k) -> (B, H, T_q, T_k)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
-        if mask is not None:
-            scores = scores.masked_fill(~mask, float("-inf"))
-        weights = F.dropout(torch.softmax(scores, dim=-1), self.dropout, self.training)
-        # (B, H, T_q, T_k) @ (B, H, T_k, Dh) -> (B, H, T_q, Dh)
-        return weights @ v, weights
+            # (B, Hkv, G*T_q, Dh), (B, Hkv, T_k, Dh) x2 -> (B, Hkv, G*T_q, Dh), fused
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+            weights = None
+        else:
+            # (B, Hkv, G*T_q, Dh) @ (B, Hkv, Dh, T_k) -> (B, Hkv, G*T_q, T_k)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+            if mask is not None:
+                scores = scores.masked_fill(~mask, float("-inf"))
+            weights = F.dropout(torch.softmax(scores, dim=-1), self.dropout, self.training)
+            # (B, Hkv, G*T_q, T_k) @ (B, Hkv, T_k, Dh) -> (B, Hkv, G*T_q, Dh)
+            out = weights @ v
+            weights = weights.reshape(B, H, T_q, -1)  # (B, H, T_q, T_k)
+        # (B, Hkv, G*T_q, Dh) -> (B, H, T_q, Dh)
+        return out.reshape(B, H, T_q, Dh), weights
 
     def forward_step(
         self, query: torch.Tensor, cache: dict, mask=None, window: int | None = None
@@ -404,6 +421,23 @@ class GroupedQueryAttention(nn.Module):
         cache["k"], cache["v"], cache["t"] = k, v, t + T_new
         # (B, H, T_new, Dh) -> (B, T_new, D) -> (B, T_new, D)
         return self.w_o(merge_heads(out))
+
+
+def _group_mask(mask: torch.Tensor, H: int, G: int, T_q: int, T_k: int) -> torch.Tensor:
+    """A mask broadcastable to ``(B, H, T_q, T_k)`` laid out for ``G*T_q`` grouped query rows.
+
+    Returns ``(B or 1, Hkv or 1, G*T_q, T_k)``: a mask with one head axis of 1 is the same for
+    every query head, so each group's ``G`` row blocks repeat it (a copy of ``T_q x T_k``
+    booleans, not of keys); a mask per head splits its ``H`` heads into ``Hkv`` groups of ``G``.
+    """
+    mask = mask.reshape((1,) * (4 - mask.dim()) + tuple(mask.shape))  # (b, h, t_q, t_k)
+    b, h = mask.shape[:2]
+    mask = mask.expand(b, h, T_q, T_k)
+    if h == 1:
+        # (b, 1, T_q, T_k) -> (b, 1, G, T_q, T_k) -> (b, 1, G*T_q, T_k)
+        return mask[:, :, None].expand(b, 1, G, T_q, T_k).reshape(b, 1, G * T_q, T_k)
+    # (b, H, T_q, T_k) -> (b, Hkv, G*T_q, T_k): heads h = j*G .. j*G + G-1 are group j
+    return mask.reshape(b, H // G, G * T_q, T_k)
 
 
 # --- sliding windows ----------------------------------------------------------------------
