@@ -95,12 +95,14 @@ class ModernGPT(GPT):
     chapter 13. ``tutorlib.gpt.generate`` decodes it with its KV cache:
     ``Block.forward_step`` calls ``GroupedQueryAttention.forward_step``, whose
     cache holds ``Hkv`` heads per block and turns the new queries and keys at
-    their positions. Checkpoints are chapter 13's files, which record a
-    ``GPTConfig``: keep a trained ``ModernGPT`` in memory, or save its
-    ``state_dict`` with its config's ``to_dict()``.
+    their positions. ``save_model`` writes it as chapter 13's file with
+    ``kind="modern_gpt"`` (its config with ``num_kv_heads`` and ``rope_base``),
+    and ``load_checkpoint`` builds it back.
 
     Derived in chapter 15 (Attention in today's models).
     """
+
+    kind = "modern_gpt"  # what a checkpoint records, so that load_checkpoint builds a ModernGPT
 
     def __init__(self, config: ModernGPTConfig, src_vocab=None, tgt_vocab=None):
         if not isinstance(config, ModernGPTConfig):

@@ -23,6 +23,7 @@ Derived in chapters 9 and 10.
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import tempfile
@@ -48,21 +49,39 @@ __all__ = [
     "read_checkpoint",
     "load_checkpoint",
     "load_pretrained",
+    "VARIANTS_DIR",
+    "shipped_or_trained",
 ]
 
+VARIANTS_DIR = PRETRAINED_PATH.parent / "variants"  # the chapters' small trained models
 CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (train() writes it)
 MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
 FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
 # The kinds of model a checkpoint may hold, and their configs; a file without "kind" holds a Translator.
+# Chapter 15's ModernGPT ("modern_gpt") is read through _config_class and _model_class, imported
+# when a file holds one, as tutorlib.modern_gpt imports this module.
 CONFIGS = {"translator": TranslatorConfig, "gpt": GPTConfig}
+KINDS = (*CONFIGS, "modern_gpt")
+
+
+def _config_class(kind: str):
+    if kind == "modern_gpt":
+        from ..modern_gpt import ModernGPTConfig
+
+        return ModernGPTConfig
+    return CONFIGS[kind]
 
 
 def _model_class(kind: str):
-    """The class that reads a checkpoint of ``kind``; the GPT is imported here, as it imports this module."""
+    """The class that reads a checkpoint of ``kind``; the GPTs are imported here, as they import this module."""
     if kind == "gpt":
         from .gpt import GPT
 
         return GPT
+    if kind == "modern_gpt":
+        from ..modern_gpt import ModernGPT
+
+        return ModernGPT
     return Translator
 
 
@@ -247,12 +266,12 @@ def read_checkpoint(path) -> dict:
     if missing:
         raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
     kind = state.setdefault("kind", "translator")
-    if kind not in CONFIGS:
+    if kind not in KINDS:
         raise CheckpointError(
-            f"{path} holds a model of kind {kind!r}; this tutorlib reads {sorted(CONFIGS)}"
+            f"{path} holds a model of kind {kind!r}; this tutorlib reads {sorted(KINDS)}"
         )
     try:
-        state["config"] = CONFIGS[kind].from_dict(state["config"])
+        state["config"] = _config_class(kind).from_dict(state["config"])
         state["src_vocab"] = vocab_from_dict(state["src_vocab"])
         state["tgt_vocab"] = vocab_from_dict(state["tgt_vocab"])
     except Exception as e:
@@ -356,3 +375,50 @@ def load_pretrained(device=None) -> tuple[Translator, Vocab, Vocab]:
     Derived in chapter 10 (Translating and evaluating).
     """
     return load_checkpoint(PRETRAINED_PATH, device=device)
+
+
+def shipped_or_trained(name: str, recipe: dict, train, *, retrain: bool = False):
+    """The model ``train()`` would make, read from the copy shipped for the chapters when it was
+    made by this very ``recipe``; trained here otherwise.
+
+    A chapter whose lesson needs several trainings of minutes each (chapters 13 and 15) ships the
+    models they give, a few hundred kilobytes each, in ``tutorlib/pretrained/variants/<name>.pt``
+    with the ``recipe`` that made them (plain data: the config's ``to_dict()``, steps, what was
+    trained further). The chapter states its recipe and calls this: the shipped file is used only
+    if its recorded recipe equals the cell's, so a reader who changes a number in the cell gets a
+    model trained on their recipe, not a stale one; ``retrain=True``, or the environment variable
+    ``TUTORLIB_RETRAIN=1``, trains in any case. With ``TUTORLIB_SAVE_VARIANTS=1`` a model trained
+    here is written to that folder with its recipe: running the chapter with both variables is the
+    command that makes the shipped files (``tutorlib/pretrained/README.md``).
+
+    Returns ``(model, how)``, ``how`` being ``"shipped"`` or ``"trained"``.
+    """
+    if not isinstance(name, str) or not name.replace("_", "").isalnum():
+        raise ValueError(f"name must be letters, digits and '_', got {name!r}")
+    if not isinstance(recipe, dict):
+        raise ValueError(f"recipe must be a dict of plain data, got {type(recipe).__name__}")
+    recipe = json.loads(json.dumps(recipe))  # as the file will hold it: lists, not tuples
+    path = VARIANTS_DIR / f"{name}.pt"
+    retrain = retrain or os.environ.get("TUTORLIB_RETRAIN") == "1"
+    shipped = None
+    if not retrain and path.is_file():
+        state = read_checkpoint(path)
+        shipped = state.get("meta", {}).get("recipe")
+        if shipped == recipe:
+            return model_from_state(state, torch.device("cpu")).eval(), "shipped"
+    if not retrain and os.environ.get("TUTORLIB_REQUIRE_SHIPPED") == "1":
+        # the tests run the chapters so: a chapter that would train for minutes is a stale file
+        if shipped is None:
+            why = f"there is no {path}"
+        else:
+            keys = sorted(k for k in set(recipe) | set(shipped) if recipe.get(k) != shipped.get(k))
+            why = f"{path} was made by another recipe (it differs in {keys})"
+        raise RuntimeError(
+            f"{why}, and TUTORLIB_REQUIRE_SHIPPED=1 forbids training it here: make it again "
+            "with the chapter's own cells, TUTORLIB_RETRAIN=1 TUTORLIB_SAVE_VARIANTS=1 "
+            "(tutorlib/pretrained/README.md)"
+        )
+    model = train()
+    if os.environ.get("TUTORLIB_SAVE_VARIANTS") == "1":
+        save_model(model, path, recipe=recipe)
+    return model.eval(), "trained"
