@@ -11,7 +11,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install vendor book pdf epub system-deps test check test-kernels clean
+.PHONY: install vendor book pdf epub system-deps test check test-kernels test-torch clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -101,5 +101,13 @@ check: install
 test-kernels: install
 	$(BIN)/python tools/kernels.py $(ARGS)
 
+# Other PyTorch releases than constraints.txt's (tools/torch_versions.py): the lowest that
+# pyproject.toml accepts and the newest that PyPI serves, each in a fresh virtualenv under
+# .venv-torch/ (a few GB each: PyPI's Linux wheels bring CUDA, which runs on a CPU alone too);
+# the fast tests and the chapters' nbval in each. Not part of make test; the README says what ran.
+TORCH_VERSIONS ?= 2.4.1 2.15.0
+test-torch: install
+	$(BIN)/python tools/torch_versions.py $(TORCH_VERSIONS)
+
 clean:
-	rm -rf _build $(VENV) vendor test-artifacts
+	rm -rf _build $(VENV) vendor test-artifacts .venv-torch
