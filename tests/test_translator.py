@@ -1139,3 +1139,28 @@ def test_shipped_model_conjugates_every_verb_with_every_pronoun(pretrained):
     right, total, misses = sweep(*pretrained)
     low = {k: f"{right[k]}/{n}" for k, n in total.items() if right[k] < 0.9 * n}
     assert not low, (low, misses[:10])
+
+
+@pytest.mark.parametrize(
+    "error, kept",
+    [
+        # torch 2.4: the advice and torch's finding on one line, the link on another
+        (
+            RuntimeError(
+                "Weights only load failed. Re-running `torch.load` with `weights_only` set to "
+                "`False` will likely succeed, but it can result in arbitrary code execution. "
+                "WeightsUnpickler error: Unsupported operand 0\n\nCheck the documentation of "
+                "torch.load to learn more about types accepted by default with weights_only"
+            ),
+            "(RuntimeError: Unsupported operand 0)",
+        ),
+        (EOFError(""), "(EOFError)"),  # an empty file: no "(EOFError: )"
+    ],
+)
+def test_an_unreadable_file_is_named_without_torchs_advice_on_any_torch(error, kept):
+    from pathlib import Path
+
+    from tutorlib.translation.checkpoints import _unreadable
+
+    message = _unreadable(Path("damaged.pt"), error)
+    assert kept in message and "weights_only" not in message, message

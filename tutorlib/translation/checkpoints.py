@@ -289,9 +289,12 @@ def _unreadable(path: Path, e: Exception) -> str:
         if line.strip()
         and not any(w in line for w in ("weights_only", "Weights only", "documentation"))
     ]
-    what = (lines[0] if lines else str(e))[:200]
+    if not lines:  # older torch: the advice and its finding on one line
+        found = (str(e).rpartition("WeightsUnpickler error:")[2].strip().splitlines() or [""])[0]
+        lines = [found if "weights_only" not in found else ""]
+    what = lines[0][:200]
     return (
-        f"{path} cannot be read as a checkpoint ({type(e).__name__}: {what}). It is truncated "
+        f"{path} cannot be read as a checkpoint ({type(e).__name__}{': ' + what if what else ''}). It is truncated "
         "or corrupted (a copy that did not finish?) or not a PyTorch file at all"
     )
 
