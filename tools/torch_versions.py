@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -40,7 +41,16 @@ def _constraints_without_torch(path: Path) -> Path:
 def _run(cmd: list, env: dict, log) -> int:
     log.write(f"$ {' '.join(map(str, cmd))}\n")
     log.flush()
-    return subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
+    # a run started in the background (`&`) ignores Ctrl-C, and its children would too: the
+    # tests of Ctrl-C need it delivered as in a terminal
+    return subprocess.run(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    ).returncode
 
 
 def check_version(version: str, only_fast: bool) -> tuple[bool, str]:
