@@ -189,7 +189,7 @@ def test_your_cat_slide_mask_is_the_incomplete_one_the_seeds_readme_describes():
         if {j for r, j in should_hide if r == i} == {j for r, j in slide if r == i}
     ]
     assert rows_right == [4, 5], (
-        "only row LOVELY (and the last row, which hides nothing) is right on the slide"
+        "two rows are right on the slide: LOVELY and the last, which hides nothing"
     )
 
 

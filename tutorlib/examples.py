@@ -107,7 +107,8 @@ LONG_SENTENCE = (
 #: Chapters 5 and 6: the slide deck's self-attention weights for "YOUR CAT IS A
 #: LOVELY CAT" (seq = 6, d_model = d_k = 512, one head; the deck says the values
 #: are random), and the cells its causal-mask slide sets to -inf. That slide is
-#: incomplete: only row LOVELY (and the last row, which hides nothing) is right.
+#: incomplete: two rows are right, LOVELY and the last row (which hides nothing);
+#: the other four leave later positions visible.
 YOUR_CAT = {
     "tokens": ["YOUR", "CAT", "IS", "A", "LOVELY", "CAT"],
     "weights": np.array(
