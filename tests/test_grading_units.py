@@ -652,6 +652,34 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
 
 
+def test_a_failed_test_says_its_message_as_written():
+    """Issue 32, fault 8: otter's _generate_error_message strips the quotes at both ends of a
+    message ("softmax_axis' is not ..."); the checker runs each test case itself and hands on
+    the message whole, with its quotes and every line."""
+    source = (
+        "from otter.test_files import test_case\n"
+        "OK_FORMAT = False\n"
+        'name = "q1"\n'
+        "points = 3\n\n"
+        "@test_case(points=1)\n"
+        "def test_named(env):\n"
+        "    assert False, f\"{'softmax_axis'!r} is not the bug of {'carla.m'!r}\"\n\n"
+        "@test_case(points=1)\n"
+        "def test_two_lines(env):\n"
+        "    assert False, \"'first' line\\nsecond 'line'\"\n\n"
+        "@test_case(points=1)\n"
+        "def test_calls_none(env):\n"
+        "    env['f']()\n"
+    )
+    test_file = checker.load_tests({"q1": source})["q1"]
+    got = [checker.run_case(test_file, i, {"f": None}, 5)[1] for i in range(3)]
+    assert got == [
+        "'softmax_axis' is not the bug of 'carla.m'",
+        "'first' line\nsecond 'line'",
+        "TypeError: 'NoneType' object is not callable",
+    ]
+
+
 @pytest.mark.slow  # grades in the bwrap sandbox
 def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp_path):
     """--timeout kills the checker (and its kernel) on a submission that overruns, says so, and a

@@ -140,6 +140,17 @@ def message_of(text: str) -> str:
     return lines[-1] if lines else "failed"
 
 
+def failure_message(e: BaseException) -> str:
+    """What a failed test function says to the learner, as its author wrote it: an assertion's
+    message whole (every line, every quote), else the exception's type and text. (otter's
+    ``_generate_error_message`` strips the quotes at both ends of the text, so "'softmax_axis'
+    is not ..." would reach the learner as "softmax_axis' is not ...".)"""
+    text = str(e)
+    if isinstance(e, AssertionError) and text.strip():
+        return text.strip()
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
 def real_modules(test_file) -> dict:
     """For doctest-style tests, which read ``np`` and friends from the namespace: the real ones."""
     import numpy
@@ -184,11 +195,7 @@ def run_case(test_file, i: int, env: dict, seconds: float) -> tuple[bool, str]:
                 tc.body.call_func(env)
                 return True, ""
             except Exception as e:
-                try:
-                    text = test_file._generate_error_message(e)
-                except Exception:
-                    text = f"{type(e).__name__}: {e}"
-                return False, message_of(text)
+                return False, failure_message(e)
         passed, text = run_doctest(
             f"{test_file.name} {i}", tc.body, {**env, **real_modules(test_file)}
         )
