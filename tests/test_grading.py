@@ -261,8 +261,7 @@ def test_copy_scores_stay_under_the_goal(case):
     e = EXPECTED.get(case)
     assert e is not None, f"{case} has no entry in expected.json"
     assert e["points"] <= COPY_GOAL * e["of"] + 1e-9, (
-        f"{case}: pasting the chapter earns {e['points']} of {e['of']} points, "
-        f"over {COPY_GOAL:.0%}"
+        f"{case}: pasting the chapter earns {e['points']} of {e['of']} points, over {COPY_GOAL:.0%}"
     )
 
 
