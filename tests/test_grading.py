@@ -204,6 +204,8 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex13_lying_answers.ipynb": 8,
         # issue 25: questions 1 to 3 call tutorlib.modern; question 4's numbers are right
         "adversarial/ex15_calls_tutorlib_modern.ipynb": 3,
+        # issue 32, fault 7: q2's smoothed_loss calls torch, withheld; the rest is right
+        "adversarial/ex09_calls_torch_cross_entropy.ipynb": 8.5,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):
@@ -233,7 +235,6 @@ ABOVE_GOAL = {
     "copy/ex04_paste_tutorlib.ipynb",
     "copy/ex04_paste_formula.ipynb",
     "copy/ex05_paste_tutorlib.ipynb",
-    "copy/ex09_paste_tutorlib.ipynb",
     "copy/ex10_paste_formula.ipynb",
     "copy/ex12_paste_tutorlib.ipynb",
 }

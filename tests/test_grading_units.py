@@ -652,6 +652,16 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
 
 
+def test_a_withheld_module_is_not_preloaded():
+    """Issue 32, fault 7: ex09 withholds torch; the kernel must not preload torch, nor
+    tutorlib.nn, which imports it (its start would fail), while the other exercises still do."""
+    assert checker.needs_withheld("torch", ("torch",))
+    assert checker.needs_withheld("tutorlib.nn", ("torch",))
+    assert not checker.needs_withheld("tutorlib.attention", ("torch",))
+    assert not checker.needs_withheld("torch", sandbox.withheld_for("ex05_multi_head_attention"))
+    assert sandbox.withheld_for("ex09_training") == ("torch",)
+
+
 def test_a_failed_test_says_its_message_as_written():
     """Issue 32, fault 8: otter's _generate_error_message strips the quotes at both ends of a
     message ("softmax_axis' is not ..."); the checker runs each test case itself and hands on

@@ -77,6 +77,27 @@ CASES = {
             ("return peak * min(n / warmup, math.sqrt(warmup / n))", "return peak * min(n / warmup, warmup / n)"),
             ("n_tenth = 4000 * 10 ** 2", "n_tenth = 4000 * 10")],
             "q4": [('"A": 2,', '"A": 1,'), ('"C": 1,', '"C": 2,')]},
+        # issue 32, fault 6: the schedule computed in float32 keeps full marks (the tests
+        # compared with rel_tol=1e-9, below float32's resolution)
+        "honest/ex09_float32": {"q3": [
+            ("    n = step + 1\n    return peak * min(n / warmup, math.sqrt(warmup / n))",
+             "    n = np.float32(step + 1)\n"
+             "    w = np.float32(warmup)\n"
+             "    return np.float32(peak) * np.minimum(n / w, np.sqrt(w / n))   # float32")]},
+        # issue 32, fault 7: PyTorch's label smoothing rescaled to this convention; torch is
+        # withheld when ex09 is graded, so the cell does not run and q2 scores 0
+        "adversarial/ex09_calls_torch_cross_entropy": {"q2": [
+            ("    p = np.asarray(p, dtype=float)\n"
+             "    V = len(p)\n"
+             "    q = np.full(V, eps / (V - 1))    # eps spread over the V - 1 wrong words ...\n"
+             "    q[right] = 1 - eps               # ... and 1 - eps on the right one\n"
+             "    return float(-(q * np.log(p)).sum())",
+             "    import torch\n"
+             "    import torch.nn.functional as F\n"
+             "    V = len(p)\n"
+             "    log_p = torch.log(torch.as_tensor(np.asarray(p, dtype=float)))[None]\n"
+             "    return float(F.cross_entropy(log_p, torch.tensor([right]),\n"
+             "                                 label_smoothing=eps * V / (V - 1)))")]},
         # issue 27, point 6: chapter 9's warmup_cosine pasted as the schedule
         "ex09_chapter_schedule": {"q3": [
             ("def lr_at(step, peak, warmup):", "def lr_at(step, peak, warmup, min_lr=1e-5, total=1000):"),

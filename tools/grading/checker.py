@@ -172,6 +172,17 @@ def preloads(sources: dict[str, str], cells: list) -> list[str]:
     return wanted
 
 
+# what a preloaded module imports that an exercise may withhold (tutorlib.nn is built on torch)
+PRELOAD_NEEDS = {"tutorlib.nn": ("torch",)}
+
+
+def needs_withheld(module: str, withheld: tuple[str, ...]) -> bool:
+    """True when ``module`` is, or imports, a module the exercise withholds: the kernel could
+    not preload it (its cells that import it fail with the withheld message instead)."""
+    names = (module, *PRELOAD_NEEDS.get(module, ()))
+    return any(n == w or n.startswith(w + ".") for n in names for w in withheld)
+
+
 class CaseTimeout(BaseException):
     pass
 
@@ -220,14 +231,15 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     if nb_name and name and nb_name != name:
         result["messages"].append(f"this notebook says it is {nb_name}; it was graded as {name}")
     limits = sandbox.Limits(memory_mb=opts.memory)
-    preload = preloads(sources, cells)
+    withhold = sandbox.withheld_for(name)
+    preload = [m for m in preloads(sources, cells) if not needs_withheld(m, withhold)]
     session = Session(
         limits,
         sandboxed=not opts.no_sandbox,
         uid=opts.uid,
         cell_timeout=opts.cell_timeout,
         preload=preload,
-        withhold=sandbox.withheld_for(name),
+        withhold=withhold,
     )
     status = "error"
     tests = {}
