@@ -288,6 +288,19 @@ def test_honest_alternatives_keep_full_marks():
 
 
 @pytest.mark.slow  # grades the corpus in the bwrap sandbox
+def test_exercise_12_reports_the_learner_id_it_graded(batch):
+    """Issue 32, fault 3: the report says which learner id it graded (JSON, CSV and table), and
+    it is the id written in question 1's cell, not the one a later cell changed it to."""
+    case = "ex12/ex12_id_changed_later.ipynb"
+    assert batch["results"][case]["graded_as"] == {"learner_id": "s1002"}
+    with open(batch["out"] / "summary.csv", newline="") as fh:
+        row = next(r for r in csv.DictReader(fh) if r["submission"].endswith(case))
+    assert row["graded_as"] == "learner_id='s1002'"
+    line = next(x for x in batch["stdout"].splitlines() if x.startswith(Path(case).name))
+    assert "[learner_id 's1002']" in line
+
+
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
 def test_grading_writes_no_file_into_the_corpus(batch):
     """The write_files case tries to write tests, results and a summary next to itself."""
     new = set(batch["after"]) - set(batch["before"])

@@ -652,6 +652,24 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
 
 
+@pytest.mark.parametrize(
+    "source, binds",
+    [
+        ('learner_id = "s1"', True),
+        ('learner_id: str = "s1"', True),
+        ('a, learner_id = 1, "s1"', True),
+        ('learner_id += "x"', True),
+        ("print(learner_id)", False),
+        ('def f():\n    learner_id = "s1"', False),
+        ("learner_id = (", False),
+    ],
+)
+def test_the_cell_that_writes_a_pinned_name(source, binds):
+    """Issue 32, fault 3: exercise 12 grades the id its cell wrote; which cells write it."""
+    assert checker.assigns(source, "learner_id") is binds
+    assert checker.PINNED["ex12"] == ("learner_id",)
+
+
 def test_a_withheld_module_is_not_preloaded():
     """Issue 32, fault 7: ex09 withholds torch; the kernel must not preload torch, nor
     tutorlib.nn, which imports it (its start would fail), while the other exercises still do."""

@@ -210,6 +210,11 @@ CASES["ex12"] = {
         "q3": [("scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", "scores = q @ k.transpose(-2, -1)")]},
     "ex12_names_bug_of_another_id": {"q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')]},
     "ex12_empty_id": {"q1": [('learner_id = "s1002"', 'learner_id = ""')]},
+    # issue 32, fault 3: the id changed in a later cell (s1004's bug is another): graded as the
+    # id written in question 1's cell, s1002, whose bug is named and fixed, and the report says so
+    "ex12_id_changed_later": {"q3": [("def fixed_self_attention(",
+                                      'learner_id = "s1004"   # changed after the id cell\n\n\n'
+                                      "def fixed_self_attention(")]},
     # cheat: the name from the documented rule, and another id's component instead of a fix (every
     # component is broken somewhere the hidden tests look)
     "ex12_other_ids_component": {

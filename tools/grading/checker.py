@@ -23,6 +23,7 @@ replaced object in the kernel can change only the answers the learner's own func
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import os
@@ -183,6 +184,46 @@ def needs_withheld(module: str, withheld: tuple[str, ...]) -> bool:
     return any(n == w or n.startswith(w + ".") for n in names for w in withheld)
 
 
+# names an exercise grades as the cell that first writes them left them (issue 32, fault 3):
+# ex12 plants each learner's bug by their id, so the id written in question 1's cell is the one
+# graded (and printed in the report), not one a later cell changes it to
+PINNED = {"ex12": ("learner_id",)}
+
+
+def assigns(source: str, name: str) -> bool:
+    """Whether a cell's Python binds ``name`` at its top level (``name = ...``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
+        for target in targets:
+            for t in ast.walk(target):
+                if isinstance(t, ast.Name) and t.id == name:
+                    return True
+    return False
+
+
+def pin(pinned: dict, names: tuple, cell, session: Session) -> None:
+    """After ``cell`` ran: the first value it gives a pinned name (not ``...`` or None), with
+    the cell that wrote it."""
+    wanted = [n for n in names if n not in pinned and assigns(cell.source, n)]
+    if not wanted:
+        return
+    env = session.names()
+    for n in wanted:
+        value = env.get(n)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            pinned[n] = (value, cell.label())
+
+
 class CaseTimeout(BaseException):
     pass
 
@@ -249,8 +290,11 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
         for module in preload:  # tests import them too: not inside a test's time limit)
             __import__(module)
         session.ready()
+        pinned_names, pinned = PINNED.get((name or "")[:4], ()), {}
         for c in cells:
             o = session.run_cell(c)
+            if o.status == "ok" and pinned_names:
+                pin(pinned, pinned_names, c, session)
             if o.status == "error":
                 result["messages"].append(f"{c.label()} raised {o.error[0]}: {o.error[1]}"[:500])
             elif o.status == "timeout":
@@ -263,8 +307,20 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
                     f"{c.label()} stopped the Python process (os._exit, a crash, "
                     "or too much memory): it was skipped"
                 )
+        if pinned_names:
+            final = session.names()
+            result["graded_as"] = {n: pinned[n][0] for n in pinned}
+            for n, (value, where) in pinned.items():
+                if final.get(n) != value:
+                    result["messages"].append(
+                        f"{n} was changed after {where} (to {final.get(n)!r}): the notebook "
+                        f"was graded as the {n} that cell wrote, {value!r}"
+                    )
+        pins = {n: v for n, (v, _) in pinned.items()} if pinned_names else {}
         for q in sorted(tests):
-            result["questions"][q] = grade_question(q, tests[q], session, opts.cell_timeout, result)
+            result["questions"][q] = grade_question(
+                q, tests[q], session, opts.cell_timeout, result, pins
+            )
         printed = session.output()
         if printed > OUTPUT_LIMIT:
             result["messages"].append(
@@ -287,7 +343,11 @@ def grade(submission: Path, zip_path: Path, opts) -> dict:
     return result
 
 
-def grade_question(q: str, test_file, session: Session, seconds: float, result: dict) -> dict:
+def grade_question(
+    q: str, test_file, session: Session, seconds: float, result: dict, pins: dict | None = None
+) -> dict:
+    """Run every test case of question ``q``; ``pins`` replace the learner's names of the same
+    name (PINNED)."""
     cases = []
     for i, tc in enumerate(test_file.test_cases):
         outcome = {
@@ -300,7 +360,7 @@ def grade_question(q: str, test_file, session: Session, seconds: float, result: 
         cases.append(outcome)
         session.link.deadline = time.monotonic() + seconds
         try:
-            env = session.names()
+            env = {**session.names(), **(pins or {})}
             outcome["passed"], outcome["message"] = run_case(test_file, i, env, seconds)
         except (wire.TimedOut, CaseTimeout) as e:
             if isinstance(e, wire.TimedOut) and str(e).startswith("decoding"):
