@@ -204,6 +204,8 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex13_lying_answers.ipynb": 8,
         # issue 25: questions 1 to 3 call tutorlib.modern; question 4's numbers are right
         "adversarial/ex15_calls_tutorlib_modern.ipynb": 3,
+        # issue 32: q1 calls torch.log_softmax, withheld (so does q2's search, which calls q1)
+        "adversarial/ex03_calls_torch_log_softmax.ipynb": 3.5,
         # issue 32, fault 7: q2's smoothed_loss calls torch, withheld; the rest is right
         "adversarial/ex09_calls_torch_cross_entropy.ipynb": 8.5,
     }
@@ -229,9 +231,6 @@ ABOVE_GOAL = {
     "copy/ex02_paste.ipynb",
     "copy/ex02_paste_tutorlib.ipynb",
     "copy/ex02_paste_formula.ipynb",
-    "copy/ex03_paste.ipynb",
-    "copy/ex03_paste_tutorlib.ipynb",
-    "copy/ex03_paste_formula.ipynb",
     "copy/ex04_paste_tutorlib.ipynb",
     "copy/ex04_paste_formula.ipynb",
     "copy/ex05_paste_tutorlib.ipynb",

@@ -114,41 +114,44 @@ EX02 = {
 
 # ---------------------------------------------------------------- exercise 3: softmax
 EX03_STABLE = '''\
-def tempered_softmax(scores, temperature=1.0):
+def stable_softmax(x, temperature=1.0):
     """Softmax of x / temperature over the last axis, with the row maximum subtracted
     first."""
-    z = np.asarray(scores, dtype=float) / temperature  # (..., T_k)
+    z = np.asarray(x, dtype=float) / temperature  # (..., T_k)
     # (..., T_k) - (..., 1) -> (..., T_k), every entry <= 0
     z = z - z.max(axis=-1, keepdims=True)
     e = np.exp(z)                                 # (..., T_k), every entry in (0, 1]
     return e / e.sum(axis=-1, keepdims=True)      # (..., T_k) / (..., 1) -> (..., T_k)
+
+
+def log_softmax(scores, temperature=1.0):
+    return np.log(stable_softmax(scores, temperature))
 '''
 EX03_TUTORLIB = '''\
 from tutorlib.attention import softmax
 
 
-def tempered_softmax(scores, temperature=1.0):
-    return softmax(np.asarray(scores, dtype=float), temperature=temperature)
+def log_softmax(scores, temperature=1.0):
+    return np.log(softmax(np.asarray(scores, dtype=float), temperature=temperature))
 '''
 EX03_Q2 = (
-    "sharpest = 0.25         # chapter 3's table: cat 0.982 at τ = 0.25\n"
-    "limit_weight = 1 / 3    # chapter 3: high temperature, uniform\n"
-    "times_five = ...\n"
-    'backwards_winner = "car"   # chapter 3: "car, the lowest score, wins"\n'
+    "tau_ratio_100 = ...\n"
+    "tau_half = 2   # chapter 3's table: cat 0.502 at τ = 2\n"
 )
 EX03_Q3 = (
-    "first_overflow = 710   # chapter 3: exp(710) is inf\n"
-    "breaking_scores = np.array([[1e4, 1e4 - 1, -1e4],\n"
-    "                            [-1e4, -1e4, -1e4]])   # chapter 3's huge\n"
+    "first_overflow_float32 = 710   # chapter 3: exp(710) is inf\n"
+    "first_nan_gap = 710\n"
 )
 EX03 = {
     "paste": [EX03_STABLE, EX03_Q2, EX03_Q3],
     "tutorlib": [EX03_TUTORLIB, EX03_Q2, EX03_Q3],
     "formula": [
         EX03_STABLE,
-        EX03_Q2.replace("times_five = ...", "times_five = 1 / 5   # x / τ = 5 x"),
-        "import math\n\nfirst_overflow = math.ceil(math.log(1.8e308))\n"
-        + EX03_Q3.split("\n", 1)[1],
+        EX03_Q2.replace("tau_ratio_100 = ...", "tau_ratio_100 = (2.0 - 1.0) / 100"),
+        "import math\n\n"
+        "# chapter 3's threshold, ln of the largest number, for float32\n"
+        "first_overflow_float32 = math.ceil(math.log(np.finfo(np.float32).max))\n"
+        "first_nan_gap = math.ceil(-math.log(np.finfo(np.float64).tiny))\n",
     ],
 }
 

@@ -21,7 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
+NAMES = {"ex01": "ex01_why_attention", "ex03": "ex03_softmax", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
          "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
          "ex15": "ex15_modern_attention"}
@@ -42,6 +42,40 @@ CASES = {
                    ("loan_sharp_need_1000 = 1750 / 17", "loan_sharp_need_1000 = 110")],
             "q3": [("same_summary = False", "same_summary = True"), ("score_twice = 2.0", "score_twice = 1.0"),
                    ("lookup_costs_more_from = 17", "lookup_costs_more_from = 16")]},
+    },
+    # issue 32: exercise 3 asks for a stable log-softmax, temperatures found backwards, and where
+    # float32 overflows and float64 underflows
+    "ex03": {
+        "ex03_log_of_weights": {"q1": [
+            ("    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))",
+             "    return np.log(np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True))")]},
+        "ex03_no_max_subtraction": {"q1": [
+            ("    z = z - z.max(axis=-1, keepdims=True)\n", "")]},
+        "ex03_wrong_axis": {"q1": [
+            ("    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))",
+             "    return z - np.log(np.exp(z).sum(axis=0, keepdims=True))")]},
+        "ex03_temperature_multiplied": {"q1": [
+            ("z = np.asarray(scores, dtype=float) / temperature", "z = np.asarray(scores, dtype=float) * temperature")]},
+        "ex03_overflow_not_underflow": {
+            "q2": [("tau_half = (lo + hi) / 2", "tau_half = 2   # chapter 3's table: cat 0.502")],
+            "q3": [("    print(first_overflow_float32,", "    first_nan_gap = 710   # where exp overflows\n"
+                    "    print(first_overflow_float32,")]},
+        # question 1 answered by torch.log_softmax, withheld: the cell runs, the calls fail
+        "adversarial/ex03_calls_torch_log_softmax": {"q1": [
+            ("    z = np.asarray(scores, dtype=float) / temperature   # (..., T_k)\n",
+             "    import torch\n\n"
+             "    t = torch.as_tensor(np.asarray(scores, dtype=float)) / temperature\n"
+             "    return torch.log_softmax(t, dim=-1).numpy()\n"
+             "    z = np.asarray(scores, dtype=float) / temperature   # (..., T_k)\n")]},
+        # an honest alternative: NumPy's logaddexp in float32
+        "honest/ex03_logaddexp_float32": {"q1": [
+            ("    z = np.asarray(scores, dtype=float) / temperature   # (..., T_k)\n"
+             "    # (..., T_k) - (..., 1): every exponent <= 0, nothing overflows\n"
+             "    z = z - z.max(axis=-1, keepdims=True)\n"
+             "    # the log of the sum, never of a weight: at least one term is e^0 = 1, so no log(0)\n"
+             "    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))",
+             "    z = np.asarray(scores, dtype=np.float32) / np.float32(temperature)\n"
+             "    return z - np.logaddexp.reduce(z, axis=-1, keepdims=True)")]},
     },
     "ex04": {
         "ex04_variance_per_entry": {"q4": [

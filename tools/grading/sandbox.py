@@ -62,6 +62,7 @@ LOST_WITHOUT_SANDBOX = (
 # behind a read-only stub whose import fails with the reason; without it the kernel refuses the
 # import itself (a learner could undo that: --no-sandbox loses it too).
 WITHHELD = {
+    "ex03": ("torch",),  # question 1 builds log-softmax, which torch.log_softmax is (issue 32)
     # question 2 builds label smoothing in another convention; F.cross_entropy's
     # label_smoothing rescaled is that convention (issue 32, fault 7): NumPy and plain Python only
     "ex09": ("torch",),
