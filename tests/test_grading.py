@@ -233,7 +233,6 @@ ABOVE_GOAL = {
     "copy/ex02_paste_formula.ipynb",
     "copy/ex04_paste_tutorlib.ipynb",
     "copy/ex04_paste_formula.ipynb",
-    "copy/ex05_paste_tutorlib.ipynb",
     "copy/ex10_paste_formula.ipynb",
     "copy/ex12_paste_tutorlib.ipynb",
 }

@@ -278,9 +278,9 @@ def mha_forward(query, key, value, W_Q, W_K, W_V, W_O, num_heads):
     return (tutorlib.nn.merge_heads(heads) @ W_O).numpy(), weights.numpy()
 '''
 EX05_Q3 = (
-    "d_head = 64                 # chapter 5: d_head 64\n"
-    "weights_shape = ...\n"
-    "num_parameters = 1050624    # chapter 5: parameters 1050624\n"
+    "concat_width = 256             # chapter 5: concatenated (T, D)\n"
+    "score_divisor = 8              # chapter 5: sqrt(Dh), Dh = 64\n"
+    "num_parameters = 1050624       # chapter 5: parameters 1050624\n"
     "num_parameters_8_heads = 1050624\n"
 )
 EX05_TUTORLIB_Q3 = '''\
@@ -289,9 +289,8 @@ import torch
 import tutorlib.nn
 
 mha = tutorlib.nn.MultiHeadAttention(d_model=256, num_heads=4)
-d_head = mha.d_head
-x, kv = torch.zeros(2, 7, 256), torch.zeros(2, 9, 256)
-weights_shape = tuple(mha(x, kv, kv, need_weights=True)[1].shape)
+concat_width = 256
+score_divisor = mha.d_head ** 0.5
 num_parameters = sum(p.numel() for p in mha.parameters())
 num_parameters_8_heads = sum(
     p.numel() for p in tutorlib.nn.MultiHeadAttention(d_model=256, num_heads=8).parameters()
@@ -303,9 +302,11 @@ EX05 = {
     "formula": [
         EX05_SPLIT,
         EX05_MHA,
-        "D, H = 256, 4\nd_head = D // H\nweights_shape = (2, H, 7, 9)\n"
-        "num_parameters = H * 3 * D * d_head + (H * d_head) * D   # chapter 5's count\n"
-        "num_parameters_8_heads = 8 * 3 * D * (D // 8) + D * D\n",
+        "D, H, d_k, d_v = 256, 4, 16, 48\n"
+        "concat_width = H * d_v            # chapter 5: H heads of Dh side by side\n"
+        "score_divisor = d_k ** 0.5        # chapter 5: sqrt(Dh)\n"
+        "num_parameters = H * 3 * D * d_k + (H * d_k) * D   # chapter 5's count\n"
+        "num_parameters_8_heads = 8 * 3 * D * d_k + (8 * d_k) * D\n",
         None,
     ],
 }
