@@ -231,8 +231,6 @@ ABOVE_GOAL = {
     "copy/ex02_paste.ipynb",
     "copy/ex02_paste_tutorlib.ipynb",
     "copy/ex02_paste_formula.ipynb",
-    "copy/ex04_paste_tutorlib.ipynb",
-    "copy/ex04_paste_formula.ipynb",
     "copy/ex10_paste_formula.ipynb",
     "copy/ex12_paste_tutorlib.ipynb",
 }

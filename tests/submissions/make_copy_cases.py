@@ -178,7 +178,7 @@ def masked_attention(Q, K, V, mask=None):
     return scaled_dot_product_attention(Q, K, V, mask=mask)
 '''
 EX04_Q4 = '''\
-def simulated_score_variance(d_k, n, seed=0):
+def simulated_score_variance(d_k, n, seed=0, sigma_q=1.0, mu_k=0.0):
     rng = np.random.default_rng(seed)
     q_many = rng.standard_normal((n, 1, d_k))   # (N, 1, d_k)
     k_many = rng.standard_normal((n, 1, d_k))   # (N, T_k, d_k)
@@ -186,9 +186,8 @@ def simulated_score_variance(d_k, n, seed=0):
     return float(raw_many.var())
 
 
-var_unscaled = 256        # chapter 4: the raw variance is d_k
-var_scaled = 1            # chapter 4: the scaled variance stays at 1
-var_over_dk = 1 / 256     # chapter 4: dividing by d_k leaves a variance of 1 / d_k
+var_score = 64      # chapter 4: the raw variance is d_k
+unit_divisor = 8    # chapter 4: divide by sqrt(d_k)
 '''
 EX04_SHAPES = (
     "kt_shape = (8, 64, 12)       # (B, d_k, T_k)\n"
@@ -205,7 +204,10 @@ EX04 = {
         "out, w = masked_attention(Q, K, V)\n"
         "correct_weights = min(candidates, key=lambda c: np.abs(candidates[c] - w).max())\n"
         'diagnosis = {c: "correct" if c == correct_weights else "not scaled" for c in "ABCD"}\n',
-        EX04_Q4,
+        EX04_Q4.replace("var_score = 64      # chapter 4: the raw variance is d_k",
+                        "var_score = 64 * 2 ** 2   # the variance is d_k, times the entries'")
+        .replace("unit_divisor = 8    # chapter 4: divide by sqrt(d_k)",
+                 "unit_divisor = (64 * 2 ** 2) ** 0.5"),
     ],
 }
 

@@ -80,7 +80,11 @@ CASES = {
     "ex04": {
         "ex04_variance_per_entry": {"q4": [
             ("scores = np.sum(q * k, axis=1)", "scores = q * k"),
-            ("var_over_dk = 1 / 256", "var_over_dk = 1")]},
+            ("var_score = 64 * 2**2 * (1 + 1**2)   # 512", "var_score = 64   # chapter 4: d_k")]},
+        # issue 32: the keys' mean left out of the simulation and of the derivation
+        "ex04_mean_ignored": {"q4": [
+            ("    k = mu_k + rng.standard_normal((n, d_k))", "    k = rng.standard_normal((n, d_k))"),
+            ("var_score = 64 * 2**2 * (1 + 1**2)   # 512", "var_score = 64 * 2**2   # 256")]},
     },
     "ex05": {
         "ex05_patterns_swapped": {"q4": [('"A": "previous"', '"A": "self"'), ('"D": "self"', '"D": "previous"')]},
