@@ -196,7 +196,7 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex02_lying_objects.ipynb": 1,
         "adversarial/ex08_mutate_inputs.ipynb": 5.75,
         # issue 27: calls of a withheld module; the rest of the worked solutions is right
-        "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
+        "adversarial/ex10_calls_sacrebleu.ipynb": 9,
         "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,
         "adversarial/ex14_calls_tutorlib_tokenizers.ipynb": 2,  # q1, answered by hand
         # wrong q1-q3 behind objects that equal anything and kernel-side patches of
@@ -231,7 +231,6 @@ ABOVE_GOAL = {
     "copy/ex02_paste.ipynb",
     "copy/ex02_paste_tutorlib.ipynb",
     "copy/ex02_paste_formula.ipynb",
-    "copy/ex10_paste_formula.ipynb",
     "copy/ex12_paste_tutorlib.ipynb",
 }
 COPY_CASES = [
