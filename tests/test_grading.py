@@ -231,7 +231,6 @@ ABOVE_GOAL = {
     "copy/ex02_paste.ipynb",
     "copy/ex02_paste_tutorlib.ipynb",
     "copy/ex02_paste_formula.ipynb",
-    "copy/ex12_paste_tutorlib.ipynb",
 }
 COPY_CASES = [
     pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="over the goal: issue 32"))
