@@ -21,7 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-NAMES = {"ex01": "ex01_why_attention", "ex03": "ex03_softmax", "ex04": "ex04_scaled_attention",
+NAMES = {"ex01": "ex01_why_attention", "ex02": "ex02_embeddings", "ex03": "ex03_softmax", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
          "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
          "ex15": "ex15_modern_attention"}
@@ -43,6 +43,10 @@ CASES = {
             "q3": [("same_summary = False", "same_summary = True"), ("score_twice = 2.0", "score_twice = 1.0"),
                    ("lookup_costs_more_from = 17", "lookup_costs_more_from = 16")]},
     },
+    # issue 32, the scan: tests that compared below float32's resolution (1e-9, 1e-12); each of
+    # these honest float32 answers lost points before
+    "ex02": {"honest/ex02_float32": {"q2": [
+        ("    X = np.asarray(X, dtype=float)", "    X = np.asarray(X, dtype=np.float32)   # float32")]}},
     # issue 32: exercise 3 asks for a stable log-softmax, temperatures found backwards, and where
     # float32 overflows and float64 underflows
     "ex03": {
@@ -263,6 +267,14 @@ CASES["ex12"] = {
                ("return attention(x, x, x, lengths, causal=causal)[0]",
                 "return worked(x, x, x, lengths, causal=causal)[0]")]},
 }
+# issue 32, the scan: exercises 10 and 11 compared at 1e-9 and 1e-12, below float32's resolution
+CASES["ex10"]["honest/ex10_float32"] = {"q3": [
+    ("return 1.0 if c > r else math.exp(1 - r / c)",
+     "return 1.0 if c > r else float(np.exp(np.float32(1 - r / c)))   # float32")]}
+CASES["ex11"]["honest/ex11_float32"] = {"q1": [
+    ("return m + math.log(sum(math.exp(x - m) for x in lses))",
+     "x = np.array(lses, dtype=np.float32)   # float32\n"
+     "    return float(np.float32(m) + np.log(np.exp(x - np.float32(m)).sum()))")]}
 # the same cheat with a component of each other bug (s1009's is target_leak): each hidden test
 # also checks causal self-attention with padding, where every bug shows, so each scores 0 of 6
 for _bug, _lid in (("causal_transposed", "s1000"), ("padding_axis", "s1001"), ("mask_polarity", "s1002"),
