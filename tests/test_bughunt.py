@@ -124,11 +124,28 @@ def test_a_component_with_any_bug_fails_every_hidden_test():
         assert failed == list(ALSO), f"{bug}: right on the extra batch of {set(ALSO) - set(failed)}"
 
 
+# each bug's one-line fix (planted line, repaired line): kept here, in the tests, because
+# tutorlib.bughunt hands out only broken components (issue 32, fault 10)
+FIXES = {
+    "mask_polarity": ('masked_fill(mask, float("-inf"))', 'masked_fill(~mask, float("-inf"))'),
+    "padding_axis": ("mask = keep[:, :, None]", "mask = keep[:, None, :]"),
+    "softmax_axis": ("torch.softmax(scores, dim=1)", "torch.softmax(scores, dim=-1)"),
+    "missing_scale": (
+        "scores = q @ k.transpose(-2, -1)\n",
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n",
+    ),
+    "target_leak": (".tril(1)", ".tril()"),
+    "causal_transposed": (".triu()", ".tril()"),
+}
+
+
 def test_the_component_repaired_is_right():
     """Undo the planted line and the component passes all four settings (the pool's one-line fixes)."""
     for bug, lid in one_id_per_bug().items():
-        part, line = bughunt._PLANTED[bug]
-        source = bughunt.broken_component(lid).source.replace(line, bughunt._RIGHT[part])
+        planted, fixed = FIXES[bug]
+        source = bughunt.broken_component(lid).source
+        assert source.count(planted) == 1, bug
+        source = source.replace(planted, fixed)
         namespace = {"torch": torch, "math": math}
         exec(source, namespace)
         assert all(is_right(namespace["attention"], s) for s in SETTINGS), bug
@@ -145,3 +162,27 @@ def test_same_id_same_component_and_lines_fit_the_book():
 def test_an_empty_or_missing_id_is_refused_clearly(bad):
     with pytest.raises(ValueError, match="learner_id must be a non-empty string"):
         bughunt.broken_component(bad)
+
+
+def test_the_module_holds_no_right_attention():
+    """Issue 32, fault 10: bughunt kept the right lines (_RIGHT) beside a template, and
+    _TEMPLATE.format(**_RIGHT) rebuilt the right attention (8/8 on exercise 12). Every source it
+    holds, in any module-level string, dict or tuple, is a broken component."""
+    assert not hasattr(bughunt, "_RIGHT") and not hasattr(bughunt, "_TEMPLATE")
+
+    def strings(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from strings(v)
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                yield from strings(v)
+
+    sources = [s for v in vars(bughunt).values() for s in strings(v) if "def attention" in s]
+    assert len(sources) == len(bughunt.BUGS)
+    for source in sources:
+        namespace = {"torch": torch, "math": math}
+        exec(compile(source, "<bughunt source>", "exec"), namespace)
+        assert not is_right(namespace["attention"], "padding", ALSO)

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "submissions"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text())
 sys.path.insert(0, str(ROOT / "tools"))
+import course  # noqa: E402  (course.yml)
 import grade  # noqa: E402
 
 CELL_TIMEOUT = 5  # seconds: the corpus's infinite loops are stopped after this
@@ -195,7 +196,7 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex02_lying_objects.ipynb": 1,
         "adversarial/ex08_mutate_inputs.ipynb": 5.75,
         # issue 27: calls of a withheld module; the rest of the worked solutions is right
-        "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
+        "adversarial/ex10_calls_sacrebleu.ipynb": 9,
         "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,
         "adversarial/ex14_calls_tutorlib_tokenizers.ipynb": 2,  # q1, answered by hand
         # wrong q1-q3 behind objects that equal anything and kernel-side patches of
@@ -203,6 +204,10 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex13_lying_answers.ipynb": 8,
         # issue 25: questions 1 to 3 call tutorlib.modern; question 4's numbers are right
         "adversarial/ex15_calls_tutorlib_modern.ipynb": 3,
+        # issue 32: q1 calls torch.log_softmax, withheld (so does q2's search, which calls q1)
+        "adversarial/ex03_calls_torch_log_softmax.ipynb": 3.5,
+        # issue 32, fault 7: q2's smoothed_loss calls torch, withheld; the rest is right
+        "adversarial/ex09_calls_torch_cross_entropy.ipynb": 8.5,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):
@@ -212,12 +217,81 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
             )
 
 
+# --- issue 32: the copy score. tests/submissions/copy/ holds, for every exercise of course.yml,
+# what pasting the chapter earns: exNN_paste (chapter cells and printed numbers where a name or an
+# answer matches), exNN_paste_tutorlib (the tutorlib function the chapter demonstrates) and
+# exNN_paste_formula (the question's numbers in the chapter's formulas). Each must stay at or
+# under COPY_GOAL of its exercise's points (exercises/README.md's table).
+COPY_GOAL = 0.30
+COPY_VARIANTS = ("paste", "paste_tutorlib", "paste_formula")
+COURSE_EXERCISES = [name[:4] for name in course.load_course().exercises]
+# copy cases still over the goal while their exercise's rework is under way (issue 32): each
+# is an expected failure, and strict, so that the rework that brings it under must remove it
+ABOVE_GOAL = {
+    "copy/ex02_paste.ipynb",
+    "copy/ex02_paste_tutorlib.ipynb",
+    "copy/ex02_paste_formula.ipynb",
+}
+COPY_CASES = [
+    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="over the goal: issue 32"))
+    if case in ABOVE_GOAL
+    else case
+    for case in (f"copy/{ex}_{v}.ipynb" for ex in COURSE_EXERCISES for v in COPY_VARIANTS)
+]
+
+
+@pytest.mark.parametrize("ex", COURSE_EXERCISES)
+def test_every_exercise_has_its_three_copy_cases(ex):
+    """Every exercise of course.yml, a new one included, has its three copy cases and their
+    expected points."""
+    for variant in COPY_VARIANTS:
+        case = f"copy/{ex}_{variant}.ipynb"
+        assert (CORPUS / case).is_file(), f"{ex} has no copy case {case} (issue 32)"
+        assert case in EXPECTED, f"{case} has no entry in expected.json"
+
+
+@pytest.mark.parametrize("case", COPY_CASES)
+def test_copy_scores_stay_under_the_goal(case):
+    """What expected.json records for a copy case is at most 30 % of the exercise."""
+    e = EXPECTED.get(case)
+    assert e is not None, f"{case} has no entry in expected.json"
+    assert e["points"] <= COPY_GOAL * e["of"] + 1e-9, (
+        f"{case}: pasting the chapter earns {e['points']} of {e['of']} points, over {COPY_GOAL:.0%}"
+    )
+
+
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
+@pytest.mark.parametrize("case", COPY_CASES)
+def test_copy_scores_measured_under_the_goal(batch, case):
+    """The copy score as tools/grade.py measures it, not only as expected.json says."""
+    r = batch["results"].get(case)
+    assert r is not None, f"{case} was not graded"
+    assert r["status"] == "graded", r["messages"]
+    assert r["points"] <= COPY_GOAL * r["of"] + 1e-9, (
+        f"{case}: pasting the chapter earns {r['points']} of {r['of']} points, "
+        f"over {COPY_GOAL:.0%}\n{all_messages(r)}"
+    )
+
+
 def test_honest_alternatives_keep_full_marks():
     """In-place updates, einsum, loops, float32, the standard library, a cell magic: full marks."""
     honest = [case for case in EXPECTED if case.startswith("honest/")]
     assert len(honest) >= 4
     for case in honest:
         assert EXPECTED[case]["points"] == EXPECTED[case]["of"] > 0, case
+
+
+@pytest.mark.slow  # grades the corpus in the bwrap sandbox
+def test_exercise_12_reports_the_learner_id_it_graded(batch):
+    """Issue 32, fault 3: the report says which learner id it graded (JSON, CSV and table), and
+    it is the id written in question 1's cell, not the one a later cell changed it to."""
+    case = "ex12/ex12_id_changed_later.ipynb"
+    assert batch["results"][case]["graded_as"] == {"learner_id": "s1002"}
+    with open(batch["out"] / "summary.csv", newline="") as fh:
+        row = next(r for r in csv.DictReader(fh) if r["submission"].endswith(case))
+    assert row["graded_as"] == "learner_id='s1002'"
+    line = next(x for x in batch["stdout"].splitlines() if x.startswith(Path(case).name))
+    assert "[learner_id 's1002']" in line
 
 
 @pytest.mark.slow  # grades the corpus in the bwrap sandbox

@@ -652,6 +652,62 @@ def test_checker_reads_otter_test_files_without_otters_package_init():
     assert [tests[q].possible for q in ("q1", "q2", "q3")] == [4, 3, 3]
 
 
+@pytest.mark.parametrize(
+    "source, binds",
+    [
+        ('learner_id = "s1"', True),
+        ('learner_id: str = "s1"', True),
+        ('a, learner_id = 1, "s1"', True),
+        ('learner_id += "x"', True),
+        ("print(learner_id)", False),
+        ('def f():\n    learner_id = "s1"', False),
+        ("learner_id = (", False),
+    ],
+)
+def test_the_cell_that_writes_a_pinned_name(source, binds):
+    """Issue 32, fault 3: exercise 12 grades the id its cell wrote; which cells write it."""
+    assert checker.assigns(source, "learner_id") is binds
+    assert checker.PINNED["ex12"] == ("learner_id",)
+
+
+def test_a_withheld_module_is_not_preloaded():
+    """Issue 32, fault 7: ex09 withholds torch; the kernel must not preload torch, nor
+    tutorlib.nn, which imports it (its start would fail), while the other exercises still do."""
+    assert checker.needs_withheld("torch", ("torch",))
+    assert checker.needs_withheld("tutorlib.nn", ("torch",))
+    assert not checker.needs_withheld("tutorlib.attention", ("torch",))
+    assert not checker.needs_withheld("torch", sandbox.withheld_for("ex05_multi_head_attention"))
+    assert sandbox.withheld_for("ex09_training") == ("torch",)
+
+
+def test_a_failed_test_says_its_message_as_written():
+    """Issue 32, fault 8: otter's _generate_error_message strips the quotes at both ends of a
+    message ("softmax_axis' is not ..."); the checker runs each test case itself and hands on
+    the message whole, with its quotes and every line."""
+    source = (
+        "from otter.test_files import test_case\n"
+        "OK_FORMAT = False\n"
+        'name = "q1"\n'
+        "points = 3\n\n"
+        "@test_case(points=1)\n"
+        "def test_named(env):\n"
+        "    assert False, f\"{'softmax_axis'!r} is not the bug of {'carla.m'!r}\"\n\n"
+        "@test_case(points=1)\n"
+        "def test_two_lines(env):\n"
+        "    assert False, \"'first' line\\nsecond 'line'\"\n\n"
+        "@test_case(points=1)\n"
+        "def test_calls_none(env):\n"
+        "    env['f']()\n"
+    )
+    test_file = checker.load_tests({"q1": source})["q1"]
+    got = [checker.run_case(test_file, i, {"f": None}, 5)[1] for i in range(3)]
+    assert got == [
+        "'softmax_axis' is not the bug of 'carla.m'",
+        "'first' line\nsecond 'line'",
+        "TypeError: 'NoneType' object is not callable",
+    ]
+
+
 @pytest.mark.slow  # grades in the bwrap sandbox
 def test_a_submission_over_its_time_is_stopped_and_the_next_one_still_graded(tmp_path):
     """--timeout kills the checker (and its kernel) on a submission that overruns, says so, and a

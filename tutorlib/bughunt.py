@@ -12,8 +12,9 @@ The rule, so that an instructor can check it by hand::
     h = int(hashlib.sha256(learner_id.strip().encode("utf-8")).hexdigest(), 16)
     bug = BUGS[h % len(BUGS)]
 
-Every component this module hands out is broken: it holds no correct attention to return
-instead of a fix.
+Every component this module hands out is broken, and the module holds only those: each of the
+six is written out whole with its bug, and no right line is kept apart from them, so nothing here
+rebuilds a correct attention to hand in instead of a fix (the tests hold the one-line repairs).
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ BUG_DESCRIPTIONS = {
     "causal_transposed": "the causal mask lets each position see the later ones",
 }
 
-_TEMPLATE = '''\
+# The six components as handed out, each written out whole with its bug in place (issue 32,
+# fault 10: the module used to keep the right lines apart, and rebuilt the right attention
+# from them). A bug hunt hands out evidence; the fix is the learner's.
+_SOURCES = {
+    "mask_polarity": '''\
 def attention(q, k, v, key_lengths, causal=False):
     """Masked scaled dot-product attention: returns (output, weights).
 
@@ -55,37 +60,110 @@ def attention(q, k, v, key_lengths, causal=False):
     """
     T_q, T_k, d_k = q.shape[1], k.shape[1], q.shape[-1]
     keep = torch.arange(T_k)[None, :] < key_lengths[:, None]  # (B, T_k): True on words
-{padding}
+    mask = keep[:, None, :]  # True = may attend
     if causal:
-{causal}
+        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril()
         mask = mask & causal_mask[None, :, :]  # (B, T_q, T_k)
-{scores}
-{fill}
-{softmax}
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    scores = scores.masked_fill(mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
     return weights @ v, weights
-'''
+''',
+    "padding_axis": '''\
+def attention(q, k, v, key_lengths, causal=False):
+    """Masked scaled dot-product attention: returns (output, weights).
 
-_RIGHT = {
-    "padding": "    mask = keep[:, None, :]  # True = may attend",
-    "causal": "        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril()",
-    "scores": "    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
-    "fill": '    scores = scores.masked_fill(~mask, float("-inf"))',
-    "softmax": "    weights = torch.softmax(scores, dim=-1)",
-}
+    q (B, T_q, d), k and v (B, T_k, d). In sequence b the keys at or after
+    key_lengths[b] are padding. causal=True (self-attention, T_q == T_k) also hides
+    the keys after each query. output (B, T_q, d), weights (B, T_q, T_k).
+    """
+    T_q, T_k, d_k = q.shape[1], k.shape[1], q.shape[-1]
+    keep = torch.arange(T_k)[None, :] < key_lengths[:, None]  # (B, T_k): True on words
+    mask = keep[:, :, None]  # True = may attend
+    if causal:
+        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril()
+        mask = mask & causal_mask[None, :, :]  # (B, T_q, T_k)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+''',
+    "softmax_axis": '''\
+def attention(q, k, v, key_lengths, causal=False):
+    """Masked scaled dot-product attention: returns (output, weights).
 
-_PLANTED = {
-    "mask_polarity": ("fill", '    scores = scores.masked_fill(mask, float("-inf"))'),
-    "padding_axis": ("padding", "    mask = keep[:, :, None]  # True = may attend"),
-    "softmax_axis": ("softmax", "    weights = torch.softmax(scores, dim=1)"),
-    "missing_scale": ("scores", "    scores = q @ k.transpose(-2, -1)"),
-    "target_leak": (
-        "causal",
-        "        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril(1)",
-    ),
-    "causal_transposed": (
-        "causal",
-        "        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).triu()",
-    ),
+    q (B, T_q, d), k and v (B, T_k, d). In sequence b the keys at or after
+    key_lengths[b] are padding. causal=True (self-attention, T_q == T_k) also hides
+    the keys after each query. output (B, T_q, d), weights (B, T_q, T_k).
+    """
+    T_q, T_k, d_k = q.shape[1], k.shape[1], q.shape[-1]
+    keep = torch.arange(T_k)[None, :] < key_lengths[:, None]  # (B, T_k): True on words
+    mask = keep[:, None, :]  # True = may attend
+    if causal:
+        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril()
+        mask = mask & causal_mask[None, :, :]  # (B, T_q, T_k)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=1)
+    return weights @ v, weights
+''',
+    "missing_scale": '''\
+def attention(q, k, v, key_lengths, causal=False):
+    """Masked scaled dot-product attention: returns (output, weights).
+
+    q (B, T_q, d), k and v (B, T_k, d). In sequence b the keys at or after
+    key_lengths[b] are padding. causal=True (self-attention, T_q == T_k) also hides
+    the keys after each query. output (B, T_q, d), weights (B, T_q, T_k).
+    """
+    T_q, T_k, d_k = q.shape[1], k.shape[1], q.shape[-1]
+    keep = torch.arange(T_k)[None, :] < key_lengths[:, None]  # (B, T_k): True on words
+    mask = keep[:, None, :]  # True = may attend
+    if causal:
+        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril()
+        mask = mask & causal_mask[None, :, :]  # (B, T_q, T_k)
+    scores = q @ k.transpose(-2, -1)
+    scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+''',
+    "target_leak": '''\
+def attention(q, k, v, key_lengths, causal=False):
+    """Masked scaled dot-product attention: returns (output, weights).
+
+    q (B, T_q, d), k and v (B, T_k, d). In sequence b the keys at or after
+    key_lengths[b] are padding. causal=True (self-attention, T_q == T_k) also hides
+    the keys after each query. output (B, T_q, d), weights (B, T_q, T_k).
+    """
+    T_q, T_k, d_k = q.shape[1], k.shape[1], q.shape[-1]
+    keep = torch.arange(T_k)[None, :] < key_lengths[:, None]  # (B, T_k): True on words
+    mask = keep[:, None, :]  # True = may attend
+    if causal:
+        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).tril(1)
+        mask = mask & causal_mask[None, :, :]  # (B, T_q, T_k)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+''',
+    "causal_transposed": '''\
+def attention(q, k, v, key_lengths, causal=False):
+    """Masked scaled dot-product attention: returns (output, weights).
+
+    q (B, T_q, d), k and v (B, T_k, d). In sequence b the keys at or after
+    key_lengths[b] are padding. causal=True (self-attention, T_q == T_k) also hides
+    the keys after each query. output (B, T_q, d), weights (B, T_q, T_k).
+    """
+    T_q, T_k, d_k = q.shape[1], k.shape[1], q.shape[-1]
+    keep = torch.arange(T_k)[None, :] < key_lengths[:, None]  # (B, T_k): True on words
+    mask = keep[:, None, :]  # True = may attend
+    if causal:
+        causal_mask = torch.ones(T_q, T_k, dtype=torch.bool).triu()
+        mask = mask & causal_mask[None, :, :]  # (B, T_q, T_k)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+''',
 }
 
 
@@ -118,10 +196,7 @@ def broken_component(learner_id: str) -> Component:
     ``print(component)`` shows the source to read and copy; ``component.attention`` runs it,
     for ``tutorlib.debug``'s checks. Introduced in exercise 12.
     """
-    lines = dict(_RIGHT)
-    part, line = _PLANTED[_rule(learner_id)]
-    lines[part] = line
-    source = _TEMPLATE.format(**lines)
+    source = _SOURCES[_rule(learner_id)]
     namespace = {"torch": torch, "math": math}
     exec(compile(source, f"<component of {learner_id.strip()!r}>", "exec"), namespace)
     return Component(learner_id.strip(), source, namespace["attention"])

@@ -200,13 +200,12 @@ EX04_EINSUM = '''    scores = np.einsum("...qd,...kd->...qk", Q, K) / np.sqrt(d_
 EX04_SOLUTION_OUT = '''    return weights @ V, weights                               # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)'''
 EX04_EINSUM_OUT = '''    return np.einsum("...qk,...kv->...qv", weights, V), weights'''
 
-EX05_SOLUTION_Q3 = '''num_parameters = 4 * 256 * 256 + 4 * 256       # 263,168: four (256 x 256) weights and four 256 biases'''
+EX05_SOLUTION_Q3 = '''score_divisor = d_k ** 0.5     # 4.0: each head's q·k sums over its d_k features'''
 EX05_OPERATOR_Q3 = '''import operator
-from functools import reduce
-num_parameters = 4 * reduce(operator.mul, (256, 256)) + operator.mul(4, 256)'''
-EX05_SOLUTION_HEADS = '''    heads = weights @ v                                     # (B, H, T_q, Dh)'''
+score_divisor = operator.pow(d_k, 0.5)'''
+EX05_SOLUTION_HEADS = '''    heads = weights @ v                         # (B, H, T_q, Dh)'''
 EX05_LOOP_HEADS = '''    heads = np.stack([weights[:, h] @ v[:, h] for h in range(num_heads)], axis=1)   # a loop over heads'''
-EX05_SOLUTION_PROJ = '''    q = to_heads(query @ W_Q, num_heads)                    # (B, T_q, D) -> (B, H, T_q, Dh)'''
+EX05_SOLUTION_PROJ = '''    q = to_heads(query @ W_Q, num_heads)        # (B, T_q, D) -> (B, H, T_q, Dh)'''
 EX05_FLOAT32_PROJ = '''    query = np.asarray(query, dtype=np.float32)             # float32 is precise enough here
     q = to_heads(query @ W_Q.astype(np.float32), num_heads)  # (B, T_q, D) -> (B, H, T_q, Dh)'''
 

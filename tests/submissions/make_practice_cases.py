@@ -21,7 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
+NAMES = {"ex01": "ex01_why_attention", "ex02": "ex02_embeddings", "ex03": "ex03_softmax", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
          "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
          "ex15": "ex15_modern_attention"}
@@ -43,10 +43,52 @@ CASES = {
             "q3": [("same_summary = False", "same_summary = True"), ("score_twice = 2.0", "score_twice = 1.0"),
                    ("lookup_costs_more_from = 17", "lookup_costs_more_from = 16")]},
     },
+    # issue 32, the scan: tests that compared below float32's resolution (1e-9, 1e-12); each of
+    # these honest float32 answers lost points before
+    "ex02": {"honest/ex02_float32": {"q2": [
+        ("    X = np.asarray(X, dtype=float)", "    X = np.asarray(X, dtype=np.float32)   # float32")]}},
+    # issue 32: exercise 3 asks for a stable log-softmax, temperatures found backwards, and where
+    # float32 overflows and float64 underflows
+    "ex03": {
+        "ex03_log_of_weights": {"q1": [
+            ("    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))",
+             "    return np.log(np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True))")]},
+        "ex03_no_max_subtraction": {"q1": [
+            ("    z = z - z.max(axis=-1, keepdims=True)\n", "")]},
+        "ex03_wrong_axis": {"q1": [
+            ("    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))",
+             "    return z - np.log(np.exp(z).sum(axis=0, keepdims=True))")]},
+        "ex03_temperature_multiplied": {"q1": [
+            ("z = np.asarray(scores, dtype=float) / temperature", "z = np.asarray(scores, dtype=float) * temperature")]},
+        "ex03_overflow_not_underflow": {
+            "q2": [("tau_half = (lo + hi) / 2", "tau_half = 2   # chapter 3's table: cat 0.502")],
+            "q3": [("    print(first_overflow_float32,", "    first_nan_gap = 710   # where exp overflows\n"
+                    "    print(first_overflow_float32,")]},
+        # question 1 answered by torch.log_softmax, withheld: the cell runs, the calls fail
+        "adversarial/ex03_calls_torch_log_softmax": {"q1": [
+            ("    z = np.asarray(scores, dtype=float) / temperature   # (..., T_k)\n",
+             "    import torch\n\n"
+             "    t = torch.as_tensor(np.asarray(scores, dtype=float)) / temperature\n"
+             "    return torch.log_softmax(t, dim=-1).numpy()\n"
+             "    z = np.asarray(scores, dtype=float) / temperature   # (..., T_k)\n")]},
+        # an honest alternative: NumPy's logaddexp in float32
+        "honest/ex03_logaddexp_float32": {"q1": [
+            ("    z = np.asarray(scores, dtype=float) / temperature   # (..., T_k)\n"
+             "    # (..., T_k) - (..., 1): every exponent <= 0, nothing overflows\n"
+             "    z = z - z.max(axis=-1, keepdims=True)\n"
+             "    # the log of the sum, never of a weight: at least one term is e^0 = 1, so no log(0)\n"
+             "    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))",
+             "    z = np.asarray(scores, dtype=np.float32) / np.float32(temperature)\n"
+             "    return z - np.logaddexp.reduce(z, axis=-1, keepdims=True)")]},
+    },
     "ex04": {
         "ex04_variance_per_entry": {"q4": [
             ("scores = np.sum(q * k, axis=1)", "scores = q * k"),
-            ("var_over_dk = 1 / 256", "var_over_dk = 1")]},
+            ("var_score = 64 * 2**2 * (1 + 1**2)   # 512", "var_score = 64   # chapter 4: d_k")]},
+        # issue 32: the keys' mean left out of the simulation and of the derivation
+        "ex04_mean_ignored": {"q4": [
+            ("    k = mu_k + rng.standard_normal((n, d_k))", "    k = rng.standard_normal((n, d_k))"),
+            ("var_score = 64 * 2**2 * (1 + 1**2)   # 512", "var_score = 64 * 2**2   # 256")]},
     },
     "ex05": {
         "ex05_patterns_swapped": {"q4": [('"A": "previous"', '"A": "self"'), ('"D": "self"', '"D": "previous"')]},
@@ -77,6 +119,27 @@ CASES = {
             ("return peak * min(n / warmup, math.sqrt(warmup / n))", "return peak * min(n / warmup, warmup / n)"),
             ("n_tenth = 4000 * 10 ** 2", "n_tenth = 4000 * 10")],
             "q4": [('"A": 2,', '"A": 1,'), ('"C": 1,', '"C": 2,')]},
+        # issue 32, fault 6: the schedule computed in float32 keeps full marks (the tests
+        # compared with rel_tol=1e-9, below float32's resolution)
+        "honest/ex09_float32": {"q3": [
+            ("    n = step + 1\n    return peak * min(n / warmup, math.sqrt(warmup / n))",
+             "    n = np.float32(step + 1)\n"
+             "    w = np.float32(warmup)\n"
+             "    return np.float32(peak) * np.minimum(n / w, np.sqrt(w / n))   # float32")]},
+        # issue 32, fault 7: PyTorch's label smoothing rescaled to this convention; torch is
+        # withheld when ex09 is graded, so the cell does not run and q2 scores 0
+        "adversarial/ex09_calls_torch_cross_entropy": {"q2": [
+            ("    p = np.asarray(p, dtype=float)\n"
+             "    V = len(p)\n"
+             "    q = np.full(V, eps / (V - 1))    # eps spread over the V - 1 wrong words ...\n"
+             "    q[right] = 1 - eps               # ... and 1 - eps on the right one\n"
+             "    return float(-(q * np.log(p)).sum())",
+             "    import torch\n"
+             "    import torch.nn.functional as F\n"
+             "    V = len(p)\n"
+             "    log_p = torch.log(torch.as_tensor(np.asarray(p, dtype=float)))[None]\n"
+             "    return float(F.cross_entropy(log_p, torch.tensor([right]),\n"
+             "                                 label_smoothing=eps * V / (V - 1)))")]},
         # issue 27, point 6: chapter 9's warmup_cosine pasted as the schedule
         "ex09_chapter_schedule": {"q3": [
             ("def lr_at(step, peak, warmup):", "def lr_at(step, peak, warmup, min_lr=1e-5, total=1000):"),
@@ -189,6 +252,11 @@ CASES["ex12"] = {
         "q3": [("scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", "scores = q @ k.transpose(-2, -1)")]},
     "ex12_names_bug_of_another_id": {"q2": [('bug_name = "mask_polarity"', 'bug_name = "softmax_axis"')]},
     "ex12_empty_id": {"q1": [('learner_id = "s1002"', 'learner_id = ""')]},
+    # issue 32, fault 3: the id changed in a later cell (s1004's bug is another): graded as the
+    # id written in question 1's cell, s1002, whose bug is named and fixed, and the report says so
+    "ex12_id_changed_later": {"q3": [("def fixed_self_attention(",
+                                      'learner_id = "s1004"   # changed after the id cell\n\n\n'
+                                      "def fixed_self_attention(")]},
     # cheat: the name from the documented rule, and another id's component instead of a fix (every
     # component is broken somewhere the hidden tests look)
     "ex12_other_ids_component": {
@@ -199,6 +267,14 @@ CASES["ex12"] = {
                ("return attention(x, x, x, lengths, causal=causal)[0]",
                 "return worked(x, x, x, lengths, causal=causal)[0]")]},
 }
+# issue 32, the scan: exercises 10 and 11 compared at 1e-9 and 1e-12, below float32's resolution
+CASES["ex10"]["honest/ex10_float32"] = {"q3": [
+    ("return 1.0 if c > r else math.exp(1 - r / c)",
+     "return 1.0 if c > r else float(np.exp(np.float32(1 - r / c)))   # float32")]}
+CASES["ex11"]["honest/ex11_float32"] = {"q1": [
+    ("return m + math.log(sum(math.exp(x - m) for x in lses))",
+     "x = np.array(lses, dtype=np.float32)   # float32\n"
+     "    return float(np.float32(m) + np.log(np.exp(x - np.float32(m)).sum()))")]}
 # the same cheat with a component of each other bug (s1009's is target_leak): each hidden test
 # also checks causal self-attention with padding, where every bug shows, so each scores 0 of 6
 for _bug, _lid in (("causal_transposed", "s1000"), ("padding_axis", "s1001"), ("mask_polarity", "s1002"),

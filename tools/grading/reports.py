@@ -46,6 +46,7 @@ def write_reports(results: list[dict], out: Path) -> tuple[Path, list[Path]]:
                 "status",
                 "seconds",
                 "integrity",
+                "graded_as",
                 "messages",
             ]
         )
@@ -63,6 +64,7 @@ def write_reports(results: list[dict], out: Path) -> tuple[Path, list[Path]]:
                     r["status"],
                     r["seconds"],
                     " | ".join(r["integrity"]),
+                    " ".join(f"{k}={v!r}" for k, v in r.get("graded_as", {}).items()),
                     " | ".join(
                         r["messages"] + [m for q in r["questions"].values() for m in q["messages"]]
                     )[:2000],
@@ -81,6 +83,9 @@ def table(results: list[dict]) -> str:
             or r["messages"][:1]
         )
         note = ("! " if r["integrity"] else "") + (notes[0] if notes else "")
+        if r.get("graded_as"):  # exercise 12: the learner id graded, for the roster
+            as_ = ", ".join(f"{k} {v!r}" for k, v in r["graded_as"].items())
+            note = f"[{as_}] {note}"
         rows.append(
             [
                 Path(r["submission"]).name,

@@ -62,6 +62,16 @@ LOST_WITHOUT_SANDBOX = (
 # behind a read-only stub whose import fails with the reason; without it the kernel refuses the
 # import itself (a learner could undo that: --no-sandbox loses it too).
 WITHHELD = {
+    "ex03": ("torch",),  # question 1 builds log-softmax, which torch.log_softmax is (issue 32)
+    # question 1 builds masked attention, which tutorlib.attention.scaled_dot_product_attention
+    # is but for a query with every key masked (issue 32)
+    "ex04": ("tutorlib.attention",),
+    # questions 1 and 2 build split_heads, merge_heads and multi-head attention in NumPy, which
+    # tutorlib.nn (PyTorch) exports (issue 32)
+    "ex05": ("torch",),
+    # question 2 builds label smoothing in another convention; F.cross_entropy's
+    # label_smoothing rescaled is that convention (issue 32, fault 7): NumPy and plain Python only
+    "ex09": ("torch",),
     "ex10": ("sacrebleu",),  # question 3 builds sentence BLEU; the grader compares with it
     "ex11": (
         "tutorlib.efficient",
