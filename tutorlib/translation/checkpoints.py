@@ -385,7 +385,7 @@ def shipped_or_trained(name: str, recipe: dict, train, *, retrain: bool = False)
     made by this very ``recipe``; trained here otherwise.
 
     A chapter whose lesson needs several trainings of minutes each (chapters 13 and 15) ships the
-    models they give, a few hundred kilobytes each, in ``tutorlib/pretrained/variants/<name>.pt``
+    models they give, about a megabyte each, in ``tutorlib/pretrained/variants/<name>.pt``
     with the ``recipe`` that made them (plain data: the config's ``to_dict()``, steps, what was
     trained further). The chapter states its recipe and calls this: the shipped file is used only
     if its recorded recipe equals the cell's, so a reader who changes a number in the cell gets a
