@@ -54,6 +54,18 @@ def pytest_collection_modifyitems(items):
 MAX_CELL_MESSAGES = 250
 
 
+_MESSAGES: dict[str, int] = {}  # cell -> kernel messages, for the summary below
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _MESSAGES:
+        top = sorted(_MESSAGES.items(), key=lambda kv: -kv[1])[:3]
+        terminalreporter.write_line(
+            f"kernel messages per cell, at most {MAX_CELL_MESSAGES}; the most: "
+            + ", ".join(f"{n} ({cell})" for cell, n in top)
+        )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     parent = getattr(item, "parent", None)
@@ -72,6 +84,7 @@ def pytest_runtest_call(item):
     finally:
         del parent.get_kernel_message  # the class's method again
     item.user_properties.append(("kernel_messages", count[0]))
+    _MESSAGES[item.nodeid] = count[0]
     assert count[0] <= MAX_CELL_MESSAGES, (
         f"this cell sent {count[0]} kernel messages, more than {MAX_CELL_MESSAGES}: on a "
         "machine a few times slower nbval may lose its last ones (conftest.py says why). "
