@@ -203,6 +203,9 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex13_lying_answers.ipynb": 8,
         # issue 25: questions 1 to 3 call tutorlib.modern; question 4's numbers are right
         "adversarial/ex15_calls_tutorlib_modern.ipynb": 3,
+        # issue 32, fault 4: the library's enable_gqa for the old question, one head kept a group
+        # for the pooling; q1, q3, q4 right, and q2's shape check and torch-made prediction
+        "adversarial/ex15_sdpa_enable_gqa.ipynb": 9.625,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):

@@ -158,24 +158,54 @@ CASES = {
 # issue 25: exercise 15's misconceptions, and the chapter's code pasted where it does not fit
 CASES["ex15"] = {
     "ex15_key_only_rotated": {"q1": [(
-        "q_turned = rope(np.asarray(q, dtype=float)[None], start=m, base=base)[0]",
+        "q_turned = rope_halves(np.asarray(q, dtype=float)[None], start=m, base=base)[0]",
         "q_turned = np.asarray(q, dtype=float)   # only the key carries a position")]},
     "ex15_tiled_heads": {"q2": [(
-        "return np.repeat(kv, G, axis=0)", "return np.tile(kv, (G, 1, 1))")]},
+        "return w.reshape(num_kv_heads, G, D, Dh).mean(axis=1)  # (Hkv, D, Dh)",
+        "return w.reshape(G, num_kv_heads, D, Dh).mean(axis=0)  # heads j, j + Hkv, ..."),
+        ("heads_reading_kv3 = [12, 13, 14, 15]", "heads_reading_kv3 = [3, 11, 19, 27]")]},
     "ex15_window_off_by_one": {"q3": [(
-        "return (s <= t) & (s > t - window)  # (T, T)",
-        "return (s <= t) & (s >= t - window)  # (T, T): the last window positions")]},
+        "return (s <= t) & ((s > t - window) | (s < sinks))",
+        "return (s <= t) & ((s >= t - window) | (s < sinks))  # i - W .. i")]},
     "ex15_no_factor_two": {"q4": [
-        ("cache_bytes = 2 * layers * Hkv * Dh * T * B * 2", "cache_bytes = layers * Hkv * Dh * T * B * 2"),
-        ("mha_cache_bytes = 2 * layers * H * Dh * T * B * 2", "mha_cache_bytes = layers * H * Dh * T * B * 2"),
-        ("window_cache_bytes = 2 * layers * Hkv * Dh * 4096 * B * 2",
-         "window_cache_bytes = layers * Hkv * Dh * 4096 * B * 2")]},
-    # chapter 15's rotate_pairs (positions 0 .. T-1 always) and chapter 6's causal mask, pasted
+        ("per_sequence = 2 * layers * Hkv * Dh * T * 2", "per_sequence = layers * Hkv * Dh * T * 2"),
+        ("(2 * layers * Hkv * Dh * 4096 * 2)", "(layers * Hkv * Dh * 4096 * 2)")]},
+    # issue 32: the sinks visible to queries before them, and the window joined with "and"
+    "ex15_sinks_not_causal": {"q3": [(
+        "return (s <= t) & ((s > t - window) | (s < sinks))",
+        "return ((s <= t) & (s > t - window)) | (s < sinks)")]},
+    "ex15_summed_heads": {"q2": [(
+        "return w.reshape(num_kv_heads, G, D, Dh).mean(axis=1)  # (Hkv, D, Dh)",
+        "return w.reshape(num_kv_heads, G, D, Dh).sum(axis=1)  # (Hkv, D, Dh)")],
+        "q4": [("largest_batch = 40 * 2**30 // per_sequence", "largest_batch = 14  # 40 / 3, rounded")]},
+    # issue 32, fault 4: F.scaled_dot_product_attention(..., enable_gqa=True) got full marks on
+    # the old q2 (grouped attention); q2 now asks for pooling, which no library exports, so the
+    # library earns nothing; the honest torch line (the prediction) keeps its points
+    "adversarial/ex15_sdpa_enable_gqa": {"q2": [(
+        "def pool_kv_heads(w, num_kv_heads):\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n\n\n"
+        "def grouped_attention(q, k, v, mask=None):  # the old question, by the library\n"
+        "    q, k, v = (torch.as_tensor(a)[None] for a in (q, k, v))\n"
+        "    m = None if mask is None else torch.as_tensor(mask)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True)[0].numpy()\n\n\n"
+        "def pool_kv_heads(w, num_kv_heads):\n"
+        "    w = torch.as_tensor(w)  # enable_gqa repeats heads: it pools none, so keep one a group\n"
+        "    return w[:: w.shape[0] // num_kv_heads].numpy()\n\n\n"
+        "def unused(w, num_kv_heads):\n"),
+        ("heads_reading_kv3 = [12, 13, 14, 15]",
+         "heads_reading_kv3 = torch.arange(32).reshape(8, 4)[3].tolist()")]},
+    # chapter 15's side-by-side pairs and its window without sinks, pasted
     "ex15_chapter_copy": {
-        "q1": [("angle = np.arange(start, start + T)[:, None] * theta",
-                "angle = np.arange(T)[:, None] * theta  # the chapter's positions 0 .. T-1")],
-        "q3": [("return (s <= t) & (s > t - window)  # (T, T)",
-                "return s <= t  # chapter 6's causal mask")]},
+        "q1": [("first, second = x[:, :h], x[:, h:]  # (T, h) each: pair i is (x[i], x[i + h])\n"
+                "    return np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=1)",
+                "first, second = x[:, 0::2], x[:, 1::2]  # the chapter's side-by-side pairs\n"
+                "    out = np.empty_like(x)\n"
+                "    out[:, 0::2] = first * cos - second * sin\n"
+                "    out[:, 1::2] = first * sin + second * cos\n"
+                "    return out")],
+        "q3": [("return (s <= t) & ((s > t - window) | (s < sinks))",
+                "return (s <= t) & (s > t - window)  # chapter 15's window")]},
 }
 
 # exercise 12's bug hunt: the answer cells are the learner id, the bug's name and the fix

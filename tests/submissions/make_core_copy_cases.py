@@ -1,0 +1,166 @@
+"""Write the copy-score cases of exercises 6, 7, 8, 13, 14 and 15 (issue 32) into copy/.
+
+    .venv/bin/python tests/submissions/make_core_copy_cases.py
+
+Each case is the exercise's student notebook handed in by a diligent learner who does not
+understand, three ways:
+
+- ``exNN_paste``: each answer cell filled only with the chapter cell that matches it (renamed
+  where the question's name differs), or with a number the chapter prints or states;
+- ``exNN_paste_tutorlib``: the answer is the tutorlib function the chapter demonstrates, where
+  one exists (else as in ``paste``);
+- ``exNN_paste_formula``: the question's own numbers put into the chapter's formulas.
+
+An answer cell the chapter has nothing for is left as the student notebook has it. Their points
+are in expected.json; the goal of issue 32 is at most 30 % of each exercise's points.
+Rerun this after one of these exercises changes, then grade copy/ and check expected.json.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+NAMES = {
+    "ex06": "ex06_masking",
+    "ex07": "ex07_cross_attention",
+    "ex08": "ex08_transformer_block",
+    "ex13": "ex13_decoder_only",
+    "ex14": "ex14_tokenization",
+    "ex15": "ex15_modern_attention",
+}
+
+# --- exercise 15: chapter 15's rotate_pairs (cell 4), repeat_kv_heads (cell 12), window_mask
+# (cell 23), and the numbers of its cache table
+
+EX15_ROPE = '''def rope_halves(x, start=0, base=10000.0):
+    # chapter 15's rotate_pairs, its positions start .. start + T - 1
+    x = np.asarray(x, dtype=float)
+    positions = range(start, start + len(x))
+    T, Dh = x.shape
+    theta = base ** (-np.arange(0, Dh, 2) / Dh)  # (Dh/2,): one frequency per pair
+    angle = np.asarray(positions, dtype=float)[:, None] * theta
+    cos, sin = np.cos(angle), np.sin(angle)
+    first, second = x[:, 0::2], x[:, 1::2]  # (T, Dh/2) each: the pairs' two features
+    out = np.empty_like(x, dtype=float)
+    out[:, 0::2] = first * cos - second * sin
+    out[:, 1::2] = first * sin + second * cos
+    return out
+
+
+def rope_score(q, k, m, n, base=10000.0):
+    # chapter 15's cell 6: rotate_pairs(q, [m]) @ rotate_pairs(k, [n]).T
+    q, k = np.asarray(q, dtype=float)[None], np.asarray(k, dtype=float)[None]
+    return float((rope_halves(q, m, base) @ rope_halves(k, n, base).T)[0, 0])
+'''
+
+EX15_REPEAT = '''import torch
+
+
+def pool_kv_heads(w, num_kv_heads):
+    # chapter 15's repeat_kv_heads, the nearest cell, on (1, H, D, Dh)
+    kv = torch.as_tensor(np.asarray(w, dtype=float))[None]
+    B, Hkv, S, Dh = kv.shape
+    G = num_kv_heads // Hkv
+    return kv[:, :, None].expand(B, Hkv, G, S, Dh).reshape(B, num_kv_heads, S, Dh)[0].numpy()
+
+
+heads_reading_kv3 = [0, 0, 1, 1]  # what the chapter prints for repeat_kv_heads'''
+
+EX15_WINDOW = '''import torch
+
+from tutorlib.nn import causal_attention_mask
+
+
+def sink_window_mask(T, window, sinks):
+    # chapter 15's window_mask
+    causal = causal_attention_mask(T)  # s <= t
+    too_old = causal.tril(-window)  # s <= t - window
+    return (causal & ~too_old).numpy()
+'''
+
+EX15_CACHE_PASTE = '''cache_bytes = 4 * 2**30  # Mistral 7B at 32k tokens, own key/value heads (the chapter's table)
+largest_batch = 64  # the chapter's batch of prompts
+largest_batch_windowed = 64'''
+
+EX15_CACHE_FORMULA = '''# the chapter's formula, 2 x layers x Hkv x Dh x T x batch x bytes, on the question's numbers
+layers, D, H, Hkv, T, B = 48, 5120, 40, 8, 16384, 4
+cache_bytes = 2 * layers * Hkv * (D // H) * T * B * 2
+largest_batch = B
+largest_batch_windowed = B'''
+
+EX15_TUTORLIB = [
+    '''from tutorlib.modern import apply_rope
+
+
+def rope_halves(x, start=0, base=10000.0):
+    return apply_rope(np.asarray(x, dtype=float), positions=start, base=base)
+
+
+def rope_score(q, k, m, n, base=10000.0):
+    q_turned = apply_rope(np.asarray(q, dtype=float)[None], positions=m, base=base)
+    k_turned = apply_rope(np.asarray(k, dtype=float)[None], positions=n, base=base)
+    return float((q_turned @ k_turned.T)[0, 0])
+''',
+    '''from tutorlib.modern_gpt import group_kv_heads
+
+
+def pool_kv_heads(w, num_kv_heads):
+    return group_kv_heads(w, num_kv_heads)
+
+
+heads_reading_kv3 = [0, 0, 1, 1]''',
+    '''from tutorlib.modern import sliding_window_mask
+
+
+def sink_window_mask(T, window, sinks):
+    return sliding_window_mask(T, window).numpy()
+''',
+    '''from tutorlib.modern import kv_cache_bytes
+
+cache_bytes = kv_cache_bytes(48, 8, 128, 16384, batch=4, bytes_per_value=2)
+largest_batch = 4
+largest_batch_windowed = 4''',
+]
+
+CASES = {
+    "ex15": {
+        "paste": [EX15_ROPE, EX15_REPEAT, EX15_WINDOW, EX15_CACHE_PASTE],
+        "paste_tutorlib": EX15_TUTORLIB,
+        "paste_formula": [EX15_ROPE, EX15_REPEAT, EX15_WINDOW, EX15_CACHE_FORMULA],
+    },
+}
+
+
+def answer_cells(nb) -> list[int]:
+    """Indices of the student notebook's answer cells: code cells holding a `...` to fill in."""
+    return [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        and re.search(r"(^|\s)\.\.\.", c.source)
+        and "grader" not in c.source
+    ]
+
+
+def main() -> None:
+    for ex, variants in CASES.items():
+        for variant, answers in variants.items():
+            nb = nbformat.read(ROOT / "exercises" / f"{NAMES[ex]}.ipynb", as_version=4)
+            cells = answer_cells(nb)
+            assert len(cells) == len(answers), f"{ex}: {len(cells)} answer cells, {len(answers)}"
+            for i, answer in zip(cells, answers):
+                if answer is not None:
+                    nb.cells[i].source = answer
+            path = HERE / "copy" / f"{ex}_{variant}.ipynb"
+            path.parent.mkdir(exist_ok=True)
+            nbformat.write(nb, path)
+            print("wrote", path.relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    main()
