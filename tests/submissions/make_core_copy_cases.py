@@ -127,7 +127,88 @@ largest_batch = 4
 largest_batch_windowed = 4''',
 ]
 
+# --- exercise 6: chapter 6's make_causal_mask (cell 33), make_padding_mask (cell 22) with the
+# query axis of cell 28, both masks of cell 44, np.where(..., -inf) and softmax (cells 8, 10), and
+# the slide's numbers printed by cell 40
+
+EX06_MASKS = '''def look_ahead_mask(n, offset=0):
+    # chapter 6's make_causal_mask
+    positions = np.arange(n)
+    return positions[None, :] <= positions[:, None]   # (1, T) <= (T, 1) -> (T, T)
+
+
+def key_mask(lengths, max_len=None):
+    # chapter 6's make_padding_mask, with cell 28's query axis
+    lengths = np.asarray(lengths)
+    if max_len is None:
+        max_len = int(lengths.max())
+    positions = np.arange(max_len)
+    return (positions[None, :] < lengths[:, None])[:, None, :]  # (B, 1, T)
+'''
+
+EX06_BOTH = '''def decoder_mask(lengths):
+    # chapter 6's cell 44: causal_mask(T5) & pad_mask[:, None, :]
+    T = int(np.max(lengths))
+    return look_ahead_mask(T) & key_mask(lengths)
+
+
+true_cells = ...  # a whole number: the True entries of decoder_mask([4, 7, 2])'''
+
+EX06_WHERE = '''from tutorlib.attention import softmax
+
+
+def mask_weights(weights, mask):
+    # chapter 6's cells 8 and 10: forbidden scores -> -inf, then the softmax
+    return softmax(np.where(mask, weights, -np.inf), axis=-1)
+
+
+masked_row = ...  # three numbers'''
+
+EX06_SLIDE = '''leaked_a = 12   # the future cells the slide leaves open (chapter 6, cell 40)
+missing_a = 3   # the cells it hides
+leaked_b = 12
+missing_b = 3'''
+
+EX06_TUTORLIB = [
+    '''from tutorlib.attention import causal_mask, padding_mask
+
+
+def look_ahead_mask(n, offset=0):
+    return causal_mask(n)
+
+
+def key_mask(lengths, max_len=None):
+    return padding_mask(lengths, max_len=max_len)[:, None, :]
+''',
+    '''from tutorlib.attention import causal_mask, padding_mask
+
+
+def decoder_mask(lengths):
+    return causal_mask(int(np.max(lengths))) & padding_mask(lengths)[:, None, :]
+
+
+true_cells = ...  # a whole number: the True entries of decoder_mask([4, 7, 2])''',
+    EX06_WHERE,
+    EX06_SLIDE,
+]
+
+EX06_FORMULAS = [
+    EX06_MASKS,
+    EX06_BOTH.replace("true_cells = ...  # a whole number: the True entries of decoder_mask([4, 7, 2])",
+                      "true_cells = 3 * 7 * (7 + 1) // 2  # B causal triangles of T (T + 1) / 2 cells"),
+    EX06_WHERE.replace("masked_row = ...  # three numbers",
+                       "masked_row = list(softmax(np.array([-np.inf, 0.3, 0.2])))"),
+    '''n = 3
+leaked_a = leaked_b = n * (n - 1) // 2   # cells above the diagonal
+missing_a = missing_b = n * (n + 1) // 2  # cells on and below it''',
+]
+
 CASES = {
+    "ex06": {
+        "paste": [EX06_MASKS, EX06_BOTH, EX06_WHERE, EX06_SLIDE],
+        "paste_tutorlib": EX06_TUTORLIB,
+        "paste_formula": EX06_FORMULAS,
+    },
     "ex15": {
         "paste": [EX15_ROPE, EX15_REPEAT, EX15_WINDOW, EX15_CACHE_PASTE],
         "paste_tutorlib": EX15_TUTORLIB,

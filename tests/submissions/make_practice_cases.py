@@ -1,4 +1,4 @@
-"""Write the misconception submissions of exercises 1, 9, 10, 11, 13 and 14, and of the question 4s of
+"""Write the misconception submissions of exercises 1, 6, 9, 10, 11, 13, 14 and 15, and of the question 4s of
 exercises 4, 5 and 8, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 A case named "honest/..." or "adversarial/..." goes to that folder instead (exercise 13's).
 
@@ -21,7 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-NAMES = {"ex01": "ex01_why_attention", "ex04": "ex04_scaled_attention",
+NAMES = {"ex01": "ex01_why_attention", "ex06": "ex06_masking", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
          "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
          "ex15": "ex15_modern_attention"}
@@ -206,6 +206,47 @@ CASES["ex15"] = {
                 "    return out")],
         "q3": [("return (s <= t) & ((s > t - window) | (s < sinks))",
                 "return (s <= t) & (s > t - window)  # chapter 15's window")]},
+}
+
+# issue 32: exercise 6 reworked (masks with a cache, weights masked after the fact, two wrong
+# cache masks diagnosed); its cases, first written by hand, come from the master since
+_EX06_CAUSAL = "return keys[None, :] <= queries[:, None]"
+CASES["ex06"] = {
+    "ex06_ignores_offset": {"q1": [("queries = offset + np.arange(n)", "queries = np.arange(n)"),
+                                   ("keys = np.arange(offset + n)", "keys = np.arange(n)")]},
+    "ex06_inverted_padding": {"q1": [("real = np.arange(max_len)[None, :] < lengths[:, None]",
+                                      "real = np.arange(max_len)[None, :] >= lengths[:, None]")]},
+    "ex06_strict_causal": {"q1": [(_EX06_CAUSAL, "return keys[None, :] < queries[:, None]")]},
+    "ex06_transposed_causal": {"q1": [(_EX06_CAUSAL, "return keys[None, :] >= queries[:, None]")]},
+    # the hidden weights zeroed and left there; the padding queries counted as seeing nothing
+    "ex06_zeroed_not_renormalised": {
+        "q2": [("true_cells = (1 + 2 + 3 + 4 + 4 + 4 + 4) + (1 + 2 + 3 + 4 + 5 + 6 + 7) + (1 + 2 * 6)",
+                "true_cells = (1 + 2 + 3 + 4) + (1 + 2 + 3 + 4 + 5 + 6 + 7) + (1 + 2)")],
+        "q3": [("return kept / kept.sum(axis=-1, keepdims=True)", "return kept"),
+               ("masked_row = [0.0, 0.6, 0.4]", "masked_row = [0.0, 0.3, 0.2]")]},
+    # chapter 6's np.where(mask, ..., -inf) and softmax, applied to the weights
+    "ex06_softmax_of_weights": {"q3": [(
+        "kept = np.where(mask, weights, 0.0)\n    return kept / kept.sum(axis=-1, keepdims=True)",
+        "return softmax(np.where(mask, weights, -np.inf), axis=-1)")]},
+    # honest: loops, the weights renormalised in place in float32, the counts by hand
+    "honest/ex06_loops_in_place": {
+        "q2": [("true_cells = (1 + 2 + 3 + 4 + 4 + 4 + 4) + (1 + 2 + 3 + 4 + 5 + 6 + 7) + (1 + 2 * 6)",
+                "true_cells = sum(min(i + 1, n) for n in (4, 7, 2) for i in range(7))")],
+        "q3": [("kept = np.where(mask, weights, 0.0)\n    return kept / kept.sum(axis=-1, keepdims=True)",
+                "w = np.array(weights, dtype=np.float32)   # a copy, changed in place\n"
+                "    w *= np.broadcast_to(mask, w.shape)\n"
+                "    w /= w.sum(axis=-1, keepdims=True)\n"
+                "    return w")],
+        "q4": [("leaked_a, missing_a = int((mask_a & ~right).sum()), int((right & ~mask_a).sum())",
+                "leaked_a, missing_a = 0, 5 + 5 + 5   # rows see 1, 2, 3 of their 6, 7, 8 keys"),
+               ("leaked_b, missing_b = int((mask_b & ~right).sum()), int((right & ~mask_b).sum())",
+                "leaked_b, missing_b = 2 + 1 + 0, 5 + 6 + 7")]},
+    # the cells each wrong mask allows, not those it gets wrong; its own position called a leak
+    "ex06_cache_masks_miscounted": {"q4": [(
+        "leaked_a, missing_a = int((mask_a & ~right).sum()), int((right & ~mask_a).sum())",
+        "leaked_a, missing_a = 0, int(mask_a.sum())"),
+        ("leaked_b, missing_b = int((mask_b & ~right).sum()), int((right & ~mask_b).sum())",
+         "leaked_b, missing_b = int(mask_b.sum()), int((right & ~mask_b).sum())")]},
 }
 
 # exercise 12's bug hunt: the answer cells are the learner id, the bug's name and the fix
