@@ -203,11 +203,47 @@ leaked_a = leaked_b = n * (n - 1) // 2   # cells above the diagonal
 missing_a = missing_b = n * (n + 1) // 2  # cells on and below it''',
 ]
 
+# --- exercise 7: chapter 7's projected cross-attention (cells 25, 26), the weight it names the
+# smallest, and the shape (B, T, D) of a cross-attention output; the slips and the failing calls
+# are in no chapter cell
+
+EX07_STEP = '''from tutorlib.attention import scaled_dot_product_attention
+
+
+def coverage(x_target, x_source, w_q, w_k):
+    # chapter 7's cells 25 and 26
+    Q_p = x_target @ w_q                        # (T, D) @ (D, d_k) -> (T, d_k)
+    K_p = x_source @ w_k                        # (S, D) @ (D, d_k) -> (S, d_k)
+    V_p = x_source                              # no W_V here
+    out_p, weights_p = scaled_dot_product_attention(Q_p, K_p, V_p)   # (T, d_v), (T, S)
+    return weights_p
+
+
+least_read = "happy"  # the smallest weight of "sou" (chapter 7, cell 13)'''
+
+EX07_TUTORLIB_STEP = '''from tutorlib.attention import scaled_dot_product_attention
+
+
+def coverage(x_target, x_source, w_q, w_k):
+    return scaled_dot_product_attention(x_target @ w_q, x_source @ w_k, x_source)[1]
+
+
+least_read = "happy"'''
+
+EX07_FORMULA_CALLS = '''fails = ...            # a set of letters
+runs_but_wrong = ...   # one letter
+shape_of_wrong = (2, 5, 32)  # the output's (B, T, D)'''
+
 CASES = {
     "ex06": {
         "paste": [EX06_MASKS, EX06_BOTH, EX06_WHERE, EX06_SLIDE],
         "paste_tutorlib": EX06_TUTORLIB,
         "paste_formula": EX06_FORMULAS,
+    },
+    "ex07": {
+        "paste": [EX07_STEP, None, None],
+        "paste_tutorlib": [EX07_TUTORLIB_STEP, None, None],
+        "paste_formula": [EX07_STEP, None, EX07_FORMULA_CALLS],
     },
     "ex15": {
         "paste": [EX15_ROPE, EX15_REPEAT, EX15_WINDOW, EX15_CACHE_PASTE],

@@ -1,4 +1,4 @@
-"""Write the misconception submissions of exercises 1, 6, 9, 10, 11, 13, 14 and 15, and of the question 4s of
+"""Write the misconception submissions of exercises 1, 6, 7, 9, 10, 11, 13, 14 and 15, and of the question 4s of
 exercises 4, 5 and 8, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 A case named "honest/..." or "adversarial/..." goes to that folder instead (exercise 13's).
 
@@ -21,7 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-NAMES = {"ex01": "ex01_why_attention", "ex06": "ex06_masking", "ex04": "ex04_scaled_attention",
+NAMES = {"ex01": "ex01_why_attention", "ex06": "ex06_masking", "ex07": "ex07_cross_attention", "ex04": "ex04_scaled_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
          "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
          "ex15": "ex15_modern_attention"}
@@ -247,6 +247,37 @@ CASES["ex06"] = {
         "leaked_a, missing_a = 0, int(mask_a.sum())"),
         ("leaked_b, missing_b = int((mask_b & ~right).sum()), int((right & ~mask_b).sum())",
          "leaked_b, missing_b = int(mask_b.sum()), int((right & ~mask_b).sum())")]},
+}
+
+# issue 32: exercise 7 reworked (coverage, the slips behind three tables, calls that fail); its
+# cases, first written by hand, come from the master since
+_EX07_SLIPS = 'slips = {"a": "no_scaling", "c": "softmax_over_queries", "d": "divided_by_d_k"}'
+CASES["ex07"] = {
+    "ex07_no_scaling": {
+        "q1": [("scores = q @ k.T / np.sqrt(k.shape[-1])", "scores = q @ k.T")],
+        "q2": [(_EX07_SLIPS, 'slips = {"a": "divided_by_d_k", "c": "softmax_over_queries", "d": "no_scaling"}')]},
+    "ex07_source_rows": {
+        "q1": [("return weights.sum(axis=0)", "return weights.sum(axis=1)")],
+        "q3": [("shape_of_wrong = (2, 7, 32)", "shape_of_wrong = (2, 5, 32)")]},
+    "ex07_swapped_queries": {
+        "q1": [("q = x_target @ w_q", "q = x_source @ w_q"), ("k = x_source @ w_k", "k = x_target @ w_k")],
+        "q3": [('fails = {"c", "d", "e"}', 'fails = {"b", "c", "d", "e"}'),
+               ('runs_but_wrong = "b"', 'runs_but_wrong = "a"')]},
+    "ex07_softmax_over_queries": {
+        "q1": [("weights = softmax(scores, axis=-1)", "weights = softmax(scores, axis=0)")],
+        "q2": [(_EX07_SLIPS, 'slips = {"a": "no_scaling", "c": "queries_from_source", "d": "divided_by_d_k"}')]},
+    # honest: loops over the target words in float32, a list of letters
+    "honest/ex07_loops_float32": {
+        "q1": [("    q = x_target @ w_q", "    x_target = np.asarray(x_target, dtype=np.float32)\n"
+                "    x_source = np.asarray(x_source, dtype=np.float32)\n"
+                "    total = np.zeros(len(x_source), dtype=np.float32)\n"
+                "    for x in x_target:                       # one target word at a time\n"
+                "        s = (x @ w_q) @ (x_source @ w_k).T / np.sqrt(w_k.shape[1])\n"
+                "        e = np.exp(s - s.max())\n"
+                "        total += e / e.sum()\n"
+                "    return total\n"
+                "    q = x_target @ w_q")],
+        "q3": [('fails = {"c", "d", "e"}', 'fails = ["e", "d", "c"]')]},
 }
 
 # exercise 12's bug hunt: the answer cells are the learner id, the bug's name and the fix
