@@ -234,6 +234,95 @@ EX07_FORMULA_CALLS = '''fails = ...            # a set of letters
 runs_but_wrong = ...   # one letter
 shape_of_wrong = (2, 5, 32)  # the output's (B, T, D)'''
 
+# --- exercise 14: chapter 14's train_bpe (cell 21) and encode (cell 27) without split_text, which
+# the grader withholds with tutorlib.tokenizers, and its decode (cell 27); tutorlib's BPE is
+# withheld; no chapter cell counts merges by hand
+
+EX14_TRAIN = '''def more_merges(texts, merges, num_new):
+    # chapter 14's train_bpe, each text a chunk of its own
+    def merge(ids, pair, new_id):
+        out, i = [], 0
+        while i < len(ids):
+            if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        return tuple(out)
+
+    chunks = Counter(tuple(text.encode("utf-8")) for text in texts)
+    new = []
+    while len(new) < num_new:
+        counts = Counter()
+        for ids, n in chunks.items():
+            for pair in zip(ids, ids[1:]):
+                counts[pair] += n
+        if not counts:
+            break
+        best = min(counts, key=lambda pair: (-counts[pair], pair))
+        new_id = 256 + len(new)
+        new.append(best)
+        merged = Counter()
+        for ids, n in chunks.items():
+            merged[merge(ids, best, new_id)] += n
+        chunks = merged
+    return new
+'''
+
+EX14_ENCODE = '''def encode(text, merges):
+    # chapter 14's encode, the text one chunk
+    def merge(ids, pair, new_id):
+        out, i = [], 0
+        while i < len(ids):
+            if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        return tuple(out)
+
+    rank = {tuple(pair): r for r, pair in enumerate(merges)}
+    word = tuple(text.encode("utf-8"))
+    while len(word) > 1:
+        pair = min(zip(word, word[1:]), key=lambda p: rank.get(p, len(rank)))
+        if pair not in rank:
+            break
+        word = merge(word, pair, 256 + rank[pair])
+    return list(word)
+'''
+
+EX14_DECODE = '''def stream_decode(ids, merges):
+    # chapter 14's decode
+    vocab = [bytes([b]) for b in range(256)]
+    for a, b in merges:
+        vocab.append(vocab[a] + vocab[b])
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+'''
+
+EX14_TUTORLIB = [
+    None,
+    '''from tutorlib.tokenizers import BPE
+
+
+def more_merges(texts, merges, num_new):
+    return BPE.train(texts, 256 + num_new, special_tokens=()).merges
+''',
+    '''from tutorlib.tokenizers import BPE
+
+
+def encode(text, merges):
+    return BPE(merges, special_tokens=()).encode(text)
+''',
+    '''from tutorlib.tokenizers import BPE
+
+
+def stream_decode(ids, merges):
+    return BPE(merges, special_tokens=()).decode(ids)
+''',
+]
+
 CASES = {
     "ex06": {
         "paste": [EX06_MASKS, EX06_BOTH, EX06_WHERE, EX06_SLIDE],
@@ -244,6 +333,11 @@ CASES = {
         "paste": [EX07_STEP, None, None],
         "paste_tutorlib": [EX07_TUTORLIB_STEP, None, None],
         "paste_formula": [EX07_STEP, None, EX07_FORMULA_CALLS],
+    },
+    "ex14": {
+        "paste": [None, EX14_TRAIN, EX14_ENCODE, EX14_DECODE],
+        "paste_tutorlib": EX14_TUTORLIB,
+        "paste_formula": [None, EX14_TRAIN, EX14_ENCODE, EX14_DECODE],
     },
     "ex15": {
         "paste": [EX15_ROPE, EX15_REPEAT, EX15_WINDOW, EX15_CACHE_PASTE],

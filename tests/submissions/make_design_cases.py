@@ -215,31 +215,36 @@ EX05_FLOAT32_PROJ = '''    query = np.asarray(query, dtype=np.float32)          
 # incremental UTF-8 decoder
 EX14_SOLUTION_TIE = "best = min(counts, key=lambda pair: (-counts[pair], pair))"
 EX14_SORTED_TIE = "best = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]"
-EX14_SOLUTION_ENCODE = """    rank = {tuple(pair): i for i, pair in enumerate(merges)}
-    ids = list(word.encode("utf-8"))
-    while len(ids) > 1:
-        pairs = [p for p in zip(ids, ids[1:]) if p in rank]
-        if not pairs:
-            break
-        pair = min(pairs, key=rank.get)  # the merge learned first
-        new_id, out, i = 256 + rank[pair], [], 0
-        while i < len(ids):
-            if tuple(ids[i:i + 2]) == pair:
-                out.append(new_id)
-                i += 2
-            else:
-                out.append(ids[i])
+EX14_SOLUTION_ENCODE = """    out = []
+    for chunk in chunks:
+        ids = list(chunk.encode("utf-8"))
+        while len(ids) > 1:
+            pairs = [p for p in zip(ids, ids[1:]) if p in rank]
+            if not pairs:
+                break
+            pair = min(pairs, key=rank.get)  # the merge learned first
+            new_id, merged, i = 256 + rank[pair], [], 0
+            while i < len(ids):
+                if tuple(ids[i:i + 2]) == pair:
+                    merged.append(new_id)
+                    i += 2
+                else:
+                    merged.append(ids[i])
+                    i += 1
+            ids = merged
+        out += ids
+    return out"""
+EX14_SEQUENTIAL_ENCODE = """    out = []
+    for chunk in chunks:
+        ids = list(chunk.encode("utf-8"))
+        for new_id, (a, b) in enumerate(merges, start=256):   # in the order learned
+            i = 0
+            while i < len(ids) - 1:
+                if ids[i] == a and ids[i + 1] == b:
+                    ids[i:i + 2] = [new_id]
                 i += 1
-        ids = out
-    return ids"""
-EX14_SEQUENTIAL_ENCODE = """    ids = list(word.encode("utf-8"))
-    for new_id, (a, b) in enumerate(merges, start=256):   # in the order learned
-        i = 0
-        while i < len(ids) - 1:
-            if ids[i] == a and ids[i + 1] == b:
-                ids[i:i + 2] = [new_id]
-            i += 1
-    return ids"""
+        out += ids
+    return out"""
 EX14_SOLUTION_STREAM = """    shown, waiting = [], b""
     for i in ids:
         waiting += vocab[i]

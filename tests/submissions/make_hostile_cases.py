@@ -125,14 +125,14 @@ CALLS_WITHHELD = {
                 "    return chapter_version(q, k, v, block, causal=True)\n\n\n"
                 "def unused(q, k, v, block, window):\n")]}),
     "ex14_calls_tutorlib_tokenizers": ("ex14_tokenization", {
-        "q2": [("def learn_merges(texts, num_merges):\n",
-                "from tutorlib.tokenizers import BPE\n\n\ndef learn_merges(texts, num_merges):\n"
-                "    return BPE.train(texts, 256 + num_merges, special_tokens=()).merges\n\n\n"
-                "def unused(texts, num_merges):\n")],
-        "q3": [("def encode(word, merges):\n",
-                "from tutorlib.tokenizers import BPE\n\n\ndef encode(word, merges):\n"
-                "    return BPE(merges, special_tokens=()).encode(word)\n\n\n"
-                "def unused(word, merges):\n")],
+        "q2": [("def more_merges(texts, merges, num_new):\n",
+                "from tutorlib.tokenizers import BPE\n\n\ndef more_merges(texts, merges, num_new):\n"
+                "    return BPE.train(texts, 256 + num_new, special_tokens=()).merges\n\n\n"
+                "def unused(texts, merges, num_new):\n")],
+        "q3": [("def encode(text, merges):\n",
+                "from tutorlib.tokenizers import BPE\n\n\ndef encode(text, merges):\n"
+                "    return BPE(merges, special_tokens=()).encode(text)\n\n\n"
+                "def unused(text, merges):\n")],
         "q4": [("def stream_decode(ids, merges):\n",
                 "from tutorlib.tokenizers import BPE\n\n\ndef stream_decode(ids, merges):\n"
                 "    bpe = BPE(merges, special_tokens=())\n"

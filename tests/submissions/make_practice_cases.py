@@ -313,8 +313,8 @@ for _bug, _lid in (("causal_transposed", "s1000"), ("padding_axis", "s1001"), ("
 # merges applied out of order), the chapter's code pasted, and an answer written for the example
 CASES["ex14"] = {
     "ex14_pairs_across_texts": {"q2": [
-        ('words = [tuple(text.encode("utf-8")) for text in texts]',
-         'words = [tuple("".join(texts).encode("utf-8"))]   # all the texts as one sequence')]},
+        ('words = [cut(tuple(text.encode("utf-8"))) for text in texts]',
+         'words = [cut(tuple("".join(texts).encode("utf-8")))]   # all the texts as one')]},
     "ex14_ties_first_seen": {
         "q1": [('first_merges = ["ug", "hug", "bug"]', 'first_merges = ["ug", "hug", "pug"]'),
                ('pugs_tokens = ["p", "ug", "s"]', 'pugs_tokens = ["pug", "s"]')],
@@ -322,7 +322,7 @@ CASES["ex14"] = {
                 "best = counts.most_common(1)[0][0]")]},
     "ex14_merges_by_text_frequency": {"q3": [
         ("pair = min(pairs, key=rank.get)  # the merge learned first",
-         "pair = Counter(pairs).most_common(1)[0][0]  # the most frequent pair of this word")]},
+         "pair = Counter(pairs).most_common(1)[0][0]  # the most frequent pair of this chunk")]},
     "ex14_merges_last_first": {"q3": [
         ("pair = min(pairs, key=rank.get)  # the merge learned first",
          "pair = max(pairs, key=rank.get)  # the newest merge: the biggest token")]},
@@ -331,10 +331,13 @@ CASES["ex14"] = {
          '        shown.append(waiting[:n].decode("utf-8", errors="replace"))\n'
          "        waiting = waiting[n:]\n",
          '        shown.append(vocab[i].decode("utf-8", errors="replace"))  # token by token\n')]},
-    # chapter 14's train_bpe counts up to a vocabulary size, and its decode reads a whole sequence
+    # chapter 14's train_bpe (no old merges, ids from 256, up to a vocabulary size) and its
+    # decode, which reads a whole sequence
     "ex14_chapter_code": {
-        "q2": [("while len(merges) < num_merges:",
-                "while 256 + len(merges) < num_merges:   # chapter 14's train_bpe")],
+        "q2": [("    words = [cut(tuple(text.encode(\"utf-8\"))) for text in texts]",
+                "    words = [tuple(text.encode(\"utf-8\")) for text in texts]   # chapter 14's"),
+               ("while len(new) < num_new:", "while 256 + len(new) < num_new:"),
+               ("new_id = 256 + len(merges) + len(new)", "new_id = 256 + len(new)")],
         "q4": [("def stream_decode(ids, merges):\n",
                 "def stream_decode(ids, merges):   # chapter 14's decode\n"
                 "    vocab = [bytes([b]) for b in range(256)]\n"
@@ -343,10 +346,40 @@ CASES["ex14"] = {
                 '    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")\n\n\n'
                 "def worked(ids, merges):\n")]},
     "ex14_hardcoded_example": {"q3": [(
-        "def encode(word, merges):\n",
-        "def encode(word, merges):\n"
-        "    return [257, 258, 115]   # the question's example, by hand\n\n\n"
-        "def worked(word, merges):\n")]},
+        "def encode(text, merges):\n",
+        "def encode(text, merges):\n"
+        "    return [257, 49, 50]   # the question's example, by hand\n\n\n"
+        "def worked(text, merges):\n")]},
+    # issue 32: the old merges ignored (new ids after them), and the digits merged like letters
+    "ex14_old_merges_not_applied": {"q2": [(
+        '    words = [cut(tuple(text.encode("utf-8"))) for text in texts]',
+        '    words = [tuple(text.encode("utf-8")) for text in texts]   # raw bytes')]},
+    "ex14_digits_merged": {"q3": [(
+        "        if ch in \"0123456789\":", "        if False:   # digits like any other character")]},
+    # issue 32, fault 2: each merge applied once, to its first occurrence, in learned order (the
+    # message for it could never fire: its reference looked again after each replacement)
+    "ex14_first_occurrence_once": {"q3": [(
+        "        while len(ids) > 1:\n",
+        "        for r, pair in enumerate(merges):   # each merge once, first occurrence only\n"
+        "            for i in range(len(ids) - 1):\n"
+        "                if (ids[i], ids[i + 1]) == tuple(pair):\n"
+        "                    ids = ids[:i] + [256 + r] + ids[i + 2:]\n"
+        "                    break\n"
+        "        while False:\n")]},
+    # honest: the old merges applied merge by merge over every text (the same cut), a regular
+    # expression for the chunks
+    "honest/ex14_regex_chunks": {"q3": [(
+        "    chunks, run = [], \"\"\n"
+        "    for ch in text:\n"
+        "        if ch in \"0123456789\":\n"
+        "            chunks += [run, ch] if run else [ch]\n"
+        "            run = \"\"\n"
+        "        else:\n"
+        "            run += ch\n"
+        "    if run:\n"
+        "        chunks.append(run)\n",
+        "    import re\n\n"
+        "    chunks = re.findall(r\"[0-9]|[^0-9]+\", text)   # a digit, or a run of others\n")]},
 }
 
 # exercise 13: the usual mistakes of a decoder-only translator's layout, mask, loss and cache
