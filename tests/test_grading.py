@@ -189,11 +189,12 @@ def test_misconceptions_score_partial_marks():
 
 def test_adversarial_submissions_never_score_more_than_their_honest_parts():
     """The cheats' answers are wrong but for their honest parts (exercise 2's new cases answer q3
-    right: 3 points; ex08_mutate_inputs answers q1 and q3 right and q2's public shape test: 5.75;
-    lying_objects has one right shape): nothing they do adds points."""
+    right: 3 points; ex08_mutate_inputs answers q1, q3 and q4 right and q2's public shape test:
+    7.25; lying_objects has one right shape): nothing they do adds points."""
     honest_parts = {
         "adversarial/ex02_lying_objects.ipynb": 1,
-        "adversarial/ex08_mutate_inputs.ipynb": 5.75,
+        # issue 32: q1, q3 and q4 right, and q2's public shape test (0.25 of its 3)
+        "adversarial/ex08_mutate_inputs.ipynb": 7.25,
         # issue 27: calls of a withheld module; the rest of the worked solutions is right
         "adversarial/ex10_calls_sacrebleu.ipynb": 9.25,
         "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,

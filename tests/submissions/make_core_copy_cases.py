@@ -11,7 +11,8 @@ understand, three ways:
   one exists (else as in ``paste``);
 - ``exNN_paste_formula``: the question's own numbers put into the chapter's formulas.
 
-An answer cell the chapter has nothing for is left as the student notebook has it. Their points
+An answer cell the chapter has nothing for is left as the student notebook has it (a function
+instead of a source changes the student's cell, for a question whose cell holds code to keep). Their points
 are in expected.json; the goal of issue 32 is at most 30 % of each exercise's points.
 Rerun this after one of these exercises changes, then grade copy/ and check expected.json.
 """
@@ -323,6 +324,67 @@ def stream_decode(ids, merges):
 ''',
 ]
 
+# --- exercise 8: chapter 8's positional_encoding (cell 9) where a dot product is asked, its
+# post-norm layer step by step with feed_forward.linear1 and .linear2 (cell 36) where a parallel
+# block is asked, the shuffles its cells print (cells 4, 21, and its prose), and the rotation
+# angle k * omega_i of cell 19
+
+EX08_PE = '''def positional_encoding(max_len, d_model):
+    # chapter 8's cell 9
+    p = torch.arange(max_len, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p / 10000 ** (two_i / d_model)
+    pe = torch.zeros(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle[:, :d_model // 2])
+    return pe
+
+
+def offset_dot(offsets, d_model, base=10000.0):
+    return positional_encoding(len(offsets), d_model)
+
+
+self_dot = 64  # D_pe of chapter 8's cell 19'''
+
+EX08_LAYER = '''def parallel_layer_forward(x, self_attn, norm, feed_forward, mask=None):
+    # chapter 8's cell 36, step by step
+    h, w = self_attn(x, x, x, mask=mask)
+    x1 = norm(x + h)
+    hidden = torch.relu(feed_forward.linear1(x1))
+    f = feed_forward.linear2(hidden)
+    return norm(x1 + f)
+'''
+
+EX08_SHUFFLES = '''shuffle_answer = "b"    # chapter 8, cell 4: output of the shuffle = shuffled output
+layer_answer = "b"
+causal_answer = "c"
+positions_answer = "c"  # chapter 8, cell 21'''
+
+def EX08_ANGLE(cell: str) -> str:  # noqa: N802 (a case's answer, named like the others)
+    """The student's cell of q4, its angle from chapter 8's omega_i = 1 / 10000^(2i/D)."""
+    return cell.replace("angle = ...", "angle = 5 / 10000 ** (2 * 1 / 8)", 1)
+
+
+EX08_TUTORLIB = [
+    '''from tutorlib.nn import sinusoidal_positional_encoding
+
+
+def offset_dot(offsets, d_model, base=10000.0):
+    return sinusoidal_positional_encoding(len(offsets), d_model)
+
+
+self_dot = 64''',
+    '''from tutorlib.nn import EncoderLayer
+
+
+def parallel_layer_forward(x, self_attn, norm, feed_forward, mask=None):
+    layer = EncoderLayer(x.shape[-1], self_attn.num_heads, 4 * x.shape[-1]).double().eval()
+    return layer(x, mask)
+''',
+    EX08_SHUFFLES,
+    None,
+]
+
 CASES = {
     "ex06": {
         "paste": [EX06_MASKS, EX06_BOTH, EX06_WHERE, EX06_SLIDE],
@@ -333,6 +395,11 @@ CASES = {
         "paste": [EX07_STEP, None, None],
         "paste_tutorlib": [EX07_TUTORLIB_STEP, None, None],
         "paste_formula": [EX07_STEP, None, EX07_FORMULA_CALLS],
+    },
+    "ex08": {
+        "paste": [EX08_PE, EX08_LAYER, EX08_SHUFFLES, None],
+        "paste_tutorlib": EX08_TUTORLIB,
+        "paste_formula": [EX08_PE, EX08_LAYER, EX08_SHUFFLES, EX08_ANGLE],
     },
     "ex14": {
         "paste": [None, EX14_TRAIN, EX14_ENCODE, EX14_DECODE],
@@ -365,7 +432,9 @@ def main() -> None:
             cells = answer_cells(nb)
             assert len(cells) == len(answers), f"{ex}: {len(cells)} answer cells, {len(answers)}"
             for i, answer in zip(cells, answers):
-                if answer is not None:
+                if callable(answer):  # a change of the student's own cell
+                    nb.cells[i].source = answer(nb.cells[i].source)
+                elif answer is not None:
                     nb.cells[i].source = answer
             path = HERE / "copy" / f"{ex}_{variant}.ipynb"
             path.parent.mkdir(exist_ok=True)

@@ -52,6 +52,26 @@ CASES = {
         "ex05_patterns_swapped": {"q4": [('"A": "previous"', '"A": "self"'), ('"D": "self"', '"D": "previous"')]},
     },
     "ex08": {
+        # issue 32: exercise 8's q1 and q2 reworked; these cases, first written by hand, come
+        # from the master since
+        "ex08_exponent_i_over_d": {"q1": [(
+            "omega = base ** (-np.arange(0, d_model, 2) / d_model)",
+            "omega = base ** (-np.arange(d_model // 2) / d_model)   # i / D")]},
+        "ex08_cosine_similarity": {"q1": [
+            ("return np.cos(k * omega).sum(axis=1)", "return np.cos(k * omega).mean(axis=1)"),
+            ("self_dot = 32.0", "self_dot = 1.0")]},
+        "ex08_sequential_block": {"q2": [(
+            "    return x + self_attn(h, h, h, mask=mask)[0] + feed_forward(h)",
+            "    x = x + self_attn(h, h, h, mask=mask)[0]   # chapter 8's pre-norm order\n"
+            "    return x + feed_forward(norm(x))")]},
+        "ex08_positions_equivariant": {"q3": [
+            ('positions_answer = "c"', 'positions_answer = "b"')]},
+        # issue 32, fault 9: the feed-forward network through its linear1 and linear2, as
+        # chapter 8's cell calls them: full marks
+        "honest/ex08_chapter_linears": {"q2": [(
+            "    return x + self_attn(h, h, h, mask=mask)[0] + feed_forward(h)",
+            "    hidden = torch.relu(feed_forward.linear1(h))   # (B, S, D) -> (B, S, d_ff)\n"
+            "    return x + self_attn(h, h, h, mask=mask)[0] + feed_forward.linear2(hidden)")]},
         "ex08_order_breaks_rotation": {"q4": [
             ('breaks = ["c", "d"]', 'breaks = ["b", "d"]'),
             ("angle = 5 * omega(8)[1]", "angle = 5 * 10000 ** (-1 / 8)")]},
