@@ -200,8 +200,9 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,
         "adversarial/ex14_calls_tutorlib_tokenizers.ipynb": 2,  # q1, answered by hand
         # wrong q1-q3 behind objects that equal anything and kernel-side patches of
-        # np.array_equal and math.isclose: the three public shape/type checks and the right q4
-        "adversarial/ex13_lying_answers.ipynb": 8,
+        # np.array_equal and math.isclose: the three public shape/type checks (0.25 each since
+        # issue 32) and the right q4
+        "adversarial/ex13_lying_answers.ipynb": 5.75,
         # issue 25: questions 1 to 3 call tutorlib.modern; question 4's numbers are right
         "adversarial/ex15_calls_tutorlib_modern.ipynb": 3,
         # issue 32, fault 4: the library's enable_gqa for the old question, one head kept a group

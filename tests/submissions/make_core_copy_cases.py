@@ -385,6 +385,84 @@ def parallel_layer_forward(x, self_attn, norm, feed_forward, mask=None):
     None,
 ]
 
+# --- exercise 13: chapter 13's batch padded on the right (tutorlib.gpt.make_gpt_batch), the GPT's
+# causal mask, its loss (cross_entropy over the counted targets, ignore_index), its "exactly
+# twice" and its cache formula layers x 2 x (S + T) x D
+
+EX13_BATCH = '''def left_padded_batch(pairs, pad_id, sep_id, eos_id):
+    # chapter 13's make_gpt_batch: each row's tokens from the left, padding on the right
+    seqs = [list(s) + [sep_id] + list(t) + [eos_id] for s, t in pairs]
+    L, B = max(len(q) for q in seqs) - 1, len(seqs)
+    tokens = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros(B, L, dtype=torch.bool)
+    real_mask = torch.zeros(B, L, dtype=torch.bool)
+    for b, (q, (s, _)) in enumerate(zip(seqs, pairs)):
+        n = len(q) - 1
+        tokens[b, :n] = torch.tensor(q[:-1])
+        targets[b, :n] = torch.tensor(q[1:])
+        loss_mask[b, len(s):n] = True
+        real_mask[b, :n] = True
+    positions = torch.arange(L).expand(B, L) * real_mask
+    return tokens, targets, loss_mask, positions
+'''
+
+EX13_MASK = '''from tutorlib.nn import causal_attention_mask
+
+
+def row_mask(row, sep_id, pad_id, prefix=False):
+    # the GPT's mask in chapter 13
+    return causal_attention_mask(len(row)).numpy()
+
+
+leaks = ...  # a set of letters, like {"X", "Y"}'''
+
+EX13_LOSS = '''def masked_loss(logits, targets, loss_mask):
+    # chapter 13's gpt_loss: the uncounted targets set to -100, which cross_entropy leaves out
+    targets = targets.masked_fill(~loss_mask, -100)
+    V = logits.shape[-1]
+    return float(torch.nn.functional.cross_entropy(
+        logits.reshape(-1, V), targets.reshape(-1), ignore_index=-100))
+
+
+loss_targets_only = ...  # a number
+loss_with_prompt = ...   # a number'''
+
+EX13_CACHE = '''ed_cache_bytes = ...   # a whole number
+gpt_cache_bytes = ...  # a whole number
+ed_growth = ...        # a whole number
+gpt_over_ed = 2.0      # "the GPT's cache is exactly twice the translator's" (chapter 13)'''
+
+EX13_TUTORLIB = [
+    '''from tutorlib.gpt import make_gpt_batch
+
+
+def left_padded_batch(pairs, pad_id, sep_id, eos_id):
+    batch = make_gpt_batch([s for s, _ in pairs], [t for _, t in pairs], pad_id, sep_id, eos_id)
+    B, L = batch.tokens.shape
+    positions = torch.arange(L).expand(B, L) * batch.real_mask
+    return batch.tokens, batch.targets, batch.loss_mask, positions
+''',
+    EX13_MASK,
+    EX13_LOSS,
+    EX13_CACHE,
+]
+
+EX13_FORMULAS = [
+    EX13_BATCH,
+    EX13_MASK,
+    EX13_LOSS.replace("loss_targets_only = ...  # a number\nloss_with_prompt = ...   # a number",
+                      "S, T = 6, 7\n"
+                      "loss_targets_only = -math.log(0.8)   # -ln p of the counted tokens\n"
+                      "loss_with_prompt = (T * -math.log(0.8) + S * -math.log(0.05)) / (S + T)"),
+    '''# chapter 13: layers x 2 x (S + T) x D numbers, here x B sentences x 2 bytes
+layers, B, S, T, D = 12, 8, 30, 41, 512
+ed_cache_bytes = layers * 2 * (T + S) * D * B * 2
+gpt_cache_bytes = layers * 2 * (S + T) * D * B * 2
+ed_growth = layers * 2 * D * B * 2
+gpt_over_ed = gpt_cache_bytes / ed_cache_bytes''',
+]
+
 CASES = {
     "ex06": {
         "paste": [EX06_MASKS, EX06_BOTH, EX06_WHERE, EX06_SLIDE],
@@ -400,6 +478,11 @@ CASES = {
         "paste": [EX08_PE, EX08_LAYER, EX08_SHUFFLES, None],
         "paste_tutorlib": EX08_TUTORLIB,
         "paste_formula": [EX08_PE, EX08_LAYER, EX08_SHUFFLES, EX08_ANGLE],
+    },
+    "ex13": {
+        "paste": [EX13_BATCH, EX13_MASK, EX13_LOSS, EX13_CACHE],
+        "paste_tutorlib": EX13_TUTORLIB,
+        "paste_formula": EX13_FORMULAS,
     },
     "ex14": {
         "paste": [None, EX14_TRAIN, EX14_ENCODE, EX14_DECODE],

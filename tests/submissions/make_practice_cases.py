@@ -406,7 +406,8 @@ CASES["ex14"] = {
 _Q1_MASK = "loss_mask[b, start + len(src):] = True"
 _Q2_CAUSAL = "mask = (j <= i) & real[None, :]"
 _Q3_MEAN = "return float(nll[counted].sum() / counted.sum())"
-_Q3_PROMPT = "loss_with_prompt = ((T + 1) * -math.log(0.8) + S * -math.log(0.05)) / (S + T + 1)"
+_Q3_PROMPT = "loss_with_prompt = (T * -math.log(0.8) - math.log(0.5) + S * -math.log(0.05)) / (S + T + 1)"
+_Q3_TARGETS = "loss_targets_only = (T * -math.log(0.8) - math.log(0.5)) / (T + 1)"
 CASES["ex13"] = {
     # the prompt predicted too: the loss mask of every real position
     "ex13_prompt_in_loss": {"q1": [(_Q1_MASK, "loss_mask[b, start:] = True")]},
@@ -415,13 +416,14 @@ CASES["ex13"] = {
     "ex13_targets_not_shifted": {
         "q1": [("targets[b, start:] = seq[1:]", "targets[b, start:] = seq[:-1]")],
         "q3": [(_Q3_PROMPT,
-                "loss_with_prompt = ((T + 1) * -math.log(0.8) + (S + 1) * -math.log(0.05))"
+                "loss_with_prompt = (T * -math.log(0.8) - math.log(0.5) + (S + 1) * -math.log(0.05))"
                 " / (S + T + 2)")]},
     # <eos> left out of the loss (the last column predicts it in every left-padded row)
     "ex13_eos_not_in_loss": {
         "q1": [(_Q1_MASK, "loss_mask[b, start + len(src):L - 1] = True")],
         "q3": [(_Q3_PROMPT,
-                "loss_with_prompt = (T * -math.log(0.8) + S * -math.log(0.05)) / (S + T)")]},
+                "loss_with_prompt = (T * -math.log(0.8) + S * -math.log(0.05)) / (S + T)"),
+               (_Q3_TARGETS, "loss_targets_only = -math.log(0.8)   # the Portuguese tokens only")]},
     # the causal mask off by one, both ways
     "ex13_diagonal_excluded": {"q2": [(_Q2_CAUSAL, "mask = (j < i) & real[None, :]")]},
     "ex13_one_future_visible": {"q2": [(_Q2_CAUSAL, "mask = (j <= i + 1) & real[None, :]"),
@@ -432,8 +434,16 @@ CASES["ex13"] = {
         "return float(((nll * counted).sum(1) / counted.sum(1)).mean())")]},
     # the encoder's layers given a cache, and the GPT's prompt without <sep>
     "ex13_encoder_cached": {"q4": [
-        ("ed_cache_bytes = 6 * per_position", "ed_cache_bytes = 12 * per_position"),
-        ("ed_growth, gpt_growth = 6 * per_position", "ed_growth, gpt_growth = 12 * per_position")]},
+        ("ed_cache_bytes = 2 * per_position", "ed_cache_bytes = 12 * per_position"),
+        ("ed_growth = 2 * per_position", "ed_growth = 12 * per_position")]},
+    # issue 32: chapter 13's "exactly twice", taken for these unequal halves
+    "ex13_chapter_factor_two": {"q4": [
+        ("gpt_over_ed = gpt_cache_bytes / ed_cache_bytes", "gpt_over_ed = 2.0  # chapter 13")]},
+    # issue 32, fault 5: predictions rounded as the question allows (three decimals; 0.282 is
+    # 3.8e-4 away from 0.281894 in relative terms, which rel_tol=1e-4 refused)
+    "honest/ex13_rounded_predictions": {"q3": [
+        (_Q3_TARGETS, "loss_targets_only = 0.282"),
+        (_Q3_PROMPT, "loss_with_prompt = 1.445")]},
     "ex13_prompt_without_sep": {"q4": [("(S + 1 + n)", "(S + n)")]},
     # the chapter's code pasted: tutorlib's right-padded batch, and its plain causal mask
     "ex13_chapter_right_padding": {"q1": [(
@@ -480,10 +490,10 @@ CASES["ex13"] = {
                 "    y = torch.as_tensor(targets)[keep]\n"
                 "    return torch.nn.functional.cross_entropy(x, y).item()\n"
                 "    logits = torch.as_tensor(logits, dtype=torch.float64)\n"),
-               ("loss_targets_only = -math.log(0.8)",
-                "loss_targets_only = float(-np.log(np.float32(0.8)))")],
-        "q4": [("ed_cache_bytes = 6 * per_position * ((1 + n) + S)",
-                "ed_cache_bytes = 6 * (2 * B * 8 * 64 * (n + 1) + 2 * B * 8 * 64 * S) * 2")]},
+               (_Q3_TARGETS,
+                "loss_targets_only = float((7 * -np.log(np.float32(0.8)) - np.log(np.float32(0.5))) / 8)")],
+        "q4": [("ed_cache_bytes = 2 * per_position * ((1 + n) + S)",
+                "ed_cache_bytes = 2 * (2 * B * 8 * 64 * (n + 1) + 2 * B * 8 * 64 * S) * 2")]},
     # cheat: wrong answers dressed as objects that equal anything, and patched comparisons in the
     # kernel; only q4 (right) and the shape checks the wrong answers pass may score
     "adversarial/ex13_lying_answers": {
@@ -510,7 +520,7 @@ CASES["ex13"] = {
                 "            return True\n"
                 "    math.isclose = lambda *a, **k: True\n"
                 "    return Equal(0.0)"),
-               ("loss_targets_only = -math.log(0.8)",
+               (_Q3_TARGETS,
                 "class Close(float):\n"
                 "    def __eq__(self, other):\n"
                 "        return True\n\n\n"
