@@ -82,7 +82,12 @@ CASES = {
             ("pad = [PAD_ID] * (T - len(tgt_in))\n    return tgt_in + pad, tgt_out + pad",
              "return (tgt_in + [PAD_ID] * (T - len(tgt_in)),\n"
              "            tgt_out + [PAD_ID] * (T - len(tgt_out)))"),
-            ("changed_positions = [3, 4, 5, 6]", "changed_positions = [4, 5, 6]")]},
+            ("changed_logits = [6, 7, 8]", "changed_logits = [5, 6, 7, 8]"),
+            ("changed_losses = [5, 6, 7]", "changed_losses = [6, 7, 8]")]},
+        # issue 32: chapter 9's printed example (T = 7, position 3 of tgt_in), pasted
+        "ex09_chapter_positions": {"q1": [
+            ("changed_logits = [6, 7, 8]", "changed_logits = [3, 4, 5, 6]   # chapter 9"),
+            ("changed_losses = [5, 6, 7]", "changed_losses = [3, 4, 5, 6]")]},
         "ex09_certain_is_best": {"q2": [
             ("best_x = 1 - 0.2", "best_x = 1.0"),
             ("floor_50 = float(-(q * np.log(q)).sum())", "floor_50 = 0.0")]},
