@@ -223,7 +223,8 @@ CASES["ex15"] = {
     # chapter 15's side-by-side pairs and its window without sinks, pasted
     "ex15_chapter_copy": {
         "q1": [("first, second = x[:, :h], x[:, h:]  # (T, h) each: pair i is (x[i], x[i + h])\n"
-                "    return np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=1)",
+                "    turned = [first * cos - second * sin, first * sin + second * cos]\n"
+                "    return np.concatenate(turned, axis=1)  # (T, Dh)",
                 "first, second = x[:, 0::2], x[:, 1::2]  # the chapter's side-by-side pairs\n"
                 "    out = np.empty_like(x)\n"
                 "    out[:, 0::2] = first * cos - second * sin\n"
@@ -411,7 +412,8 @@ CASES["ex14"] = {
 _Q1_MASK = "loss_mask[b, start + len(src):] = True"
 _Q2_CAUSAL = "mask = (j <= i) & real[None, :]"
 _Q3_MEAN = "return float(nll[counted].sum() / counted.sum())"
-_Q3_PROMPT = "loss_with_prompt = (T * -math.log(0.8) - math.log(0.5) + S * -math.log(0.05)) / (S + T + 1)"
+_Q3_PROMPT = ("loss_with_prompt = (T * -math.log(0.8) - math.log(0.5)\n"
+              "                    + S * -math.log(0.05)) / (S + T + 1)")
 _Q3_TARGETS = "loss_targets_only = (T * -math.log(0.8) - math.log(0.5)) / (T + 1)"
 CASES["ex13"] = {
     # the prompt predicted too: the loss mask of every real position
