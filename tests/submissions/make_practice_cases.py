@@ -68,7 +68,20 @@ CASES = {
             ('positions_answer = "c"', 'positions_answer = "b"')]},
         # issue 32, fault 9: the feed-forward network through its linear1 and linear2, as
         # chapter 8's cell calls them: full marks
-        "honest/ex08_chapter_linears": {"q2": [(
+        "honest/ex08_chapter_linears": {
+            "q1": [("    k = np.asarray(offsets, dtype=np.float64)[:, None]        # (n, 1)\n",
+                    "    # two rows of chapter 8's table in float32, positions 0 and k, and their dot\n"
+                    "    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)\n"
+                    "    out = []\n"
+                    "    for k in offsets:\n"
+                    "        p = torch.tensor([[0.0], [float(k)]])              # (2, 1)\n"
+                    "        angle = p / base ** (two_i / d_model)               # (2, D/2)\n"
+                    "        pe = torch.stack([torch.sin(angle), torch.cos(angle)], dim=-1)\n"
+                    "        pe = pe.reshape(2, d_model)                         # interleaved\n"
+                    "        out.append(float(pe[0] @ pe[1]))\n"
+                    "    return out\n"
+                    "    k = np.asarray(offsets, dtype=np.float64)[:, None]        # (n, 1)\n")],
+            "q2": [(
             "    return x + self_attn(h, h, h, mask=mask)[0] + feed_forward(h)",
             "    hidden = torch.relu(feed_forward.linear1(h))   # (B, S, D) -> (B, S, d_ff)\n"
             "    return x + self_attn(h, h, h, mask=mask)[0] + feed_forward.linear2(hidden)")]},
