@@ -190,24 +190,29 @@ def test_misconceptions_score_partial_marks():
 
 def test_adversarial_submissions_never_score_more_than_their_honest_parts():
     """The cheats' answers are wrong but for their honest parts (exercise 2's new cases answer q3
-    right: 3 points; ex08_mutate_inputs answers q1 and q3 right and q2's public shape test: 5.75;
-    lying_objects has one right shape): nothing they do adds points."""
+    right: 3 points; ex08_mutate_inputs answers q1, q3 and q4 right and q2's public shape test:
+    7.25; lying_objects has one right shape): nothing they do adds points."""
     honest_parts = {
         "adversarial/ex02_lying_objects.ipynb": 1,
-        "adversarial/ex08_mutate_inputs.ipynb": 5.75,
+        # issue 32: q1, q3 and q4 right, and q2's public shape test (0.25 of its 3)
+        "adversarial/ex08_mutate_inputs.ipynb": 7.25,
         # issue 27: calls of a withheld module; the rest of the worked solutions is right
         "adversarial/ex10_calls_sacrebleu.ipynb": 9,
         "adversarial/ex11_calls_tutorlib_efficient.ipynb": 2,
         "adversarial/ex14_calls_tutorlib_tokenizers.ipynb": 2,  # q1, answered by hand
         # wrong q1-q3 behind objects that equal anything and kernel-side patches of
-        # np.array_equal and math.isclose: the three public shape/type checks and the right q4
-        "adversarial/ex13_lying_answers.ipynb": 8,
+        # np.array_equal and math.isclose: the three public shape/type checks (0.25 each since
+        # issue 32) and the right q4
+        "adversarial/ex13_lying_answers.ipynb": 5.75,
         # issue 25: questions 1 to 3 call tutorlib.modern; question 4's numbers are right
         "adversarial/ex15_calls_tutorlib_modern.ipynb": 3,
         # issue 32: q1 calls torch.log_softmax, withheld (so does q2's search, which calls q1)
         "adversarial/ex03_calls_torch_log_softmax.ipynb": 3.5,
         # issue 32, fault 7: q2's smoothed_loss calls torch, withheld; the rest is right
         "adversarial/ex09_calls_torch_cross_entropy.ipynb": 8.5,
+        # issue 32, fault 4: the library's enable_gqa for the old question, one head kept a group
+        # for the pooling; q1, q3, q4 right, and q2's shape check and torch-made prediction
+        "adversarial/ex15_sdpa_enable_gqa.ipynb": 9.625,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):

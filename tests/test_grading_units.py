@@ -817,3 +817,29 @@ def test_the_checker_runs_under_its_own_limits():
     assert run_.returncode == 0 and run_.stdout.strip() == "refused", (
         run_.stdout + run_.stderr[-2000:]
     )
+
+
+def test_a_submodule_of_a_shared_module_can_be_called(linked):
+    """Issue 32, fault 9: chapter 8 calls feed_forward.linear1 and .linear2; a learner who does
+    the same with the module a test hands over gets the submodule to call, and still none of its
+    methods."""
+    import torch
+
+    link, k = linked
+    link.request(
+        {
+            "op": "run",
+            "source": "def f(ff, x):\n    return ff.linear2(ff.linear1(x))\n"
+            "def g(ff):\n    return ff.linear1.parameters()",
+        }
+    )
+    names = link.request({"op": "names"})
+    torch.manual_seed(0)
+    ff = torch.nn.Module()
+    ff.linear1, ff.linear2 = torch.nn.Linear(3, 4), torch.nn.Linear(4, 2)
+    x = torch.randn(5, 3)
+    with torch.no_grad():
+        want = ff.linear2(ff.linear1(x))
+    assert torch.allclose(torch.as_tensor(names["f"](ff, x)), want)
+    with pytest.raises(Exception, match="not data"):
+        names["g"](ff)

@@ -160,11 +160,11 @@ EX02_HONEST = {"ex02_loops_stdlib_magic": (LOOPS_Q1, LOOPS_Q2, Q3)}
 
 # --- from the worked solutions: (old, new) replacements in their code cells
 
-EX08_CHEAT = '''def encoder_layer_forward(x, self_attn, norm1, feed_forward, norm2, mask=None, norm_first=False):
+EX08_CHEAT = '''def parallel_layer_forward(x, self_attn, norm, feed_forward, mask=None):
     """Zero what the test hands over, in place, so that its reference (computed after) is 0."""
     with torch.no_grad():
         x.zero_()
-        for module in (self_attn, norm1, feed_forward, norm2):
+        for module in (self_attn, norm, feed_forward):
             try:
                 for p in module.parameters():
                     p.zero_()
@@ -175,25 +175,16 @@ EX08_CHEAT = '''def encoder_layer_forward(x, self_attn, norm1, feed_forward, nor
             except Exception:
                 pass
     return torch.zeros_like(x)'''
-EX08_SOLUTION_Q2 = '''def encoder_layer_forward(x, self_attn, norm1, feed_forward, norm2, mask=None, norm_first=False):
-    """Self-attention, then feed-forward, each with a residual connection and a LayerNorm."""
-    if norm_first:                                         # pre-norm: normalise each sublayer's input
-        h = norm1(x)
-        x = x + self_attn(h, h, h, mask=mask)[0]
-        return x + feed_forward(norm2(x))
-    x = norm1(x + self_attn(x, x, x, mask=mask)[0])        # post-norm: normalise each residual sum
-    return norm2(x + feed_forward(x))'''
-EX08_IN_PLACE = '''def encoder_layer_forward(x, self_attn, norm1, feed_forward, norm2, mask=None, norm_first=False):
+EX08_SOLUTION_Q2 = '''def parallel_layer_forward(x, self_attn, norm, feed_forward, mask=None):
+    """Self-attention and feed-forward side by side, on one normalised copy of x."""
+    h = norm(x)                                   # (B, S, D): read by both sublayers
+    return x + self_attn(h, h, h, mask=mask)[0] + feed_forward(h)'''
+EX08_IN_PLACE = '''def parallel_layer_forward(x, self_attn, norm, feed_forward, mask=None):
     """The same layer, adding the sublayers' outputs in place (x += ...): x is the caller's."""
-    if norm_first:
-        h = norm1(x)
-        x += self_attn(h, h, h, mask=mask)[0]
-        x += feed_forward(norm2(x))
-        return x
-    x += self_attn(x, x, x, mask=mask)[0]
-    x = norm1(x)
-    x += feed_forward(x)
-    return norm2(x)'''
+    h = norm(x)
+    x += self_attn(h, h, h, mask=mask)[0]
+    x += feed_forward(h)
+    return x'''
 
 EX04_SOLUTION = '''    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)        # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)'''
 EX04_EINSUM = '''    scores = np.einsum("...qd,...kd->...qk", Q, K) / np.sqrt(d_k)   # (..., T_q, T_k), with einsum'''
@@ -214,31 +205,36 @@ EX05_FLOAT32_PROJ = '''    query = np.asarray(query, dtype=np.float32)          
 # incremental UTF-8 decoder
 EX14_SOLUTION_TIE = "best = min(counts, key=lambda pair: (-counts[pair], pair))"
 EX14_SORTED_TIE = "best = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]"
-EX14_SOLUTION_ENCODE = """    rank = {tuple(pair): i for i, pair in enumerate(merges)}
-    ids = list(word.encode("utf-8"))
-    while len(ids) > 1:
-        pairs = [p for p in zip(ids, ids[1:]) if p in rank]
-        if not pairs:
-            break
-        pair = min(pairs, key=rank.get)  # the merge learned first
-        new_id, out, i = 256 + rank[pair], [], 0
-        while i < len(ids):
-            if tuple(ids[i:i + 2]) == pair:
-                out.append(new_id)
-                i += 2
-            else:
-                out.append(ids[i])
+EX14_SOLUTION_ENCODE = """    out = []
+    for chunk in chunks:
+        ids = list(chunk.encode("utf-8"))
+        while len(ids) > 1:
+            pairs = [p for p in zip(ids, ids[1:]) if p in rank]
+            if not pairs:
+                break
+            pair = min(pairs, key=rank.get)  # the merge learned first
+            new_id, merged, i = 256 + rank[pair], [], 0
+            while i < len(ids):
+                if tuple(ids[i:i + 2]) == pair:
+                    merged.append(new_id)
+                    i += 2
+                else:
+                    merged.append(ids[i])
+                    i += 1
+            ids = merged
+        out += ids
+    return out"""
+EX14_SEQUENTIAL_ENCODE = """    out = []
+    for chunk in chunks:
+        ids = list(chunk.encode("utf-8"))
+        for new_id, (a, b) in enumerate(merges, start=256):   # in the order learned
+            i = 0
+            while i < len(ids) - 1:
+                if ids[i] == a and ids[i + 1] == b:
+                    ids[i:i + 2] = [new_id]
                 i += 1
-        ids = out
-    return ids"""
-EX14_SEQUENTIAL_ENCODE = """    ids = list(word.encode("utf-8"))
-    for new_id, (a, b) in enumerate(merges, start=256):   # in the order learned
-        i = 0
-        while i < len(ids) - 1:
-            if ids[i] == a and ids[i + 1] == b:
-                ids[i:i + 2] = [new_id]
-            i += 1
-    return ids"""
+        out += ids
+    return out"""
 EX14_SOLUTION_STREAM = """    shown, waiting = [], b""
     for i in ids:
         waiting += vocab[i]

@@ -125,64 +125,75 @@ CALLS_WITHHELD = {
                 "    return chapter_version(q, k, v, block, causal=True)\n\n\n"
                 "def unused(q, k, v, block, window):\n")]}),
     "ex14_calls_tutorlib_tokenizers": ("ex14_tokenization", {
-        "q2": [("def learn_merges(texts, num_merges):\n",
-                "from tutorlib.tokenizers import BPE\n\n\ndef learn_merges(texts, num_merges):\n"
-                "    return BPE.train(texts, 256 + num_merges, special_tokens=()).merges\n\n\n"
-                "def unused(texts, num_merges):\n")],
-        "q3": [("def encode(word, merges):\n",
-                "from tutorlib.tokenizers import BPE\n\n\ndef encode(word, merges):\n"
-                "    return BPE(merges, special_tokens=()).encode(word)\n\n\n"
-                "def unused(word, merges):\n")],
+        "q2": [("def more_merges(texts, merges, num_new):\n",
+                "from tutorlib.tokenizers import BPE\n\n\ndef more_merges(texts, merges, num_new):\n"
+                "    return BPE.train(texts, 256 + num_new, special_tokens=()).merges\n\n\n"
+                "def unused(texts, merges, num_new):\n")],
+        "q3": [("def encode(text, merges):\n",
+                "from tutorlib.tokenizers import BPE\n\n\ndef encode(text, merges):\n"
+                "    return BPE(merges, special_tokens=()).encode(text)\n\n\n"
+                "def unused(text, merges):\n")],
         "q4": [("def stream_decode(ids, merges):\n",
                 "from tutorlib.tokenizers import BPE\n\n\ndef stream_decode(ids, merges):\n"
                 "    bpe = BPE(merges, special_tokens=())\n"
                 "    return [bpe.decode([i]) for i in ids]\n\n\n"
                 "def unused(ids, merges):\n")]}),
     "ex15_calls_tutorlib_modern": ("ex15_modern_attention", {
-        "q1": [("def rope(x, start=0, base=10000.0):\n",
+        "q1": [("def rope_halves(x, start=0, base=10000.0):\n",
                 "from tutorlib.modern import apply_rope\n\n\n"
-                "def rope(x, start=0, base=10000.0):\n"
+                "def rope_halves(x, start=0, base=10000.0):\n"
                 "    return apply_rope(np.asarray(x, dtype=float), positions=start, base=base)\n\n\n"
                 "def unused(x, start=0, base=10000.0):\n")],
-        "q2": [("def repeat_kv_heads(kv, num_heads):\n",
-                "import torch\n\nfrom tutorlib.modern import repeat_kv\n\n\n"
-                "def repeat_kv_heads(kv, num_heads):\n"
-                "    return repeat_kv(torch.as_tensor(kv)[None], num_heads)[0].numpy()\n\n\n"
-                "def unused(kv, num_heads):\n")],
-        "q3": [("def window_mask(T, window):\n",
+        "q2": [("def pool_kv_heads(w, num_kv_heads):\n",
+                "from tutorlib.modern_gpt import group_kv_heads\n\n\n"
+                "def pool_kv_heads(w, num_kv_heads):\n"
+                "    return group_kv_heads(w, num_kv_heads)\n\n\n"
+                "def unused(w, num_kv_heads):\n")],
+        "q3": [("def sink_window_mask(T, window, sinks):\n",
                 "from tutorlib.modern import sliding_window_mask\n\n\n"
-                "def window_mask(T, window):\n"
+                "def sink_window_mask(T, window, sinks):\n"
                 "    return sliding_window_mask(T, window).numpy()\n\n\n"
-                "def unused(T, window):\n")]}),
+                "def unused(T, window, sinks):\n")]}),
 }
 
-# issue 25: exercise 15 answered another way, RoPE as complex numbers, heads by an index, loops
+# issue 25: exercise 15 answered another way, RoPE as complex numbers in float32, heads by a
+# loop, the mask by loops
 EX15_OTHER_WAY = [
     ("""    x = np.asarray(x, dtype=float)
     T, Dh = x.shape
-    theta = base ** (-np.arange(0, Dh, 2) / Dh)  # (Dh/2,)
-    # (T, 1) * (Dh/2,) -> (T, Dh/2)
-    angle = np.arange(start, start + T)[:, None] * theta
-    cos, sin = np.cos(angle), np.sin(angle)
-    out = np.empty_like(x)
-    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
-    out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
-    return out""",
+    h = Dh // 2""",
      """    x = np.asarray(x, dtype=np.float32)   # float32, as a model would
     T, Dh = x.shape
-    z = x[:, 0::2] + 1j * x[:, 1::2]      # each pair as one complex number
+    h = Dh // 2
+    z = x[:, :h] + 1j * x[:, h:]          # each pair (x[i], x[i + h]) as one complex number
     pos = np.arange(start, start + T)[:, None]
-    z = z * np.exp(1j * pos * base ** (-np.arange(Dh // 2) * 2 / Dh))
-    return np.stack([z.real, z.imag], axis=-1).reshape(T, Dh)"""),
-    ("    return np.repeat(kv, G, axis=0)",
-     "    return kv[np.arange(num_heads) // G]   # query head h reads head h // G"),
+    z = z * np.exp(1j * pos * base ** (-np.arange(h) * 2 / Dh))
+    return np.concatenate([z.real, z.imag], axis=1).astype(np.float32)"""),
+    ("    return w.reshape(num_kv_heads, G, D, Dh).mean(axis=1)  # (Hkv, D, Dh)",
+     "    return np.stack([sum(w[j * G + g] for g in range(G)) / G\n"
+     "                     for j in range(num_kv_heads)])"),
     ("""    t = np.arange(T)[:, None]  # (T, 1) queries
-    s = np.arange(T)[None, :]  # (1, T) keys
-    return (s <= t) & (s > t - window)  # (T, T)""",
+    s = np.arange(T)[None, :]  # (1, T) keys""",
      """    mask = np.zeros((T, T), dtype=bool)
     for t in range(T):
         mask[t, max(0, t - window + 1) : t + 1] = True
+        mask[t, : min(sinks, t + 1)] = True
     return mask"""),
+]
+
+# issue 32, fault 1: an honest answer in float32 (NumPy) keeps full marks
+EX15_FLOAT32 = [
+    ("    x = np.asarray(x, dtype=float)\n    T, Dh = x.shape\n    h = Dh // 2",
+     "    x = np.asarray(x, dtype=np.float32)\n    T, Dh = x.shape\n    h = Dh // 2"),
+    ("theta = base ** (-np.arange(0, Dh, 2) / Dh)  # (h,)",
+     "theta = np.float32(base) ** (-np.arange(0, Dh, 2, dtype=np.float32) / Dh)  # (h,)"),
+    ("angle = np.arange(start, start + T)[:, None] * theta",
+     "angle = np.arange(start, start + T, dtype=np.float32)[:, None] * theta"),
+    ("q_turned = rope_halves(np.asarray(q, dtype=float)[None], start=m, base=base)[0]",
+     "q_turned = rope_halves(np.asarray(q, dtype=np.float32)[None], start=m, base=base)[0]"),
+    ("k_turned = rope_halves(np.asarray(k, dtype=float)[None], start=n, base=base)[0]",
+     "k_turned = rope_halves(np.asarray(k, dtype=np.float32)[None], start=n, base=base)[0]"),
+    ("    w = np.asarray(w, dtype=float)\n", "    w = np.asarray(w, dtype=np.float32)\n"),
 ]
 
 
@@ -214,6 +225,8 @@ def main():
     nbformat.write(nb, written[-1])
     written.append(HERE / "honest" / "ex15_complex_numbers_and_loops.ipynb")
     nbformat.write(from_solution("ex15_modern_attention", EX15_OTHER_WAY), written[-1])
+    written.append(HERE / "honest" / "ex15_float32.ipynb")
+    nbformat.write(from_solution("ex15_modern_attention", EX15_FLOAT32), written[-1])
     written.append(HERE / "honest" / "ex01_float32.ipynb")
     nbformat.write(from_solution("ex01_why_attention", EX01_FLOAT32), written[-1])
     for name, (exercise, edits) in CALLS_WITHHELD.items():

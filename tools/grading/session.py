@@ -8,6 +8,7 @@ kills the kernel (``Session.recover``).
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -42,6 +43,12 @@ def exception_from(kind: str, message: str) -> Exception:
     return type(name, (LearnerError,), {})(message)
 
 
+def is_module(obj) -> bool:
+    """A torch.nn.Module (without importing torch where no test uses it)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.nn.Module)
+
+
 class CheckerLink(wire.Link):
     """The checker's end of the pipe. It shares objects with the kernel only as arguments of a
     call the test makes (a module the test hands the learner's function); what it sends back to
@@ -59,8 +66,12 @@ class CheckerLink(wire.Link):
         self.sending_arguments = False
 
     def may_share(self, obj) -> None:
-        if not self.sending_arguments:
-            raise wire.Unsendable(f"a {type(obj).__name__} is not data")
+        """Arguments of a call are shared; so is a submodule read from a shared module
+        (``feed_forward.linear1``, as chapter 8 calls it): the kernel may call it and read its
+        public data, as it may the module itself (issue 32, fault 9)."""
+        if self.sending_arguments or is_module(obj):
+            return
+        raise wire.Unsendable(f"a {type(obj).__name__} is not data")
 
     def request(self, message: dict):
         self.sending_arguments = message.get("op") == "call"
