@@ -59,7 +59,7 @@ def check_version(version: str, only_fast: bool) -> tuple[bool, str]:
     python = venv / "bin" / "python"
     log_path = HOME / f"{version}.log"
     # the machine-wide pip constraints may cap torch; the version asked for is the one wanted
-    env = dict(os.environ, PIP_CONSTRAINT="")
+    env = dict(os.environ, PIP_CONSTRAINT=os.devnull)
     with open(log_path, "w") as log:
         if not python.exists():
             if _run([sys.executable, "-m", "venv", str(venv)], env, log):
