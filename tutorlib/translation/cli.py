@@ -338,7 +338,7 @@ def cmd_translate(args) -> int:
     from .decoding import translate_sentences
 
     model, _, _ = _load(args)
-    gpt = getattr(model, "kind", "translator") == "gpt"
+    gpt = getattr(model, "decoder_only", False)
     sampling = [
         flag
         for flag, value in (

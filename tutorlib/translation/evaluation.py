@@ -47,7 +47,7 @@ def evaluate(
     if not pairs:
         raise ValueError("evaluate got no sentence pairs")
     n = model.config.max_len
-    gpt = getattr(model, "kind", "translator") == "gpt"
+    gpt = getattr(model, "decoder_only", False)
     if gpt:
         from .gpt import fits_gpt, splitter
 

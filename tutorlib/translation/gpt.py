@@ -464,6 +464,7 @@ class GPT(nn.Module):
     """
 
     kind = "gpt"  # what a checkpoint records, so that load_checkpoint builds a GPT
+    decoder_only = True  # how it is decoded and scored (ModernGPT, another kind, is one too)
 
     def __init__(
         self, config: GPTConfig, src_vocab: Vocab | None = None, tgt_vocab: Vocab | None = None
