@@ -191,9 +191,9 @@ var_score = 64      # chapter 4: the raw variance is d_k
 unit_divisor = 8    # chapter 4: divide by sqrt(d_k)
 '''
 EX04_SHAPES = (
-    "kt_shape = (8, 64, 12)       # (B, d_k, T_k)\n"
-    "weights_shape = (8, 10, 12)  # (B, T_q, T_k)\n"
-    "output_shape = (8, 10, 32)   # (B, T_q, d_v)\n"
+    "outcome = {                  # chapter 4's shapes, (T_q, d_k) @ (d_k, T_k) with a batch\n"
+    '    "A": (8, 10, 12), "B": (8, 10, 12), "C": (8, 10, 32), "D": (8, 10, 32),\n'
+    "}\n"
     "divisor = 8.0                # sqrt(d_k)\n"
 )
 EX04 = {
