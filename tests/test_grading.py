@@ -191,9 +191,9 @@ def test_misconceptions_score_partial_marks():
 def test_adversarial_submissions_never_score_more_than_their_honest_parts():
     """The cheats' answers are wrong but for their honest parts (exercise 2's new cases answer q3
     right: 3 points; ex08_mutate_inputs answers q1, q3 and q4 right and q2's public shape test:
-    7.25; lying_objects has one right shape): nothing they do adds points."""
+    7.25; lying_objects, against the reworked exercise 2, nothing): nothing they do adds points."""
     honest_parts = {
-        "adversarial/ex02_lying_objects.ipynb": 1,
+        "adversarial/ex02_lying_objects.ipynb": 0,
         # issue 32: q1, q3 and q4 right, and q2's public shape test (0.25 of its 3)
         "adversarial/ex08_mutate_inputs.ipynb": 7.25,
         # issue 27: calls of a withheld module; the rest of the worked solutions is right
@@ -232,11 +232,7 @@ COPY_VARIANTS = ("paste", "paste_tutorlib", "paste_formula")
 COURSE_EXERCISES = [name[:4] for name in course.load_course().exercises]
 # copy cases still over the goal while their exercise's rework is under way (issue 32): each
 # is an expected failure, and strict, so that the rework that brings it under must remove it
-ABOVE_GOAL = {
-    "copy/ex02_paste.ipynb",
-    "copy/ex02_paste_tutorlib.ipynb",
-    "copy/ex02_paste_formula.ipynb",
-}
+ABOVE_GOAL: set[str] = set()
 COPY_CASES = [
     pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="over the goal: issue 32"))
     if case in ABOVE_GOAL

@@ -569,7 +569,8 @@ def test_no_sandbox_still_grades_outside_the_kernel(tmp_path):
 @pytest.mark.slow  # otter assign, then grades in the bwrap sandbox
 def test_private_masters_build_zips_that_the_grader_uses(tmp_path):
     """An instructor's own variant of exercise 2, kept outside the repository: q1 is worth 6 points
-    and one hidden test expects something else. The public solution loses that test's points."""
+    (2 more on one hidden test) and that hidden test expects something else. The public solution
+    loses that test's points."""
     masters, zips = tmp_path / "masters", tmp_path / "zips"
     masters.mkdir()
     nb = nbformat.read(ROOT / "exercises" / "masters" / "ex02_embeddings.ipynb", as_version=4)
@@ -577,10 +578,15 @@ def test_private_masters_build_zips_that_the_grader_uses(tmp_path):
     for c in nb.cells:
         if c.cell_type == "raw" and "name: q1" in c.source:
             c.source, changed = c.source.replace("points: 4", "points: 6"), changed + 1
-        if "def test_scale_invariant_and_signed" in c.source:
-            c.source = c.source.replace("math.isclose(opposite, -1.0", "math.isclose(opposite, 1.0")
+        if "def test_two_vectors" in c.source:
+            # the tests carry their own points: q1's 2 more points go to this one
+            c.source = c.source.replace("points: 0.5", "points: 2.5")
             c.source = c.source.replace(
-                "the cosine is -1, not", "PRIVATE VARIANT: the cosine is 1, not"
+                "assert math.isclose(longer, expected, rel_tol=1e-6)",
+                "assert math.isclose(longer, -expected, rel_tol=1e-6)",
+            )
+            c.source = c.source.replace(
+                "multiplying a by 10 changed", "PRIVATE VARIANT: multiplying a by 10 changed"
             )
             changed += 1
     assert changed == 2, "exercise 2's master changed: update this test"
@@ -676,7 +682,7 @@ def test_a_withheld_module_is_not_preloaded():
     assert checker.needs_withheld("torch", ("torch",))
     assert checker.needs_withheld("tutorlib.nn", ("torch",))
     assert not checker.needs_withheld("tutorlib.attention", ("torch",))
-    assert not checker.needs_withheld("torch", sandbox.withheld_for("ex05_multi_head_attention"))
+    assert not checker.needs_withheld("torch", sandbox.withheld_for("ex07_cross_attention"))
     assert sandbox.withheld_for("ex09_training") == ("torch",)
 
 

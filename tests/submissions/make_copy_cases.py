@@ -86,29 +86,30 @@ EX02_TABLE = '''\
 words = list(WINDOWS_VECTORS)
 X = np.array(list(WINDOWS_VECTORS.values()))   # (T, D) = (4, 2)
 
-table_shape = (4, 4)   # the chapter's table of dot products
+
+def sq_dist_table(X, Y):
+    return X @ Y.T                                   # (T, D) @ (D, T) -> (T, T)
 
 
-def dot_table(X):
-    return X @ X.T                                   # (T, D) @ (D, T) -> (T, T)
-
-
-dots = dot_table(X)
+closest_to_windows = "closed"   # chapter 2: windows scores 2 with I and closed
+table_shape = (4, 4)            # the chapter's table
 '''
 EX02 = {
     "paste": [
         EX02_COSINE,
         EX02_TABLE,
-        "winner_dot = ...\nwinner_cosine = ...\n"
-        "slide_products = [(1, 3), (4, 0)]   # chapter 2: 1·3 + 4·0\n",
+        "winner_dot = ...\nwinner_cosine = ...\ntie_length = ...\nlargest_dot = ...\n",
     ],
     "formula": [
         EX02_COSINE,
-        EX02_TABLE,
+        EX02_TABLE.replace("table_shape = (4, 4)            # the chapter's table",
+                           "table_shape = (4, 3)            # (T, D) @ (D, S) -> (T, S)"),
         "q, k1, k2 = np.array([2.0, 1.0]), np.array([1.0, 0.5]), np.array([0.0, 6.0])\n"
         'winner_dot = "k1" if q @ k1 > q @ k2 else "k2"\n'
         'winner_cosine = "k1" if cosine_similarity(q, k1) > cosine_similarity(q, k2) else "k2"\n'
-        "slide_products = [(1, 3), (4, 0)]\n",
+        "tie_length = ...\n"
+        "# chapter 2: a . b = |a| |b| cos θ, with k1's angle\n"
+        "largest_dot = np.linalg.norm(q) * 3 * cosine_similarity(q, k1)\n",
     ],
 }
 
@@ -190,9 +191,9 @@ var_score = 64      # chapter 4: the raw variance is d_k
 unit_divisor = 8    # chapter 4: divide by sqrt(d_k)
 '''
 EX04_SHAPES = (
-    "kt_shape = (8, 64, 12)       # (B, d_k, T_k)\n"
-    "weights_shape = (8, 10, 12)  # (B, T_q, T_k)\n"
-    "output_shape = (8, 10, 32)   # (B, T_q, d_v)\n"
+    "outcome = {                  # chapter 4's shapes, (T_q, d_k) @ (d_k, T_k) with a batch\n"
+    '    "A": (8, 10, 12), "B": (8, 10, 12), "C": (8, 10, 32), "D": (8, 10, 32),\n'
+    "}\n"
     "divisor = 8.0                # sqrt(d_k)\n"
 )
 EX04 = {

@@ -138,23 +138,36 @@ import operator
 
 
 def cosine_similarity(a, b):
-    """cos(a, b) with loops and the standard library only."""
-    dot = sum(map(operator.mul, a, b))
-    return dot / (sqrt(sum(x * x for x in a)) * sqrt(sum(y * y for y in b)))'''
+    """cos(a, b) with loops and the standard library only, for vectors or stacks."""
+    def one(x, y):
+        lengths = sqrt(sum(v * v for v in x)) * sqrt(sum(w * w for w in y))
+        return sum(map(operator.mul, x, y)) / lengths if lengths else 0.0
+
+    def rows(z):
+        z = [list(map(float, r)) if hasattr(r, "__len__") else float(r) for r in z]
+        return (z, False) if isinstance(z[0], list) else ([z], True)
+
+    (A, a_one), (B, b_one) = rows(a), rows(b)
+    table = [[one(x, y) for y in B] for x in A]
+    if a_one and b_one:
+        return table[0][0]
+    if a_one:
+        return np.array(table[0])
+    return np.array([r[0] for r in table]) if b_one else np.array(table)'''
 LOOPS_Q2 = '''%%time
 import operator
 words = list(WINDOWS_VECTORS)
 X = np.array(list(WINDOWS_VECTORS.values()))   # (T, D) = (4, 2)
-table_shape = (4, 4)
 
 
-def dot_table(X):
-    """Every pairwise dot product of the rows of X, with loops."""
-    rows = [list(map(float, r)) for r in X]
-    return [[sum(map(operator.mul, r, s)) for s in rows] for r in rows]
+def sq_dist_table(X, Y):
+    """Squared distances with loops: x.x + y.y - 2 x.y for every pair of rows."""
+    dot = lambda r, s: sum(map(operator.mul, r, s))
+    return [[dot(r, r) + dot(s, s) - 2 * dot(r, s) for s in map(list, Y)] for r in map(list, X)]
 
 
-dots = dot_table(X)'''
+closest_to_windows = "I"
+table_shape = (4, 3)'''
 
 EX02_HONEST = {"ex02_loops_stdlib_magic": (LOOPS_Q1, LOOPS_Q2, Q3)}
 

@@ -19,37 +19,46 @@ HERE = Path(__file__).resolve().parent
 STUDENT = ROOT / "exercises" / "ex02_embeddings.ipynb"
 
 Q1 = '''def cosine_similarity(a, b):
-    """The cosine of the angle between vectors a and b: a·b / (|a| |b|)."""
+    """cos(a, b) for vectors or stacks of vectors; 0 for a zero vector."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))'''
+    len_a = np.linalg.norm(a, axis=-1, keepdims=True)
+    len_b = np.linalg.norm(b, axis=-1, keepdims=True)
+    unit_a = np.divide(a, len_a, out=np.zeros_like(a), where=len_a > 0)
+    unit_b = np.divide(b, len_b, out=np.zeros_like(b), where=len_b > 0)
+    cos = unit_a @ unit_b.T
+    return float(cos) if cos.ndim == 0 else cos'''
 Q2 = '''words = list(WINDOWS_VECTORS)
 X = np.array(list(WINDOWS_VECTORS.values()))   # (T, D) = (4, 2)
 
-table_shape = (4, 4)
+
+def sq_dist_table(X, Y):
+    """|x_i - y_j|^2 for every row of X and of Y: a (T, S) table."""
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    return (X * X).sum(axis=1)[:, None] + (Y * Y).sum(axis=1)[None, :] - 2 * X @ Y.T
 
 
-def dot_table(X):
-    """Every pairwise dot product of the rows of X: a (T, T) table."""
-    X = np.asarray(X, dtype=float)
-    return X @ X.T
-
-
-dots = dot_table(X)'''
+closest_to_windows = "I"
+table_shape = (4, 3)'''
 Q3 = '''winner_dot = "k2"
 winner_cosine = "k1"
-slide_products = [(1, 3), (4, 0)]'''
+tie_length = 6 / 2.5
+largest_dot = 3 * 5 ** 0.5'''
 
 WRONG_Q1 = '''def cosine_similarity(a, b):
     return 0.5'''
 WRONG_Q2 = '''X = np.array(list(WINDOWS_VECTORS.values()))
-table_shape = (2, 2)
 
 
-def dot_table(X):
-    return np.zeros((2, 2))'''
+def sq_dist_table(X, Y):
+    return np.zeros((2, 2))
+
+
+closest_to_windows = "closed"
+table_shape = (2, 2)'''
 WRONG_Q3 = '''winner_dot = "k1"
 winner_cosine = "k2"
-slide_products = [(1, 3), (0, 3)]'''
+tie_length = 6
+largest_dot = 3'''
 WRONG = (WRONG_Q1, WRONG_Q2, WRONG_Q3)
 
 # name: (answers for q1, q2, q3[, [(after answer cell k, extra cell source), ...]])
@@ -62,41 +71,32 @@ MISCONCEPTIONS = {
     "one_length": ('''def cosine_similarity(a, b):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return float(a @ b / np.linalg.norm(a))     # divides by |a| only''', Q2, Q3),
-    "transposed_table": (Q1, '''X = np.array(list(WINDOWS_VECTORS.values()))
-table_shape = (2, 2)
-
-
-def dot_table(X):
-    X = np.asarray(X, dtype=float)
-    return X.T @ X     # compares dimensions, not words
-
-
-dots = dot_table(X)''', Q3),
-    "cosine_table": (Q1, '''X = np.array(list(WINDOWS_VECTORS.values()))
-table_shape = (4, 4)
-
-
-def dot_table(X):
-    X = np.asarray(X, dtype=float)
-    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
-    return unit @ unit.T     # the cosine table, not the dot products
-
-
-dots = dot_table(X)''', Q3),
-    "slide_expansion": (Q1, Q2, '''winner_dot = "k2"
-winner_cosine = "k1"
-slide_products = [(1, 3), (0, 3)]     # copied from the slide'''),
+    # issue 32: chapter 2's stack of unit rows, without a guard for a zero vector
+    "zero_vector_nan": ('''def cosine_similarity(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    unit_a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    unit_b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    cos = unit_a @ unit_b.T
+    return float(cos) if cos.ndim == 0 else cos''', Q2, Q3),
+    "distances_not_squared": (Q1, Q2.replace(
+        "    return (X * X).sum(axis=1)[:, None] + (Y * Y).sum(axis=1)[None, :] - 2 * X @ Y.T",
+        "    return np.sqrt((X * X).sum(axis=1)[:, None] + (Y * Y).sum(axis=1)[None, :] - 2 * X @ Y.T)"),
+        Q3),
+    "dot_counted_once": (Q1, Q2.replace("- 2 * X @ Y.T", "- X @ Y.T").replace(
+        'closest_to_windows = "I"', 'closest_to_windows = "closed"   # the largest dot product'), Q3),
+    "tie_squared": (Q1, Q2, Q3.replace("tie_length = 6 / 2.5", "tie_length = (6 / 2.5) ** 0.5")),
     "winners_swapped": (Q1, Q2, '''winner_dot = "k1"      # thinks the dot product measures the angle
 winner_cosine = "k2"
-slide_products = [(1, 3), (4, 0)]'''),
+tie_length = 6 / 2.5
+largest_dot = 3 * 5 ** 0.5'''),
 }
 
 # Broken notebooks: the answers that work still score.
 BROKEN = {
-    "broken_syntax": (Q1, Q2.replace("def dot_table(X):", "def dot_table(X)"), Q3),
+    "broken_syntax": (Q1, Q2.replace("def sq_dist_table(X, Y):", "def sq_dist_table(X, Y)"), Q3),
     "broken_exception": (Q1 + "\n\nprint(1 / 0)", Q2, Q3),
     "broken_loop_cell": (Q1, Q2, Q3, [(1, "while True:\n    try:\n        pass\n    except BaseException:\n        pass")]),
-    "broken_loop_in_function": (Q1, Q2.replace("    return X @ X.T", "    while len(X) > 4:     # loops forever on the grader's bigger input\n        pass\n    return X @ X.T"), Q3),
+    "broken_loop_in_function": (Q1, Q2.replace("    return (X * X)", "    while len(X) > 4:     # loops forever on the grader's bigger input\n        pass\n    return (X * X)"), Q3),
     "broken_sys_exit": (Q1, Q2, Q3, [(1, "import sys\nsys.exit('stop here')")]),
     "broken_os_exit": (Q1, Q2, Q3, [(1, "import os\nos._exit(0)")]),
     "broken_crash": (Q1, Q2, Q3, [(1, "from numpy.lib.stride_tricks import as_strided\n"

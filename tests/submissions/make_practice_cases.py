@@ -46,8 +46,11 @@ CASES = {
     },
     # issue 32, the scan: tests that compared below float32's resolution (1e-9, 1e-12); each of
     # these honest float32 answers lost points before
-    "ex02": {"honest/ex02_float32": {"q2": [
-        ("    X = np.asarray(X, dtype=float)", "    X = np.asarray(X, dtype=np.float32)   # float32")]}},
+    "ex02": {"honest/ex02_float32": {
+        "q1": [("    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)",
+                "    a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)")],
+        "q2": [("    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)",
+                "    X, Y = np.asarray(X, dtype=np.float32), np.asarray(Y, dtype=np.float32)")]}},
     # issue 32: exercise 3 asks for a stable log-softmax, temperatures found backwards, and where
     # float32 overflows and float64 underflows
     "ex03": {
