@@ -162,10 +162,10 @@ def test_a_trained_cell_asserts_its_claim(path):
         i
         for i, c in enumerate(nb.cells)
         if c.cell_type == "code"
-        and "trained" in c.metadata.get("tags", [])
+        and {"trained", "versioned"} & set(c.metadata.get("tags", []))
         and not _asserts(c.source)
     ]
-    assert not silent, f"cells {silent} are tagged 'trained' but assert nothing"
+    assert not silent, f"cells {silent} are tagged 'trained' or 'versioned' but assert nothing"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -225,7 +225,8 @@ def test_tools_kernels_runs_every_kernel_set_of_the_cpu():
 
 
 @pytest.mark.parametrize(
-    "tag, outcome", [("trained", "passed"), ("measured", "passed"), (None, "failed")]
+    "tag, outcome",
+    [("trained", "passed"), ("measured", "passed"), ("versioned", "passed"), (None, "failed")],
 )
 def test_the_tags_take_a_cell_out_of_nbvals_comparison(pytester, tag, outcome):
     """The tags work through conftest.py's hook: a cell whose committed output is wrong passes nbval
