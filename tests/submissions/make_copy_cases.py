@@ -322,7 +322,8 @@ def shift_right(target, T):
     return tgt_in, tgt_out
 
 
-changed_positions = [3, 4, 5, 6]   # chapter 9: causal & padding changed positions
+changed_logits = [3, 4, 5, 6]   # chapter 9 prints these positions for its changed token
+changed_losses = [3, 4, 5, 6]
 '''
 EX09_SMOOTH = '''\
 def smoothed_loss(p, right, eps):
