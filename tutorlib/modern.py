@@ -560,8 +560,8 @@ PUBLISHED_CONFIGS: dict[str, ModelShape] = {
         window=4096,
         context=8192,
         source="Jiang et al. 2023, Mistral 7B, arXiv:2310.06825, Table 1 (dim 4096, n_layers 32, "
-        "head_dim 128, n_heads 32, n_kv_heads 8, window_size 4096, context_len 8192); the "
-        "defaults of transformers' MistralConfig (Mistral-7B-v0.1) agree",
+        "head_dim 128, n_heads 32, n_kv_heads 8, window_size 4096, context_len 8192); "
+        "transformers' MistralConfig defaults agree on the layers, heads, head width and window",
     ),
     "Llama 3 8B": ModelShape(
         layers=32,

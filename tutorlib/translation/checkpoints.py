@@ -424,4 +424,4 @@ def shipped_or_trained(name: str, recipe: dict, train, *, retrain: bool = False)
     model = train()
     if os.environ.get("TUTORLIB_SAVE_VARIANTS") == "1":
         save_model(model, path, recipe=recipe)
-    return model.eval(), "trained"
+    return model.cpu().eval(), "trained"  # on the CPU, as a shipped one: the cells make CPU inputs
