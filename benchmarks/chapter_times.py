@@ -4,9 +4,8 @@
 
 Each chapter runs top to bottom in a fresh kernel (as nbval does in the tests),
 outputs discarded (name NOTEBOOKs to time only those). Each chapter's budget on
-2 CPU cores is its budget_s in course.yml: 60 s, and 3 minutes for chapter 12,
-whose bug zoo trains ten small models; the last column is the time as a fraction
-of that budget. This is a figure, not a test:
+2 CPU cores is its budget_s in course.yml: 60 s for every chapter (issue 33);
+the last column is the time as a fraction of that budget. This is a figure, not a test:
 the machine is shared, so read the ratios, not the digits.
 """
 
