@@ -19,10 +19,10 @@ Rerun this after one of these exercises changes, then grade copy/ and check expe
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import nbformat
+from make_copy_cases import answer_cells  # the same answer cells as exercises 1-5, 9-12
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -495,17 +495,6 @@ CASES = {
         "paste_formula": [EX15_ROPE, EX15_REPEAT, EX15_WINDOW, EX15_CACHE_FORMULA],
     },
 }
-
-
-def answer_cells(nb) -> list[int]:
-    """Indices of the student notebook's answer cells: code cells holding a `...` to fill in."""
-    return [
-        i
-        for i, c in enumerate(nb.cells)
-        if c.cell_type == "code"
-        and re.search(r"(^|\s)\.\.\.", c.source)
-        and "grader" not in c.source
-    ]
 
 
 def main() -> None:
