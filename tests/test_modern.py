@@ -750,5 +750,5 @@ def test_the_shipped_variants_load_and_ship_with_the_package():
     for f in files:
         assert isinstance(read_checkpoint(f)["meta"]["recipe"], dict), f
         load_checkpoint(f, "cpu")
-    data = tomllib.loads((VARIANTS_DIR.parents[1] / "pyproject.toml").read_text())
+    data = tomllib.loads((VARIANTS_DIR.parents[2] / "pyproject.toml").read_text())
     assert "pretrained/variants/*.pt" in data["tool"]["setuptools"]["package-data"]["tutorlib"]
