@@ -19,7 +19,14 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-__all__ = ["whole_number", "finite_number", "shape_str", "token_shape", "attention_shapes"]
+__all__ = [
+    "whole_number",
+    "finite_number",
+    "head_width",
+    "shape_str",
+    "token_shape",
+    "attention_shapes",
+]
 
 
 def whole_number(
@@ -47,6 +54,26 @@ def whole_number(
             span = f"at most {maximum}"
         raise ValueError(f"{name} must be {span}, got {value}{cause}")
     return value
+
+
+def head_width(d_model: int, num_heads: int, *, name: str = "d_model", context: str = "") -> int:
+    """The width of one head, ``d_model // num_heads``, or a ``ValueError`` when the heads do
+    not divide the model's width evenly (each head gets ``d_model // num_heads`` features).
+
+    The one home of this rule: the attention layers (chapter 5), the grouped-query layer
+    (chapter 15) and the model configurations all call it. ``name`` is how the caller spells
+    the width (``"D"`` for a tensor's last dimension); ``context`` is added after it, as in
+    ``"(x (2, 5, 6))"``.
+    """
+    if d_model % num_heads:
+        divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
+        where = f" {context}" if context else ""
+        raise ValueError(
+            f"{name}={d_model} is not divisible by num_heads={num_heads}{where}: each head gets "
+            f"{name} // num_heads features, so num_heads must divide {name} "
+            f"(here one of {divisors})"
+        )
+    return d_model // num_heads
 
 
 def finite_number(name: str, value, *, hint: str = "") -> float:
