@@ -213,39 +213,52 @@ EX04 = {
 }
 
 # ---------------------------------------------------------------- exercise 5: multi-head
+# issue 32: the chapter's torch code earns nothing here only because torch is withheld, so the
+# paste is its NumPy translation, line by line: split_heads cuts a fused qkv in thirds as
+# PyTorch's in_proj_weight stacks W_Q, W_K, W_V (chapter 5), and the head_mask is taken and unused
 EX05_SPLIT = '''\
-def to_heads(x, num_heads):
+def split_heads(x, num_heads):
     """(B, T, D) -> (B, H, T, Dh).
 
     Head h gets features h*Dh .. (h+1)*Dh - 1 of every token.
     """
     B, T, D = x.shape
     # (B, T, H, Dh) -> (B, H, T, Dh)
-    return x.view(B, T, num_heads, D // num_heads).transpose(1, 2)
+    return x.reshape(B, T, num_heads, D // num_heads).transpose(0, 2, 1, 3)
 
 
-def from_heads(x):
-    """(B, H, T, Dh) -> (B, T, D): the heads' features side by side again."""
-    B, H, T, Dh = x.shape
-    return x.transpose(1, 2).reshape(B, T, H * Dh)  # (B, T, H, Dh) -> (B, T, D)
+def split_fused(qkv, num_heads):
+    # chapter 5: in_proj_weight stacks W_Q, W_K and W_V
+    D = qkv.shape[-1] // 3
+    q, k, v = qkv[..., :D], qkv[..., D:2 * D], qkv[..., 2 * D:]
+    return split_heads(q, num_heads), split_heads(k, num_heads), split_heads(v, num_heads)
 '''
 EX05_MHA = '''\
 import math
 
-import torch
+
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
 
 
-def mha_forward(query, key, value, W_Q, W_K, W_V, W_O, num_heads):
+def merge_heads(x):
+    """(B, H, T, Dh) -> (B, T, D): the heads' features side by side again."""
+    B, H, T, Dh = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, H * Dh)  # (B, T, H, Dh) -> (B, T, D)
+
+
+def mha_forward(query, key, value, W_Q, W_K, W_V, W_O, num_heads, head_mask):
     """Concat(head_1, ..., head_H) W^O, all heads at once."""
     # (B, T_q, D) @ (D, D) -> (B, T_q, D) -> (B, H, T_q, Dh)
-    q = to_heads(query @ W_Q, num_heads)
-    k = to_heads(key @ W_K, num_heads)
-    v = to_heads(value @ W_V, num_heads)
+    q = split_heads(query @ W_Q, num_heads)
+    k = split_heads(key @ W_K, num_heads)
+    v = split_heads(value @ W_V, num_heads)
     # (B, H, T_q, Dh) @ (B, H, Dh, T_k) -> (B, H, T_q, T_k)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    weights = torch.softmax(scores, dim=-1)  # one softmax per head and query
+    scores = q @ np.swapaxes(k, -2, -1) / math.sqrt(q.shape[-1])
+    weights = softmax(scores, axis=-1)  # one softmax per head and query
     heads = weights @ v  # (B, H, T_q, T_k) @ (B, H, T_k, Dh) -> (B, H, T_q, Dh)
-    return from_heads(heads) @ W_O, weights
+    return merge_heads(heads) @ W_O, weights
 '''
 EX05_TUTORLIB_SPLIT = '''\
 import torch
@@ -253,12 +266,10 @@ import torch
 import tutorlib.nn
 
 
-def to_heads(x, num_heads):
-    return tutorlib.nn.split_heads(torch.as_tensor(x), num_heads).numpy()
-
-
-def from_heads(x):
-    return tutorlib.nn.merge_heads(torch.as_tensor(x)).numpy()
+def split_fused(qkv, num_heads):
+    qkv = torch.as_tensor(qkv)
+    q, k, v = qkv.chunk(3, dim=-1)   # chapter 5: in_proj_weight stacks W_Q, W_K, W_V
+    return tuple(tutorlib.nn.split_heads(t, num_heads).numpy() for t in (q, k, v))
 '''
 EX05_TUTORLIB_MHA = '''\
 import math
@@ -266,7 +277,7 @@ import math
 import torch
 
 
-def mha_forward(query, key, value, W_Q, W_K, W_V, W_O, num_heads):
+def mha_forward(query, key, value, W_Q, W_K, W_V, W_O, num_heads, head_mask):
     # chapter 5's multi_head_attention, on tensors, with tutorlib's split and merge
     query, key, value, W_Q, W_K, W_V, W_O = (
         torch.as_tensor(np.asarray(a, dtype=float))

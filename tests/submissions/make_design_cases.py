@@ -209,9 +209,9 @@ EX05_OPERATOR_Q3 = '''import operator
 score_divisor = operator.pow(d_k, 0.5)'''
 EX05_SOLUTION_HEADS = '''    heads = weights @ v                         # (B, H, T_q, Dh)'''
 EX05_LOOP_HEADS = '''    heads = np.stack([weights[:, h] @ v[:, h] for h in range(num_heads)], axis=1)   # a loop over heads'''
-EX05_SOLUTION_PROJ = '''    q = to_heads(query @ W_Q, num_heads)        # (B, T_q, D) -> (B, H, T_q, Dh)'''
+EX05_SOLUTION_PROJ = '''    q, k, v = split(query @ W_Q), split(key @ W_K), split(value @ W_V)'''
 EX05_FLOAT32_PROJ = '''    query = np.asarray(query, dtype=np.float32)             # float32 is precise enough here
-    q = to_heads(query @ W_Q.astype(np.float32), num_heads)  # (B, T_q, D) -> (B, H, T_q, Dh)'''
+    q, k, v = split(query @ W_Q.astype(np.float32)), split(key @ W_K), split(value @ W_V)'''
 
 # exercise 14, right another way: ties by sorting, the merges applied one after another in the
 # order learned (the same tokens: a merge only makes pairs of later merges), and Python's

@@ -27,6 +27,23 @@ NAMES = {"ex01": "ex01_why_attention", "ex02": "ex02_embeddings", "ex03": "ex03_
          "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
          "ex15": "ex15_modern_attention"}
 
+# exercise 5's q2 solution, pieces of it that the cases below replace
+EX05_SPLIT = "        return x.reshape(B, T, num_heads, D // num_heads).transpose(0, 2, 1, 3)"
+EX05_MERGE = "heads.transpose(0, 2, 1, 3).reshape(B, T_q, H * Dh)"
+EX05_MASK = "    weights = weights * np.asarray(head_mask, dtype=float)[:, None, None]\n"
+EX05_Q2_BODY = EX05_MASK + """    heads = weights @ v                         # (B, H, T_q, Dh)
+    B, H, T_q, Dh = heads.shape
+    # (B, H, T_q, Dh) -> (B, T_q, H, Dh) -> (B, T_q, D); then @ (D, D)
+    return heads.transpose(0, 2, 1, 3).reshape(B, T_q, H * Dh) @ W_O, weights"""
+EX05_Q2_LOOP = """    v = v.astype(np.float32)
+    Dh = v.shape[-1]
+    output, tables = 0, []
+    for h in range(num_heads):
+        # head h's (B, T_q, Dh) output meets its Dh rows of W_O: (B, T_q, D)
+        output = output + head_mask[h] * (weights[:, h] @ v[:, h]) @ W_O[h * Dh:(h + 1) * Dh]
+        tables.append(head_mask[h] * weights[:, h])
+    return output, np.stack(tables, axis=1)"""
+
 # case name -> {question: [(old, new), ...]}: the right answer with these replacements
 CASES = {
     "ex01": {
@@ -96,6 +113,53 @@ CASES = {
     },
     "ex05": {
         "ex05_patterns_swapped": {"q4": [('"A": "previous"', '"A": "self"'), ('"D": "self"', '"D": "previous"')]},
+        # issue 32: q1 cuts heads from a fused projection ordered head by head, q2 switches heads
+        # off; these four cases were first written by hand for the old q1 and q2
+        "ex05_reshape_without_transpose": {
+            "q1": [("qkv.reshape(B, T, num_heads, 3, Dh)", "qkv.reshape(B, num_heads, T, 3, Dh)"),
+                   ("per_head.transpose(3, 0, 2, 1, 4)", "per_head.transpose(3, 0, 1, 2, 4)")],
+            "q2": [(EX05_SPLIT, "        return x.reshape(B, num_heads, T, D // num_heads)"),
+                   (EX05_MERGE, "heads.reshape(B, T_q, H * Dh)")]},
+        "ex05_strided_heads": {
+            "q1": [("qkv.reshape(B, T, num_heads, 3, Dh)", "qkv.reshape(B, T, num_heads, Dh, 3)"),
+                   ("per_head.transpose(3, 0, 2, 1, 4)", "per_head.transpose(4, 0, 2, 1, 3)")],
+            "q2": [(EX05_SPLIT, "        return x.reshape(B, T, D // num_heads, num_heads).transpose(0, 3, 1, 2)"),
+                   (EX05_MERGE, "heads.transpose(0, 2, 3, 1).reshape(B, T_q, H * Dh)")]},
+        "ex05_forgot_w_o": {
+            "q2": [("@ W_O, weights", ", weights")],
+            "q3": [(" + (H * d_v * D + D)", "")]},
+        "ex05_scaled_by_sqrt_d_model": {
+            "q2": [("np.sqrt(q.shape[-1])", "np.sqrt(query.shape[-1])")],
+            "q3": [("score_divisor = d_k ** 0.5", "score_divisor = (D / 4) ** 0.5")]},
+        # PyTorch's in_proj layout (chapter 5): q | k | v in thirds, not head by head
+        "ex05_qkv_in_thirds": {"q1": [
+            ("qkv.reshape(B, T, num_heads, 3, Dh)", "qkv.reshape(B, T, 3, num_heads, Dh)"),
+            ("per_head.transpose(3, 0, 2, 1, 4)", "per_head.transpose(2, 0, 3, 1, 4)")]},
+        # the mask where it does not scale head h alone: on the scores, after W_O, on the inputs
+        "ex05_mask_on_scores": {"q2": [
+            (EX05_MASK, ""),
+            ("    weights = np.exp(scores - scores.max",
+             "    scores = scores * np.asarray(head_mask, dtype=float)[:, None, None]\n"
+             "    weights = np.exp(scores - scores.max")]},
+        "ex05_mask_after_w_o": {"q2": [
+            (EX05_MASK, ""),
+            ("@ W_O, weights",
+             "@ W_O * np.repeat(head_mask, Dh), weights * head_mask[:, None, None]")]},
+        "ex05_mask_on_inputs": {"q2": [
+            (EX05_MASK, ""),
+            ("    q, k, v = split(query @ W_Q)",
+             "    per_feature = np.repeat(head_mask, query.shape[-1] // num_heads)   # (D,)\n"
+             "    query, key, value = query * per_feature, key * per_feature, value * per_feature\n"
+             "    q, k, v = split(query @ W_Q)")]},
+        # an honest alternative: chapter 5's split into H heads of 3 Dh, each cut in three; a
+        # loop over heads, each written into the output through its rows of W_O; float32
+        "honest/ex05_cut_heads_rows_of_w_o": {
+            "q1": [("    per_head = qkv.reshape(B, T, num_heads, 3, Dh)\n", ""),
+                   ("    q, k, v = per_head.transpose(3, 0, 2, 1, 4)\n    return q, k, v",
+                    "    # H heads of width 3 Dh, as chapter 5 splits, then each head cut in three\n"
+                    "    heads = qkv.reshape(B, T, num_heads, 3 * Dh).transpose(0, 2, 1, 3)\n"
+                    "    return heads[..., :Dh], heads[..., Dh:2 * Dh], heads[..., 2 * Dh:]")],
+            "q2": [(EX05_Q2_BODY, EX05_Q2_LOOP)]},
     },
     "ex08": {
         # issue 32: exercise 8's q1 and q2 reworked; these cases, first written by hand, come
