@@ -1,5 +1,5 @@
 """Write the misconception submissions of exercises 1, 6, 7, 9, 10, 11, 13, 14 and 15, and of the question 4s of
-exercises 4, 5 and 8, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
+exercises 4 and 8, all of exercise 5's, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 A case named "honest/..." or "adversarial/..." goes to that folder instead (exercise 13's).
 
     .venv/bin/python tests/submissions/make_practice_cases.py
