@@ -361,3 +361,26 @@ def test_docstrings_name_the_chapter():
             assert (
                 (obj.__doc__ or "").strip().endswith("Used in chapter 9 (Training a translator).")
             ), name
+
+
+def test_tokenize_is_memoised_but_hands_out_a_fresh_list():
+    # training tokenizes the same pairs every epoch, so tokenize keeps what it made; a
+    # caller that edits its list must not change what the next call returns
+    first = tokenize("Mr. Smith doesn't eat the red apples!")
+    first.append("<eos>")
+    first[0] = "changed"
+    again = tokenize("Mr. Smith doesn't eat the red apples!")
+    assert again == ["mr", "smith", "doesn't", "eat", "the", "red", "apples", "!"]
+    assert again is not tokenize("Mr. Smith doesn't eat the red apples!")
+    assert tokenize("Mr. Smith", lower=False) == ["Mr", "Smith"]  # lower is part of the key
+
+
+def test_collate_pads_every_row_to_the_longest():
+    from tutorlib.translation.data import BOS_ID, EOS_ID, PAD_ID, _collate
+
+    batch = _collate([[5, 6, 7], [8]], [[9], [10, 11, 12]])
+    assert batch.src.tolist() == [[5, 6, 7], [8, PAD_ID, PAD_ID]]
+    assert batch.tgt_in.tolist() == [[BOS_ID, 9, PAD_ID, PAD_ID], [BOS_ID, 10, 11, 12]]
+    assert batch.tgt_out.tolist() == [[9, EOS_ID, PAD_ID, PAD_ID], [10, 11, 12, EOS_ID]]
+    assert batch.src.dtype == batch.tgt_in.dtype == torch.long
+    assert batch.num_tgt_tokens == 2 + 4

@@ -27,8 +27,10 @@ Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 
 from __future__ import annotations
 
+import functools
 import os
 import random
+import sys
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -104,6 +106,12 @@ def tokenize(text: str, lower: bool = True) -> list[str]:
     """
     if not isinstance(text, str):
         raise ValueError(f"tokenize expects a string, got {type(text).__name__}: {text!r}")
+    # memoised: training tokenizes the same 46,000 pairs once per epoch and per run
+    return list(_tokenize(text, bool(lower)))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _tokenize(text: str, lower: bool) -> tuple[str, ...]:
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     tokens: list[str] = []
     for word in text.split():
@@ -123,9 +131,10 @@ def tokenize(text: str, lower: bool = True) -> list[str]:
             word = word[:-1]
         tokens.extend(head)
         if word:
-            tokens.append(word.lower() if lower else word)
+            # interned: the cache holds each word once, however many sentences use it
+            tokens.append(sys.intern(word.lower() if lower else word))
         tokens.extend(reversed(tail))
-    return tokens
+    return tuple(tokens)
 
 
 def is_punctuation(token: str) -> bool:
@@ -368,16 +377,14 @@ class Batch:
 
 
 def _collate(src_ids: list[list[int]], tgt_ids: list[list[int]]) -> Batch:
-    B = len(src_ids)
     S = max(len(s) for s in src_ids)
     T = max(len(t) for t in tgt_ids) + 1
-    src = torch.full((B, S), PAD_ID, dtype=torch.long)
-    tgt_in = torch.full((B, T), PAD_ID, dtype=torch.long)
-    tgt_out = torch.full((B, T), PAD_ID, dtype=torch.long)
-    for b, (s, t) in enumerate(zip(src_ids, tgt_ids)):
-        src[b, : len(s)] = torch.tensor(s)
-        tgt_in[b, : len(t) + 1] = torch.tensor([BOS_ID] + t)  # <bos> + target
-        tgt_out[b, : len(t) + 1] = torch.tensor(t + [EOS_ID])  # target + <eos>
+    # each row padded in Python, then one tensor per field (a tensor per row costs more
+    # than the model's step on a small batch)
+    src = torch.tensor([s + [PAD_ID] * (S - len(s)) for s in src_ids])
+    # <bos> + target, and target + <eos>: the same words shifted by one
+    tgt_in = torch.tensor([[BOS_ID] + t + [PAD_ID] * (T - 1 - len(t)) for t in tgt_ids])
+    tgt_out = torch.tensor([t + [EOS_ID] + [PAD_ID] * (T - 1 - len(t)) for t in tgt_ids])
     src_lengths = torch.tensor([len(s) for s in src_ids])
     tgt_lengths = torch.tensor([len(t) + 1 for t in tgt_ids])
     # (T, T) & (B, 1, 1, T) -> (B, 1, T, T)
