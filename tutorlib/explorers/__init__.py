@@ -49,7 +49,7 @@ from ..checks import whole_number
 from ..display import (
     BAR_COLOUR,
     HIGHLIGHT_COLOUR,
-    _as_weights,
+    as_weights,
     labels_for,
     mask_grid_html,
     side_by_side,
@@ -424,7 +424,7 @@ def attention_explorer(q, k, query_labels, key_labels=None, query=0):
 
 def _heads(weights, batch: int) -> np.ndarray:
     """``(H, T_q, T_k)`` from weights of shape ``(H, T_q, T_k)`` or ``(B, H, T_q, T_k)``."""
-    w = _as_weights(weights)
+    w = as_weights(weights)
     if w.ndim == 4:
         batch = whole_number("batch", batch, 0, w.shape[0] - 1)
         w = w[batch]
@@ -659,7 +659,7 @@ def _decode_with_attention(
     ended = len(ids) < budget  # False when the decoding used up its budget before writing <eos>
     rows = list(result.output_tokens) + (["<eos>"] if ended else [])
     # (L, H, T, S), one row per written word and the <eos> when there is one
-    cross = _as_weights(
+    cross = as_weights(
         cross_attention_maps(model, src, src_key_mask, ids + ([EOS_ID] if ended else []))
     )
     return words, translation, rows, unknown, ended, cross
