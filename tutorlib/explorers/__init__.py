@@ -48,7 +48,6 @@ from ..attention import causal_mask, padding_mask, scaled_dot_product_attention,
 from ..checks import whole_number
 from ..display import (
     BAR_COLOUR,
-    HIGHLIGHT_COLOUR,
     as_weights,
     labels_for,
     mask_grid_html,
@@ -58,8 +57,15 @@ from ..display import (
 )
 from ..examples import YOUR_CAT
 from ..experiments import softmax_jacobian
-from . import static
 from .controls import REGISTRY, Spec, explorer
+from .widgets import (
+    explorer_box,
+    following_view,
+    head_index,
+    head_spec,
+    live_controls,
+    sentence_spec,
+)
 
 __all__ = [
     "temperature_view",
@@ -108,105 +114,10 @@ def _row_index(query, labels: list[str], what: str = "query") -> int:
     return whole_number(what, query, 0, len(labels) - 1)
 
 
-@functools.cache
-def _explorer_class():
-    """A VBox whose display also offers its static twin's HTML (made on first use: ipywidgets loads
-    lazily)."""
-    import ipywidgets as widgets
-
-    class Explorer(widgets.VBox):
-        def _repr_mimebundle_(self, **kwargs):
-            bundle = super()._repr_mimebundle_(**kwargs) or {}
-            return {**bundle, "text/html": self.static_html}
-
-    return Explorer
-
-
-def _widgets(specs) -> dict:
-    """The live ipywidgets controls of ``specs``, by name (:meth:`Spec.widget`)."""
-    return {spec.name: spec.widget() for spec in specs}
-
-
-def _explorer_box(children, specs, live, view, name: str):
-    """A VBox of ``children`` that also offers the HTML of its static twin (:mod:`tutorlib.static`).
-
-    ``specs`` (:class:`Spec`) declare the explorer's controls once: ``live``
-    are the ipywidgets built from them (by name), and the twin's
-    :class:`tutorlib.static.Control` are built from them here. ``view``
-    (state -> HTML) draws the twin; the box keeps ``specs``,
-    ``control_widgets``, ``static_controls`` and ``static_view`` (the tests
-    recompute the book's states with them). Jupyter, Colab and Binder render
-    the widget; the book, whose render priority puts ``text/html`` first,
-    renders the twin.
-    """
-    box = _explorer_class()(children)
-    box.specs, box.control_widgets = list(specs), dict(live)
-    box.static_controls, box.static_view = [spec.control() for spec in specs], view
-    box.static_html = static.explorer_html(box.static_controls, view, name)
-    return box
-
-
 def _option_labels(labels: list[str]) -> list[tuple[str, int]]:
     """Dropdown options: the labels themselves, numbered when some repeat (YOUR CAT ... CAT)."""
     unique = len(set(labels)) == len(labels)
     return [(label if unique else f"{i} {label}", i) for i, label in enumerate(labels)]
-
-
-# --- pieces of the model explorers (chapters 10 and 13) ---------------------------------------
-
-
-def _head_index(head, num_heads: int, unit: str):
-    """``head`` checked as a Python index among ``num_heads`` (``None``: the heads' mean)."""
-    if head is None:
-        return None
-    H = num_heads
-    return whole_number(
-        f"head (an index: each {unit} has {H} heads, 0 to {H - 1}; None for their mean)",
-        head,
-        0,
-        H - 1,
-    )
-
-
-def _sentence_spec(sentence: str, sentences) -> Spec:
-    """The sentence control: a text box live, a menu of ``sentences`` (``sentence`` first, no
-    repeats) in the static twin."""
-    if isinstance(sentences, str):
-        raise ValueError(
-            f"sentences must be a list of sentences, got the single string {sentences!r}"
-        )
-    menu = list(dict.fromkeys([sentence, *sentences]))
-    return Spec("sentence", "text", "English", tuple((s, s) for s in menu), sentence)
-
-
-def _head_spec(num_heads: int, head) -> Spec:
-    """The head menu: each head by its number from 1, then their mean (the value -1)."""
-    options = tuple((f"head {h + 1}", h) for h in range(num_heads))
-    return Spec(
-        "head", "menu", "head", options + (("mean of the heads", -1),), -1 if head is None else head
-    )
-
-
-def _following(controls, draw):
-    """An ipywidgets HTML showing ``draw()``, drawn again whenever one of ``controls`` moves; a
-    ``ValueError`` of ``draw`` (input the view refuses) shows as its message instead."""
-    import ipywidgets as widgets
-
-    view = widgets.HTML()
-
-    def redraw(_change=None):
-        try:
-            view.value = draw()
-        except ValueError as error:
-            view.value = (
-                f'<div class="tutorlib-error" style="font-family:monospace;border-left:4px solid '
-                f'{HIGHLIGHT_COLOUR};padding-left:6px">{html.escape(str(error))}</div>'
-            )
-
-    redraw()
-    for control in controls:
-        control.observe(redraw, names="value")
-    return view
 
 
 # --- chapter 3: temperature ------------------------------------------------------------
@@ -245,14 +156,14 @@ def temperature_explorer(
     start = float(steps[np.isclose(steps, temperature)][0])
     options = tuple((f"{t:g}", float(t)) for t in steps)
     specs = [Spec("temperature", "slider", "temperature", options, start)]
-    live = _widgets(specs)
+    live = live_controls(specs)
     slider, bars = live["temperature"], widgets.HTML(value=page)
 
     def redraw(change):
         bars.value = temperature_view(scores, labels, change["new"])[1]
 
     slider.observe(redraw, names="value")
-    box = _explorer_box(
+    box = explorer_box(
         [slider, bars],
         specs,
         live,
@@ -335,7 +246,7 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
             bool(scaled),
         ),
     ]
-    live = _widgets(specs)
+    live = live_controls(specs)
     slider, toggle = live["d_k"], live["scaled"]
     view = widgets.HTML(value=saturation_view(d_k, scaled, n_keys, seed)[1])
 
@@ -344,7 +255,7 @@ def saturation_explorer(d_k: int = 64, scaled: bool = True, n_keys: int = 8, see
 
     slider.observe(redraw, names="value")
     toggle.observe(redraw, names="value")
-    box = _explorer_box(
+    box = explorer_box(
         [widgets.HBox([slider, toggle]), view],
         specs,
         live,
@@ -401,14 +312,14 @@ def attention_explorer(q, k, query_labels, key_labels=None, query=0):
     first, page = attention_view(q, k, labels, key_labels, query)
     start = _row_index(query, labels)
     specs = [Spec("query", "menu", "query", tuple(_option_labels(labels)), start)]
-    live = _widgets(specs)
+    live = live_controls(specs)
     dropdown, view = live["query"], widgets.HTML(value=page)
 
     def redraw(change):
         view.value = attention_view(q, k, labels, key_labels, change["new"])[1]
 
     dropdown.observe(redraw, names="value")
-    box = _explorer_box(
+    box = explorer_box(
         [dropdown, view],
         specs,
         live,
@@ -478,7 +389,7 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
         Spec("head", "menu", "head", tuple((f"head {h + 1}", h) for h in range(H)), head),
         Spec("query", "menu", "query", tuple(_option_labels(labels)), start),
     ]
-    live = _widgets(specs)
+    live = live_controls(specs)
     heads, queries, view = live["head"], live["query"], widgets.HTML(value=page)
 
     def redraw(_change):
@@ -486,7 +397,7 @@ def head_explorer(weights, query_labels, key_labels=None, head: int = 0, query=0
 
     heads.observe(redraw, names="value")
     queries.observe(redraw, names="value")
-    box = _explorer_box(
+    box = explorer_box(
         [widgets.HBox([heads, queries]), view],
         specs,
         live,
@@ -574,7 +485,7 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
         Spec("n_pad", "slider", "padding", tuple((str(n), n) for n in pads), n_pad),
         Spec("causal", "checkbox", "causal mask", (("off", False), ("on", True)), bool(causal)),
     ]
-    live = _widgets(specs)
+    live = live_controls(specs)
     n_words_slider, n_pad_slider, causal_box = live["n_words"], live["n_pad"], live["causal"]
     view = widgets.HTML(value=page)
 
@@ -586,7 +497,7 @@ def mask_editor(n_words: int = 3, n_pad: int = 2, causal: bool = True, words=Non
     for control in (n_words_slider, n_pad_slider, causal_box):
         control.observe(redraw, names="value")
     row = widgets.HBox([n_words_slider, n_pad_slider, causal_box])
-    box = _explorer_box(
+    box = explorer_box(
         [row, view],
         specs,
         live,
@@ -712,7 +623,7 @@ def _translator_checks(model, beam_size, layer, head) -> tuple[int, int, int | N
     layer = whole_number(
         f"layer (an index: the decoder has {L} layers, 0 to {L - 1})", layer, 0, L - 1
     )
-    return beam_size, layer, _head_index(head, H, "layer")
+    return beam_size, layer, head_index(head, H, "layer")
 
 
 def translator_view(
@@ -825,7 +736,7 @@ def translator_explorer(
     if beam_size not in (1, 4):
         choices.append((f"beam {beam_size}", beam_size))
     specs = [
-        _sentence_spec(sentence, sentences),
+        sentence_spec(sentence, sentences),
         Spec("beam_size", "buttons", "decoding", tuple(choices), beam_size),
         Spec(
             "layer",
@@ -834,9 +745,9 @@ def translator_explorer(
             tuple((f"layer {i + 1}", i) for i in range(c.num_decoder_layers)),
             layer,
         ),
-        _head_spec(c.num_heads, head),
+        head_spec(c.num_heads, head),
     ]
-    live = _widgets(specs)
+    live = live_controls(specs)
     text, decoding, layers, heads = live["sentence"], live["beam_size"], live["layer"], live["head"]
 
     def draw():
@@ -852,10 +763,10 @@ def translator_explorer(
                 tgt_vocab=tgt_vocab,
             )[2]
 
-    view = _following((text, decoding, layers, heads), draw)
+    view = following_view((text, decoding, layers, heads), draw)
     page = _translator_twin(model, src_vocab, tgt_vocab)
     children = [text, decoding, widgets.HBox([layers, heads]), view]
-    box = _explorer_box(children, specs, live, page, "translator")
+    box = explorer_box(children, specs, live, page, "translator")
     box.sentence, box.decoding, box.layer, box.head, box.view = text, decoding, layers, heads, view
     return box
 
@@ -1058,7 +969,7 @@ def kv_cache_explorer(
         Spec("dtype", "buttons", "numbers", tuple((d, d) for d in DTYPE_CHOICES), dtype),
         Spec("batch", "slider", "batch", tuple((str(n), n) for n in BATCH_CHOICES), batch),
     ]
-    live = _widgets(specs)
+    live = live_controls(specs)
 
     def page(model, kv_heads, context, dtype, batch):
         return kv_cache_calculator_view(model, kv_heads, context, dtype, batch)[1]
@@ -1077,7 +988,7 @@ def kv_cache_explorer(
         live["batch"],
         view,
     ]
-    box = _explorer_box(children, specs, live, page, "kv-cache")
+    box = explorer_box(children, specs, live, page, "kv-cache")
     box.view = view
     for name, control in live.items():
         setattr(box, name, control)
