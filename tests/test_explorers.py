@@ -887,3 +887,60 @@ def test_live_and_static_controls_come_from_one_declaration(name, request):
             else:
                 np.testing.assert_allclose(values, offered, err_msg=f"{name}: {spec.name}")
             assert control.kind == spec.kind
+
+
+# --- what an explorer is built from: the public helpers of explorers/widgets.py ---------------
+
+
+def test_an_explorer_built_from_the_public_widgets_answers_live_and_in_the_book():
+    """The minimal explorer of widgets.py's docstring: specs, live controls, a view redrawn on
+    every move (input the view refuses shows its message), and a box that carries the static
+    twin of every state."""
+    from tutorlib.explorers.controls import Spec
+    from tutorlib.explorers.static import explorer_html
+    from tutorlib.explorers.widgets import explorer_box, following_view, live_controls
+
+    def page(temperature):
+        return explorers.temperature_view([2.0, 1.0], ["a", "b"], temperature)[1]
+
+    def draw():
+        if live["temperature"].value > 1.5:
+            raise ValueError("too hot for this test")
+        return page(live["temperature"].value)
+
+    options = (("0.5", 0.5), ("1", 1.0), ("2", 2.0))
+    specs = [Spec("temperature", "slider", "temperature", options, 1.0)]
+    live = live_controls(specs)
+    view = following_view(live.values(), draw)
+    box = explorer_box([live["temperature"], view], specs, live, page, "temperature")
+    assert view.value == page(1.0) and box.control_widgets == live
+    live["temperature"].value = 0.5
+    assert view.value == page(0.5)
+    live["temperature"].value = 2.0
+    assert "tutorlib-error" in view.value and "too hot for this test" in view.value
+    assert box.static_html == explorer_html(box.static_controls, page, "temperature")
+    assert box._repr_mimebundle_()["text/html"] == box.static_html
+
+
+def test_the_explorer_modules_share_only_public_names_and_never_import_their_package():
+    """Each module of tutorlib/explorers/ imports from tutorlib only names without a leading
+    underscore, and none imports the package itself (its __init__ imports them: a circle; write
+    ``from .static import ...``, not ``from . import static``), not even inside a function; none
+    is over 800 lines."""
+    import ast
+
+    problems = []
+    for path in sorted((ROOT / "tutorlib" / "explorers").glob("*.py")):
+        source = path.read_text()
+        if len(source.splitlines()) > 800:
+            problems.append(f"{path.name}: {len(source.splitlines())} lines")
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            names = [a.name for a in node.names]
+            if node.level == 1 and node.module is None and path.name != "__init__.py":
+                problems.append(f"{path.name}:{node.lineno}: from . import {names} (the package)")
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if private:
+                problems.append(f"{path.name}:{node.lineno} imports private {private}")
+    assert not problems, "\n".join(problems)

@@ -100,7 +100,7 @@ def test_temperature_view_is_softmax_at_that_temperature():
     with pytest.raises(ValueError, match="temperature"):
         explorers.temperature_view([1.0], ["x"], 0.0)
     with pytest.raises(ValueError, match="2 labels but weights of shape"):
-        explorers.weight_bars_html(["a", "b"], [1.0])
+        display.weight_bars_html(["a", "b"], [1.0])
 
 
 def test_temperature_explorer_redraws_when_the_slider_moves():

@@ -46,11 +46,15 @@ The old homes of those names, kept so that every import keeps working (they re-e
 
 Explorers and what they show:
 
-- ``tutorlib.explorers``  the interactive explorers (temperature, √d_k saturation, attention, heads,
-  masks, the translator, the GPT's attention) and their static twins, together (chapters 3 to 6,
-  10, 13): ``tutorlib.explorers.controls`` (each explorer's controls declared once, ``REGISTRY``
-  of explorers by chapter), ``tutorlib.explorers.static`` (every state computed when a chapter
-  runs, for the book), ``tutorlib.explorers.decoder_only`` (chapter 13's explorer)
+- ``tutorlib.explorers``  the interactive explorers and their static twins (chapters 3 to 6, 10,
+  13, 15); its docstring maps them. One module per family: ``tutorlib.explorers.softmax``
+  (temperature, √d_k saturation), ``tutorlib.explorers.attention`` (a query, a head, the mask
+  editor), ``tutorlib.explorers.encoder_decoder`` (the translator's cross-attention),
+  ``tutorlib.explorers.decoder_only`` (the GPT's attention), ``tutorlib.explorers.kv_cache`` (the
+  KV cache's memory); what they are built from: ``tutorlib.explorers.widgets`` (the explorer box,
+  live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
+  declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every
+  state computed when a chapter runs, for the book)
 - ``tutorlib.static``     the old home of the static twins (re-exports ``tutorlib.explorers.static``)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)

@@ -37,6 +37,7 @@ __all__ = [
     "weights_heatmap_html",
     "mask_grid_html",
     "side_by_side",
+    "as_weights",
     "Progress",
 ]
 
@@ -436,7 +437,7 @@ def _mark(symbol: str, spoken: str) -> str:
 _BAR_PX = 300  # a weight of 1 is this wide
 
 
-def _as_weights(weights) -> np.ndarray:
+def as_weights(weights) -> np.ndarray:
     """A NumPy copy of attention weights from NumPy or PyTorch (detached, on the CPU)."""
     if hasattr(weights, "detach"):
         weights = weights.detach().cpu().numpy()
@@ -517,7 +518,7 @@ def weights_heatmap_html(
     ``mask`` (boolean, True = may attend, the course's convention) marks the
     cells it hides with ✕ on a hatched background instead of a number.
     """
-    w = _as_weights(weights)
+    w = as_weights(weights)
     if w.ndim != 2:
         raise ValueError(
             f"weights_heatmap_html draws one (T_q, T_k) table, got shape {w.shape}; pick one head "

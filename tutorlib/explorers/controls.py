@@ -25,11 +25,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import static
+from .static import KINDS as STATIC_KINDS
+from .static import Control
 
 __all__ = ["Spec", "Entry", "REGISTRY", "explorer"]
 
-KINDS = (*static.KINDS, "text")
+KINDS = (*STATIC_KINDS, "text")
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,10 @@ class Spec:
             )
         self.control()  # the twin's checks: options, a start among them, a checkbox's (off, on)
 
-    def control(self) -> static.Control:
+    def control(self) -> Control:
         """The static twin's control: the same name, label, options and start."""
         kind = "menu" if self.kind == "text" else self.kind
-        return static.Control(self.name, self.label, tuple(self.options), self.value, kind)
+        return Control(self.name, self.label, tuple(self.options), self.value, kind)
 
     def widget(self):
         """The live ipywidgets control: the same choices, start and label.

@@ -24,6 +24,14 @@ import numpy as np
 from ..checks import whole_number
 from ..display import side_by_side, weights_heatmap_html
 from .controls import Spec, explorer
+from .widgets import (
+    explorer_box,
+    following_view,
+    head_index,
+    head_spec,
+    live_controls,
+    sentence_spec,
+)
 
 __all__ = ["gpt_attention_view", "gpt_attention_explorer", "GPT_BOOK_SENTENCES"]
 
@@ -98,8 +106,6 @@ def _piece(tok, i: int) -> str:
 
 
 def _checks(model, show, block, head) -> tuple[str, int, int | None]:
-    from . import _head_index
-
     c = model.config
     if show not in dict(SHOWS).values():
         raise ValueError(
@@ -110,7 +116,7 @@ def _checks(model, show, block, head) -> tuple[str, int, int | None]:
     block = whole_number(
         f"block (an index: the model has {N} blocks, 0 to {N - 1})", block, 0, N - 1
     )
-    return show, block, _head_index(head, H, "block")
+    return show, block, head_index(head, H, "block")
 
 
 def _page(decoded: dict, sentence: str, show: str, block: int, head, config):
@@ -222,8 +228,6 @@ def gpt_attention_explorer(
     """
     import ipywidgets as widgets
 
-    from . import _explorer_box, _following, _head_spec, _sentence_spec, _widgets
-
     if model is None:
         from ..translation.gpt import load_pretrained
 
@@ -232,19 +236,19 @@ def gpt_attention_explorer(
     N = c.num_layers
     show, block, head = _checks(model, show, block, head)
     specs = [
-        _sentence_spec(sentence, sentences),  # a text box; in the twin, a menu of sentences
+        sentence_spec(sentence, sentences),  # a text box; in the twin, a menu of sentences
         Spec("show", "buttons", "show", SHOWS, show),
         Spec("block", "menu", "block", tuple((f"block {i + 1}", i) for i in range(N)), block),
-        _head_spec(c.num_heads, head),
+        head_spec(c.num_heads, head),
     ]
-    live = _widgets(specs)
+    live = live_controls(specs)
     text, shows, blocks, heads = live["sentence"], live["show"], live["block"], live["head"]
 
     def draw():
         head = None if heads.value == -1 else heads.value
         return gpt_attention_view(model, text.value, shows.value, blocks.value, head)[2]
 
-    view = _following((text, shows, blocks, heads), draw)
+    view = following_view((text, shows, blocks, heads), draw)
     decoded = {}
 
     def page(sentence, show, block, head):  # the twin: each sentence translated once
@@ -253,6 +257,6 @@ def gpt_attention_explorer(
         return _page(decoded[sentence], sentence, show, block, None if head == -1 else head, c)[1]
 
     children = [text, shows, widgets.HBox([blocks, heads]), view]
-    box = _explorer_box(children, specs, live, page, "gpt_attention")
+    box = explorer_box(children, specs, live, page, "gpt_attention")
     box.sentence, box.show, box.block, box.head, box.view = text, shows, blocks, heads, view
     return box
