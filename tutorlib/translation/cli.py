@@ -33,22 +33,21 @@ from pathlib import Path
 
 from ..checks import finite_number, whole_number
 from .config import (  # torch-free: --help answers at once
-    GPT_PRESETS,
-    PRESETS,
-    PRETRAINED_PATH,
+    COMMAND_LINE_KINDS,
+    VOCAB_FIELDS,
     GPTConfig,
     TranslatorConfig,
 )
 from .sentences import split_sentences  # torch-free too; translate() splits with it as well
 
 # Nothing here imports torch at the top: the commands import it when they run, so that --help and a
-# mistyped option answer in a fraction of a second.
+# mistyped option answer in a fraction of a second. So the model kinds (tutorlib.translation.kinds,
+# which imports the models) are read when a command runs; --model's choices, presets and options
+# come from their torch-free part, COMMAND_LINE_KINDS: the encoder-decoder translator (chapter 9)
+# or the GPT (chapter 13).
 
 CHECKPOINT_HELP = "translator.pt, checkpoint.pt or a training folder (default: the shipped model)"
-# Config fields set from the data, never on the command line.
-_DERIVED = {"src_vocab_size", "tgt_vocab_size", "vocab_size"}
-# Each --model's config and presets: the encoder-decoder translator (chapter 9) or the GPT (chapter 13).
-_MODELS = {"translator": (TranslatorConfig, PRESETS), "gpt": (GPTConfig, GPT_PRESETS)}
+_MODELS = COMMAND_LINE_KINDS
 
 
 def _config_fields() -> list:
@@ -56,7 +55,7 @@ def _config_fields() -> list:
     seen, out = set(), []
     for cls, _ in _MODELS.values():
         for f in dataclasses.fields(cls):
-            if f.name not in _DERIVED and f.name not in seen:
+            if f.name not in VOCAB_FIELDS and f.name not in seen:
                 seen.add(f.name)
                 out.append(f)
     return out
@@ -196,10 +195,11 @@ def _config(args) -> TranslatorConfig | GPTConfig | None:
 def cmd_train(args) -> int:
     from .checkpoints import MODEL_NAME, save_model
     from .evaluation import evaluate
+    from .gpt.training import train_gpt
     from .training import train
 
     if args.model == "gpt":
-        from .gpt import train_gpt as train
+        train = train_gpt  # the GPT's vocabulary, tokens and fit filter; then the same loop
     _check_data(args.data)
     _check_out(Path(args.out))
     config = _config(args)
@@ -261,15 +261,17 @@ def cmd_train(args) -> int:
 
 def _load(args):
     """The model ``--checkpoint`` holds (its kind checked against ``--model``), else the shipped one of ``--model``."""
-    from .checkpoints import load_checkpoint
+    from .checkpoints import load_checkpoint, load_pretrained
+    from .gpt.checkpoints import load_pretrained as load_pretrained_gpt
+    from .kinds import kind_of
 
-    if args.checkpoint is None and args.model == "gpt":
-        from .gpt import load_pretrained
-
-        model = load_pretrained(device=args.device)  # the GPT on BPE tokens (chapter 14)
-        return model, model.vocab, model.vocab
-    loaded = load_checkpoint(args.checkpoint or PRETRAINED_PATH, device=args.device)
-    kind = getattr(loaded[0], "kind", "translator")
+    if args.checkpoint is None:  # the shipped model of --model
+        if args.model == "gpt":
+            model = load_pretrained_gpt(device=args.device)  # the GPT on BPE tokens (chapter 14)
+            return model, model.vocab, model.vocab
+        return load_pretrained(device=args.device)
+    loaded = load_checkpoint(args.checkpoint, device=args.device)
+    kind = kind_of(loaded[0]).name  # the file's own kind, read once by load_checkpoint
     if args.model is not None and kind != args.model:
         raise CommandError(
             f"--checkpoint {args.checkpoint} holds a {kind} model, not a {args.model}: "
@@ -315,7 +317,7 @@ def _gpt_results(model, sentences: list[str], args) -> list:
     """What ``translate_sentences`` gives the translator, for a GPT: one result per sentence (text or error)."""
     from types import SimpleNamespace
 
-    from .gpt import translate
+    from .gpt.decoding import translate
 
     options = dict(
         temperature=args.temperature,
@@ -336,9 +338,11 @@ def _gpt_results(model, sentences: list[str], args) -> list:
 
 def cmd_translate(args) -> int:
     from .decoding import translate_sentences
+    from .kinds import check_beam_size, kind_of
 
     model, _, _ = _load(args)
-    gpt = getattr(model, "decoder_only", False)
+    kind = kind_of(model)
+    gpt = kind.decoder_only
     sampling = [
         flag
         for flag, value in (
@@ -357,10 +361,10 @@ def cmd_translate(args) -> int:
         raise CommandError(
             "--top-k and --top-p shape sampling: give --temperature too (1 leaves it as it is)"
         )
-    if gpt and args.beam != 1:
-        raise CommandError(
-            "--beam: the GPT decodes greedily or samples (--temperature); leave out --beam"
-        )
+    try:
+        check_beam_size(kind, args.beam, "--beam")
+    except ValueError as e:
+        raise CommandError(str(e)) from None
     failed = False
 
     def line_out(where: str, line: str) -> None:
@@ -406,7 +410,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("train", help="train a translator (also under torchrun --nproc_per_node=N)")
     p.add_argument(
         "--preset",
-        choices=sorted(set(PRESETS) | set(GPT_PRESETS)),
+        choices=sorted({name for _, presets in _MODELS.values() for name in presets}),
         help="a named TranslatorConfig, or GPTConfig with --model gpt (default: tiny)",
     )
     p.add_argument(

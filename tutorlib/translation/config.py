@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
+from ..checks import head_width
+
 __all__ = [
     "TranslatorConfig",
     "PRESETS",
@@ -24,6 +26,11 @@ __all__ = [
     "GPT_PRESETS",
     "PRETRAINED_GPT_PATH",
     "PRETRAINED_GPT_WORDS_PATH",
+    "TrainingSettings",
+    "TRAINING_FIELDS",
+    "VOCAB_FIELDS",
+    "shape_fields",
+    "COMMAND_LINE_KINDS",
 ]
 
 PRETRAINED_PATH = Path(__file__).parents[1] / "pretrained" / "translator.pt"  # tutorlib/pretrained
@@ -34,6 +41,49 @@ PRETRAINED_GPT_WORDS_PATH = Path(__file__).parents[1] / "pretrained" / "gpt_word
 
 
 # --- the config -------------------------------------------------------------------
+
+
+class TrainingSettings:
+    """The training settings both translators' configs end with, written once: the same names,
+    defaults and meanings, so that one loop (``tutorlib.translation.training.train``) reads
+    either config. ``@with_training`` appends them, in this order, after a config's own fields
+    (a dataclass base would put them first and change the configs' order and ``asdict``)."""
+
+    label_smoothing: float = 0.1  # the target: 1 - 0.1 on the right token, 0.1 spread over all
+    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
+    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
+    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
+    weight_decay: float = 0.01  # AdamW's, on matrices only (not on biases, LayerNorms)
+    batch_size: int = 64  # sentence pairs per step, in each process under torchrun
+    epochs: int = 10
+    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
+    seed: int = 0
+
+
+TRAINING_FIELDS = tuple(TrainingSettings.__annotations__)
+# The sizes train() sets from the vocabularies, never given by hand (nor on the command line):
+# the translator's two vocabularies, the GPT's one.
+VOCAB_FIELDS = ("src_vocab_size", "tgt_vocab_size", "vocab_size")
+
+
+def shape_fields(config) -> tuple[str, ...]:
+    """The fields of a config (or its class) that shape the model it builds: all but the
+    training settings and ``bpe_vocab_size`` (how a tokenizer is made, not the model's own)."""
+    return tuple(
+        f.name
+        for f in fields(config)
+        if f.name not in TRAINING_FIELDS and f.name != "bpe_vocab_size"
+    )
+
+
+def with_training(cls):
+    """``cls`` with ``TrainingSettings``' fields after its own; put it under ``@dataclass``."""
+    own = cls.__dict__.get("__annotations__", {})
+    for name in TRAINING_FIELDS:
+        own[name] = TrainingSettings.__annotations__[name]
+        setattr(cls, name, getattr(TrainingSettings, name))
+    cls.__annotations__ = own
+    return cls
 
 
 class _AsDict:
@@ -53,6 +103,7 @@ class _AsDict:
 
 
 @dataclass
+@with_training
 class TranslatorConfig(_AsDict):
     """Every size and training setting of the translator; ``PRESETS`` holds named ones.
 
@@ -80,25 +131,10 @@ class TranslatorConfig(_AsDict):
     tie_output: bool = (
         True  # the output layer reuses the target embedding matrix (the paper, section 3.4)
     )
-    # the training (tutorlib.translation.training.train)
-    label_smoothing: float = (
-        0.1  # the target puts 1 - 0.1 on the right word and spreads 0.1 over all words
-    )
-    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
-    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
-    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
-    weight_decay: float = 0.01  # AdamW's, on matrices only (not on biases, LayerNorms)
-    batch_size: int = 64  # sentence pairs per step, in each process under torchrun
-    epochs: int = 10
-    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
-    seed: int = 0
+    # then TrainingSettings' fields (tutorlib.translation.training.train), by @with_training
 
     def __post_init__(self):
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
-                "d_model // num_heads features"
-            )
+        head_width(self.d_model, self.num_heads)
         if self.max_len < 2:
             raise ValueError(
                 f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2"
@@ -156,6 +192,7 @@ PRESETS = {
 
 
 @dataclass
+@with_training
 class GPTConfig(_AsDict):
     """Every size and training setting of the decoder-only translator (``tutorlib.translation.gpt.GPT``).
 
@@ -180,23 +217,11 @@ class GPTConfig(_AsDict):
     # the tokens: 0 reads chapter 9's words (one Vocab of both languages); a size trains chapter
     # 14's byte-level BPE (SubwordTokenizer) of that many tokens on the training pairs instead
     bpe_vocab_size: int = 0
-    # the training (tutorlib.translation.training.train), as in TranslatorConfig
-    label_smoothing: float = 0.1  # on the translation's targets (the prompt has no loss)
-    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
-    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
-    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
-    weight_decay: float = 0.01  # AdamW's, on matrices only
-    batch_size: int = 64  # sentence pairs per step
-    epochs: int = 10
-    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
-    seed: int = 0
+    # then TrainingSettings' fields, as the translator's (the label smoothing on the
+    # translation's targets only: the prompt has no loss), by @with_training
 
     def __post_init__(self):
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
-                "d_model // num_heads features"
-            )
+        head_width(self.d_model, self.num_heads)
         if self.bpe_vocab_size and self.bpe_vocab_size < 259:
             raise ValueError(
                 f"bpe_vocab_size={self.bpe_vocab_size}: a byte-level BPE needs at least 259 tokens "
@@ -257,3 +282,8 @@ GPT_PRESETS = {
 # epochs 91.8 / 86.0 % / 71 % of sentences with a new name or number, 12 epochs 96.8 / 93.9 % /
 # 91 % of those with a new name, 20 epochs 98.2 / 96.1 % / 93 % (the words model: 96.9 / 95.3 %)
 GPT_PRESETS["pretrained"] = replace(GPT_PRESETS["words"], bpe_vocab_size=2048, epochs=20)
+
+# The model kinds the command line trains (`--model NAME`), each its config class and presets, here
+# without torch so that `python -m tutorlib --help` answers at once. tutorlib.translation.kinds
+# reads them from here and completes each kind (its model, builder, loss, batcher, translate).
+COMMAND_LINE_KINDS = {"translator": (TranslatorConfig, PRESETS), "gpt": (GPTConfig, GPT_PRESETS)}

@@ -1,10 +1,13 @@
 """Decoding a trained translator (chapter 10): greedy and beam search, the KV cache, translating.
 
-Read top to bottom: the KV cache; the length budget (``output_budget``) and
-the repetition guard that keep a looping decoder finite; ``greedy_decode``
-and ``beam_search``; then translating sentences, where an unknown word the
-model writes as ``<unk>`` is copied from the source word its cross-attention
-points at. ``tutorlib.translator`` re-exports every name (its old home).
+Read top to bottom: the length budget (``output_budget``) and the repetition
+guard that keep a looping decoder finite; ``greedy_decode`` and
+``beam_search`` (with ``KVCache``, from ``tutorlib.translation.cache``); then
+translating sentences, where an unknown word the model writes as ``<unk>`` is
+copied from the source word its cross-attention points at. The functions here
+decode the model they are given; ``tutorlib.translator``'s ``translate``,
+``translate_sentences`` and ``translate_with_alignment`` (from
+``tutorlib.translation.shipped``) default to the shipped one.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -20,6 +23,7 @@ True = may attend, as everywhere in tutorlib.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -27,14 +31,14 @@ import torch
 
 from ..checks import finite_number, whole_number
 from ..nn import causal_attention_mask, padding_attention_mask
-from .checkpoints import load_pretrained
+from .cache import KVCache
 from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .model import Translator
 from .phrasebook.lexicon import TITLES
-from .sentences import split_sentences
+from .sentences import as_sentences, split_sentences
 
 __all__ = [
-    "KVCache",
+    "KVCache",  # its home is tutorlib.translation.cache; importable here as before
     "output_budget",
     "greedy_decode",
     "beam_search",
@@ -54,38 +58,17 @@ __all__ = [
 
 # --- decoding (chapter 10) -------------------------------------------------------------
 
+# These functions decode the model they are given: this module sits below the checkpoints, so the
+# shipped model is supplied above it (tutorlib.translation.shipped, what tutorlib.translator gives).
+NO_MODEL = (
+    "no model given: pass one (tutorlib.translator.load_pretrained() reads the shipped translator), "
+    "or call tutorlib.translator.translate, which defaults to it"
+)
+
 # The repetition guard of greedy_decode and beam_search: no token chosen a third time in a row, and no 4-gram
 # twice in one translation. The phrasebook never repeats a 4-gram within a sentence, so a repeat is a loop.
 MAX_RUN = 2
 NO_REPEAT_NGRAM = 4
-
-
-@dataclass
-class KVCache:
-    """The decoder's keys and values of the positions decoded so far, so that each step costs one position.
-
-    ``layers`` gets one dict per decoder layer (``tutorlib.nn.Decoder.forward_step``)
-    holding ``self_attn`` keys and values ``(B, H, t, Dh)``, which grow by one
-    position per step, and ``cross_attn`` keys and values ``(B, H, S, Dh)`` of
-    the encoder output, computed at the first step.
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-
-    length: int = 0  # positions decoded so far, t
-    layers: list = field(default_factory=list)
-
-    def reorder(self, rows: torch.Tensor) -> None:
-        """Keep row ``rows[i]`` of the self-attention cache as row ``i``: beam search's surviving beams.
-
-        The cross-attention cache is left alone: beams only ever move within
-        their own sentence, whose encoder output is the same for all of them.
-        """
-        for layer in self.layers:
-            self_attn = layer["self_attn"]
-            # (B*K, H, t, Dh) -> (B*K, H, t, Dh), rows picked from the old beams
-            self_attn["k"] = self_attn["k"].index_select(0, rows)
-            self_attn["v"] = self_attn["v"].index_select(0, rows)
 
 
 def _next_log_probs(
@@ -632,15 +615,7 @@ def translate_sentences(
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    if sentences is None:
-        raise ValueError("sentences is None: give a string, or a list (any iterable) of strings")
-    if isinstance(sentences, str):
-        sentences = [sentences]
-    if isinstance(sentences, bytes) or not hasattr(sentences, "__iter__"):
-        raise ValueError(
-            f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}"
-        )
-    sentences = list(sentences)
+    sentences, _ = as_sentences(sentences)
     beam_size = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
     batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")
     length_penalty = finite_number(
@@ -649,7 +624,7 @@ def translate_sentences(
     if max_len is not None:
         whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
-        model, src_vocab, tgt_vocab = load_pretrained()
+        raise ValueError(NO_MODEL)
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     # Each text into its sentences: pieces[k] = (index of the text it came from, sentence).
     pieces, owners = [], []
@@ -733,7 +708,8 @@ def translate(
 ):
     """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or one -> one).
 
-    ``model`` defaults to the shipped pretrained one (``load_pretrained``).
+    ``model`` is the translator to use (``tutorlib.translator.translate``
+    defaults to the shipped one, ``load_pretrained``).
     ``beam_size=1`` is greedy decoding, more is beam search; ``max_len``
     caps every translation's words (each gets at most ``2 S + 5`` for ``S``
     source words anyway). Bad input:
@@ -777,12 +753,22 @@ def translate(
         if result.notice:
             if on_notice is None:
                 warnings.warn(
-                    f"sentence {i} ({result.source[:40]!r}): {result.notice}", stacklevel=2
+                    f"sentence {i} ({result.source[:40]!r}): {result.notice}",
+                    stacklevel=_caller_level(),
                 )
             else:
                 on_notice(i, result.notice)
     texts = [r.text for r in results]
     return texts[0] if single else texts
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package, for ``warnings.warn`` called
+    here: the line that asked for the translation, also through ``tutorlib.translator``'s."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(__package__):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def translate_with_alignment(

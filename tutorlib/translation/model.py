@@ -2,7 +2,11 @@
 
 Its config is ``tutorlib.translation.config.TranslatorConfig``; decoding a
 trained one is ``tutorlib.translation.decoding``, saving and loading it
-``tutorlib.translation.checkpoints``. ``tutorlib.translator`` re-exports it.
+``tutorlib.translation.checkpoints``. Read top to bottom: the model, then what
+the training loop needs of it (``build_translator``, ``translator_loss``),
+which ``tutorlib.translation.kinds`` names for the kind ``"translator"``.
+``tutorlib.translator`` re-exports the model, ``tutorlib.translation.training``
+the builder and the losses (their names before).
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -13,19 +17,18 @@ everywhere in tutorlib.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ..nn import Decoder, Encoder, PositionalEncoding
+from .cache import KVCache
 from .config import TranslatorConfig
-from .data import SPECIALS, Vocab
+from .data import PAD_ID, SPECIALS, Batch, Vocab
 
-if TYPE_CHECKING:  # only named in annotations; decoding.py imports this module
-    from .decoding import KVCache
-
-__all__ = ["Translator"]
+__all__ = ["Translator", "build_translator", "translation_loss", "translator_loss"]
 
 
 # --- the model ----------------------------------------------------------------------
@@ -154,3 +157,53 @@ class Translator(nn.Module):
     def num_parameters(self) -> int:
         """Parameters counted once (tied matrices are one matrix)."""
         return sum(p.numel() for p in self.parameters())
+
+
+# --- what the training loop needs of it --------------------------------------------------
+
+
+def build_translator(config: TranslatorConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:
+    """``train``'s ``build_model`` for the translator: the config sized to the vocabularies,
+    then a fresh ``Translator``.
+
+    Another model trained by the same loop has its own builder (its kind's,
+    ``tutorlib.translation.kinds``); it returns the model, whose ``config``
+    (sized to the vocabularies) the loop reads from then on.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    return Translator(config, src_vocab, tgt_vocab)
+
+
+def translation_loss(
+    logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0
+) -> torch.Tensor:
+    """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
+
+    With smoothing ``eps`` the target distribution puts ``1 - eps`` on the
+    right token and spreads ``eps`` evenly over the whole vocabulary, so the
+    model is not pushed to infinitely confident logits. ``logits (B, T, V)``,
+    ``tgt_out (B, T)``.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    V = logits.shape[-1]
+    # (B, T, V) -> (B*T, V) against (B*T,); padding positions are left out of the mean
+    return F.cross_entropy(
+        logits.reshape(-1, V),
+        tgt_out.reshape(-1),
+        ignore_index=PAD_ID,
+        label_smoothing=label_smoothing,
+    )
+
+
+def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tensor:
+    """The loss of one batch for the translator: teacher forcing, then ``translation_loss``.
+
+    ``train``'s ``batch_loss`` for the translator: the one step of the loop
+    that knows the model. Another model trained by the same loop has its own.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    return translation_loss(model(batch), batch.tgt_out, config.label_smoothing)
