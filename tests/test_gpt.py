@@ -14,8 +14,6 @@ from torch.testing import assert_close
 import tutorlib.gpt as gpt_short
 from tutorlib.debug import check_causality
 from tutorlib.translation import gpt as gpt_module
-from tutorlib.translation.gpt import checkpoints as gpt_files  # where load_pretrained finds its paths
-from tutorlib.translation.gpt import decoding as gpt_decoding  # where translate finds its helpers
 from tutorlib.translation.checkpoints import CheckpointError, load_checkpoint, save_model
 from tutorlib.translation.cli import main
 from tutorlib.translation.config import GPT_PRESETS, PRESETS, GPTConfig
@@ -49,6 +47,10 @@ from tutorlib.translation.gpt import (
     train_gpt,
     translate,
 )
+
+# where load_pretrained finds its paths, and where translate finds its helpers
+from tutorlib.translation.gpt import checkpoints as gpt_files
+from tutorlib.translation.gpt import decoding as gpt_decoding
 from tutorlib.translation.model import Translator
 from tutorlib.translation.training import build_translator, build_vocabs
 

@@ -94,7 +94,8 @@ def pick_device(device=None) -> torch.device:
             ) from None
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ValueError(
-                f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
+                f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only "
+                "build, "
                 "or no driver): use --device cpu, or leave it out to take the best one available"
             )
         if (
@@ -189,7 +190,8 @@ def save_checkpoint(path, model: Translator, training_state: dict) -> Path:
 
 
 def read_checkpoint(path) -> dict:
-    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
+    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and
+    what is wrong.
 
     ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
     """
@@ -214,11 +216,13 @@ def read_checkpoint(path) -> dict:
     except pickle.UnpicklingError as e:
         if "GLOBAL" not in str(e):  # a damaged file, not a file that names code to run
             raise CheckpointError(_unreadable(path, e)) from e
-        # torch's own message ends with "set weights_only=False": the one thing not to do with a file
+        # torch's own message ends with "set weights_only=False": the one thing not to do with a
+        # file
         # that holds code, so it is not passed on
         raise CheckpointError(
             f"{path} holds Python objects that are neither tensors nor plain data (a pickle that "
-            "would run code when loaded), which no checkpoint of tutorlib holds: it was not written "
+            "would run code when loaded), which no checkpoint of tutorlib holds: it was not "
+            "written "
             "by `python -m tutorlib train` nor save_model. Do not load it with weights_only=False; "
             "retrain, or fetch the course's translator.pt again"
         ) from None
@@ -271,7 +275,8 @@ def _unreadable(path: Path, e: Exception) -> str:
         lines = [found if "weights_only" not in found else ""]
     what = lines[0][:200]
     return (
-        f"{path} cannot be read as a checkpoint ({type(e).__name__}{': ' + what if what else ''}). It is truncated "
+        f"{path} cannot be read as a checkpoint ({type(e).__name__}{': ' + what if what else ''}). "
+        "It is truncated "
         "or corrupted (a copy that did not finish?) or not a PyTorch file at all"
     )
 
@@ -333,7 +338,8 @@ def model_from_state(state: dict, device) -> Translator:
 
 
 def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
-    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
+    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a
+    training folder).
 
     The model is in eval mode, on ``device`` (default: ``pick_device()``).
     A missing, corrupted or mismatched file raises an error naming the file

@@ -1,4 +1,4 @@
-"""The translators' configurations and their named presets: torch-free, so ``python -m tutorlib --help`` starts at once.
+"""The translators' configurations and their named presets, torch-free (``--help`` answers at once).
 
 ``TranslatorConfig`` holds every size and training setting of the
 encoder-decoder translator; ``PRESETS`` names the ones the command line
@@ -137,7 +137,8 @@ class TranslatorConfig(_AsDict):
         head_width(self.d_model, self.num_heads)
         if self.max_len < 2:
             raise ValueError(
-                f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2"
+                f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at "
+                "least 2"
             )
 
 
@@ -156,9 +157,12 @@ PRESETS = {
         epochs=1,
         batch_size=64,
     ),
-    # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.2 M parameters. Its training is tuned for
-    # throughput (issue 14): batches of 256 (about 1.4x the tokens/s of 64 on 2 CPU cores), so a peak lr of 2e-3
-    # after 100 warmup steps; no dropout (its random numbers cost time, and the validation loss stays at the
+    # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.2 M parameters. Its training is
+    # tuned for
+    # throughput (issue 14): batches of 256 (about 1.4x the tokens/s of 64 on 2 CPU cores), so a
+    # peak lr of 2e-3
+    # after 100 warmup steps; no dropout (its random numbers cost time, and the validation loss
+    # stays at the
     # training loss: nothing to regularise); 6 epochs of the 46,000 pairs (1,080 steps).
     "pretrained": TranslatorConfig(
         d_model=128,
@@ -172,7 +176,8 @@ PRESETS = {
         epochs=6,
         batch_size=256,
     ),
-    # twice as wide, for benchmarks/translator_bench.py: larger matrix products use more of the CPU's peak
+    # twice as wide, for benchmarks/translator_bench.py: larger matrix products use more of the
+    # CPU's peak
     "wide": TranslatorConfig(
         d_model=256,
         num_heads=4,
@@ -194,7 +199,8 @@ PRESETS = {
 @dataclass
 @with_training
 class GPTConfig(_AsDict):
-    """Every size and training setting of the decoder-only translator (``tutorlib.translation.gpt.GPT``).
+    """Every size and training setting of the decoder-only translator
+    (``tutorlib.translation.gpt.GPT``).
 
     One sequence per pair, ``[English tokens] <sep> [Portuguese tokens] <eos>``,
     read by one stack of causal self-attention blocks. The training settings
@@ -229,17 +235,20 @@ class GPTConfig(_AsDict):
             )
         if self.max_len < 4:
             raise ValueError(
-                f"max_len={self.max_len} positions cannot hold a source word, <sep> and a translated "
+                f"max_len={self.max_len} positions cannot hold a source word, <sep> and a "
+                "translated "
                 "word; use at least 4"
             )
 
-    # Read by train() when it builds the vocabularies itself: a GPT reads both languages through one table.
+    # Read by train() when it builds the vocabularies itself: a GPT reads both languages through one
+    # table.
     share_embeddings = property(lambda self: True, doc="Always True: one vocabulary.")
 
     @property
     def max_source_len(self) -> int:
-        """The most source tokens a prompt may hold: half the positions less one, so that the translation
-        gets at least as many positions as the source has tokens (``max_len=64``: 31)."""
+        """The most source tokens a prompt may hold: half the positions less one, so that the
+        translation gets at least as many positions as the source has tokens (``max_len=64``: 31).
+        """
         return (self.max_len - 2) // 2
 
 
@@ -257,9 +266,12 @@ GPT_PRESETS = {
         epochs=1,
         batch_size=64,
     ),
-    # chapter 13's GPT on words, matched to PRESETS["pretrained"] (1,230,354 parameters with its 665 + 1,170 words): the same width and
-    # training, six blocks of self-attention whose feed-forward is 384 wide (each 165,376 parameters; six of
-    # them, 992,256, against the 993,792 of the translator's 3 encoder + 3 decoder layers), one table of the
+    # chapter 13's GPT on words, matched to PRESETS["pretrained"] (1,230,354 parameters with its 665
+    # + 1,170 words): the same width and
+    # training, six blocks of self-attention whose feed-forward is 384 wide (each 165,376
+    # parameters; six of
+    # them, 992,256, against the 993,792 of the translator's 3 encoder + 3 decoder layers), one
+    # table of the
     # 1,818 words of both languages (tied to the output). GPT: 1,227,034 parameters, 0.3 % fewer.
     "words": GPTConfig(
         d_model=128,

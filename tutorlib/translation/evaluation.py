@@ -23,7 +23,8 @@ def evaluate(
     length_penalty: float = 0.6,
     batch_size: int = 128,
 ) -> dict:
-    """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english, portuguese)`` pairs.
+    """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english,
+    portuguese)`` pairs.
 
     Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses", "pairs", "skipped"}``.
     BLEU counts the n-grams (n = 1..4) the translation shares with the

@@ -40,7 +40,8 @@ class Translator(nn.Module):
     ::
 
         src (B, S) -> embed * sqrt(D) + positions -> Encoder -> memory (B, S, D)
-        tgt_in (B, T) -> embed * sqrt(D) + positions -> Decoder(memory) -> Linear -> logits (B, T, V)
+        tgt_in (B, T) -> embed * sqrt(D) + positions -> Decoder(memory)
+                      -> Linear -> logits (B, T, V)
 
     ``tgt_in`` is the target shifted right behind BOS (teacher forcing); the
     logits at position ``t`` predict ``tgt_out[t]``, the target's word ``t``
@@ -59,8 +60,10 @@ class Translator(nn.Module):
         super().__init__()
         if config.src_vocab_size < len(SPECIALS) or config.tgt_vocab_size < len(SPECIALS):
             raise ValueError(
-                f"the config has src_vocab_size={config.src_vocab_size}, tgt_vocab_size={config.tgt_vocab_size}: "
-                f"set both to the vocabularies' sizes (len(vocab), at least the {len(SPECIALS)} special tokens); "
+                f"the config has src_vocab_size={config.src_vocab_size}, "
+                f"tgt_vocab_size={config.tgt_vocab_size}: "
+                f"set both to the vocabularies' sizes (len(vocab), at least the {len(SPECIALS)} "
+                "special tokens); "
                 "train() does it for you"
             )
         if config.share_embeddings and config.src_vocab_size != config.tgt_vocab_size:
@@ -74,7 +77,8 @@ class Translator(nn.Module):
         ):
             if vocab is not None and len(vocab) != size:
                 raise ValueError(
-                    f"{name}_vocab has {len(vocab)} tokens but the config says {name}_vocab_size={size}"
+                    f"{name}_vocab has {len(vocab)} tokens but the config says "
+                    f"{name}_vocab_size={size}"
                 )
         self.config = config
         self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
@@ -143,14 +147,16 @@ class Translator(nn.Module):
         return self.generator(x)
 
     def forward(self, batch) -> torch.Tensor:
-        """Teacher forcing on a ``tutorlib.data.Batch``: ``logits (B, T, V)`` for ``batch.tgt_out``."""
+        """Teacher forcing on a ``tutorlib.data.Batch``: ``logits (B, T, V)`` for
+        ``batch.tgt_out``."""
         memory = self.encode(batch.src, batch.src_key_mask)
         return self.decode(batch.tgt_in, memory, batch.src_key_mask, batch.tgt_mask)
 
     def _check_length(self, n: int, what: str) -> None:
         if n > self.config.max_len:
             raise ValueError(
-                f"the {what} has {n} positions but the model was built with max_len={self.config.max_len} "
+                f"the {what} has {n} positions but the model was built with "
+                f"max_len={self.config.max_len} "
                 "(TranslatorConfig.max_len, BOS or EOS included): shorten the sentence or split it"
             )
 

@@ -64,7 +64,8 @@ def setup_distributed(device) -> tuple[int, int, torch.device, bool]:
 
 
 def check_ranks_agree(model: torch.nn.Module, device) -> None:
-    """After DDP training every process must hold the same weights; a checksum per process proves it."""
+    """After DDP training every process must hold the same weights; a checksum per process proves
+    it."""
     total = torch.zeros(1, dtype=torch.float64, device=device)
     for p in model.parameters():
         total += p.detach().double().sum()
@@ -80,8 +81,8 @@ def check_ranks_agree(model: torch.nn.Module, device) -> None:
 
 
 class StopRequest:
-    """While active, the first Ctrl-C (SIGINT, or a SIGTERM as torchrun and job schedulers send) only asks the
-    loop to stop after its step; a second one stops at once."""
+    """While active, the first Ctrl-C (SIGINT, or a SIGTERM as torchrun and job schedulers send)
+    only asks the loop to stop after its step; a second one stops at once."""
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

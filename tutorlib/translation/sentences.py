@@ -21,7 +21,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def split_sentences(text: str) -> list[str]:
-    """``"I am happy. She is tired!"`` -> ``["I am happy.", "She is tired!"]``: the sentences of a text.
+    """``"I am happy. She is tired!"`` -> ``["I am happy.", "She is tired!"]``: the sentences of a
+    text.
 
     A sentence ends at ``.``, ``!`` or ``?`` followed by white space, except
     after a title ("Mr.", "Mrs.", "Ms.", "Dr."); a line break ends one too.

@@ -95,7 +95,8 @@ __all__ = [
 
 
 def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> float:
-    """The learning rate after ``step`` steps: linear warmup to ``config.lr``, then a half cosine down to ``min_lr``.
+    """The learning rate after ``step`` steps: linear warmup to ``config.lr``, then a half cosine
+    down to ``min_lr``.
 
     (The paper decays with ``1 / sqrt(step)`` instead; the cosine ends at a
     known point, which suits a run of fixed length.)
@@ -109,7 +110,8 @@ def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> floa
 
 
 def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, Vocab]:
-    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both languages.
+    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both
+    languages.
 
     A word seen fewer than ``min_freq`` times (2: once) is left out and becomes ``<unk>``: the
     phrasebook uses each name and each number once, so the model learns to write ``<unk>`` where
@@ -126,17 +128,20 @@ def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, 
     return Vocab.build(english, min_freq=min_freq), Vocab.build(portuguese, min_freq=min_freq)
 
 
-# More than this share of training pairs too long for max_len is an error, not a warning: the data would be lost.
+# More than this share of training pairs too long for max_len is an error, not a warning: the data
+# would be lost.
 TOO_LONG_SHARE = 0.01
 
 
 def _check_lengths(pairs, max_len: int) -> None:
-    """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a ``ValueError``."""
+    """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a
+    ``ValueError``."""
     too_long = [i for i, (e, p) in enumerate(pairs) if not fits(tokenize(e), tokenize(p), max_len)]
     if len(too_long) > TOO_LONG_SHARE * len(pairs):
         first = too_long[0]
         raise ValueError(
-            f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "
+            f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} "
+            "tokens "
             f"and would be left out (first: pairs[{first}] = {pairs[first]!r}); raise max_len "
             f"(--max-len) or shorten the data. At most {TOO_LONG_SHARE:.0%} may be left out"
         )
@@ -149,7 +154,8 @@ class TrainResult:
     model: Translator  # the trained model, in eval mode, on the training device
     src_vocab: Vocab
     tgt_vocab: Vocab
-    history: dict  # {"train": {"step", "loss", "lr"}: one entry per step, "epochs": [one dict per epoch]}
+    # {"train": {"step", "loss", "lr"}: one entry per step, "epochs": [one dict per epoch]}
+    history: dict
     checkpoint: Path | None  # out_dir / checkpoint.pt, or None without out_dir
     completed: bool  # False when max_steps stopped the run before its last epoch ended
 
@@ -160,7 +166,8 @@ class TrainResult:
 def make_optimizer(
     model: torch.nn.Module, config: TranslatorConfig, warn=None
 ) -> torch.optim.AdamW:
-    """AdamW as ``train`` uses it: ``betas=(0.9, 0.98)``, ``eps=1e-9``, weight decay on matrices only, fused.
+    """AdamW as ``train`` uses it: ``betas=(0.9, 0.98)``, ``eps=1e-9``, weight decay on matrices
+    only, fused.
 
     ``fused=True`` updates all parameters in one kernel instead of a Python
     loop over them (on a small model the loop cost about a sixth of a
@@ -338,7 +345,8 @@ class _EpochBatches:
 
 
 class _Progress:
-    """The progress line: steps, the epoch, the loss (an exponential mean), target tokens per second.
+    """The progress line: steps, the epoch, the loss (an exponential mean), target tokens per
+    second.
 
     A :class:`tutorlib.display.Progress`, so it redraws 25 times a run whatever the machine's speed.
     """
@@ -740,7 +748,8 @@ def _finish(
 
 
 def plot_history(history: dict, ax=None):
-    """The loss curves of a ``train`` history: training loss per step, validation loss per epoch. Returns the figure.
+    """The loss curves of a ``train`` history: training loss per step, validation loss per epoch.
+    Returns the figure.
 
     Derived in chapter 9 (Training a translator).
     """

@@ -1,4 +1,5 @@
-"""The translator as a GPT (chapter 13): one stack of causal self-attention reads English and writes Portuguese.
+"""The translator as a GPT (chapter 13): one stack of causal self-attention reads English and writes
+Portuguese.
 
 Chapter 9's translator has two stacks; a decoder-only model ("GPT") has one
 and one sequence per pair, ``[English tokens] <sep> [Portuguese tokens] <eos>``.

@@ -1,4 +1,5 @@
-"""The GPT's batches (chapter 13): one sequence per pair, ``[src] <sep> [tgt] <eos>``, and the loss mask.
+"""The GPT's batches (chapter 13): one sequence per pair, ``[src] <sep> [tgt] <eos>``, and the loss
+mask.
 
 ``gpt_sequence`` lays a pair out; ``GPTBatch`` holds padded sequences shifted
 by one with their masks; ``make_gpt_batch`` builds one from ids,
@@ -116,7 +117,8 @@ def make_gpt_batch(src_rows, tgt_rows, pad_id: int, sep_id: int, eos_id: int) ->
 
 
 def gpt_batch_from(batch: Batch, sep_id: int = BOS_ID, eos_id: int = EOS_ID) -> GPTBatch:
-    """The ``GPTBatch`` of a translator's ``Batch`` (``make_batches``): the same pairs, as one sequence each.
+    """The ``GPTBatch`` of a translator's ``Batch`` (``make_batches``): the same pairs, as one
+    sequence each.
 
     What ``gpt_loss`` does to the batches of the translator's training loop,
     so that both models train on the very same batches. Built with tensor
@@ -185,7 +187,8 @@ def make_gpt_batches(
         encoded.append((src, tgt))
     if too_long:
         warnings.warn(
-            f"{too_long} pairs left out: their source, <sep> and target are more than max_len={max_len} tokens",
+            f"{too_long} pairs left out: their source, <sep> and target are more than "
+            f"max_len={max_len} tokens",
             stacklevel=2,
         )
     if not encoded:
@@ -204,8 +207,8 @@ def make_gpt_batches(
 
 
 def fits_gpt(src_tokens: Sequence, tgt_tokens: Sequence, config: GPTConfig) -> bool:
-    """Whether a pair fits the GPT: at most ``max_source_len`` source tokens, and the source, ``<sep>`` and the
-    target within ``max_len`` positions (``<eos>`` is only predicted, never read).
+    """Whether a pair fits the GPT: at most ``max_source_len`` source tokens, and the source,
+    ``<sep>`` and the target within ``max_len`` positions (``<eos>`` is only predicted, never read).
 
     Derived in chapter 13 (the translator as a GPT).
     """

@@ -1,4 +1,5 @@
-"""The GPT's files (chapter 13): the translator's checkpoints with ``kind="gpt"``, and the shipped GPTs.
+"""The GPT's files (chapter 13): the translator's checkpoints with ``kind="gpt"``, and the shipped
+GPTs.
 
 ``save_gpt`` and ``load_gpt`` are ``save_model`` and ``load_checkpoint`` of
 ``tutorlib.translation.checkpoints`` checked for a GPT; ``load_pretrained``
@@ -25,7 +26,8 @@ __all__ = [
 
 
 def save_gpt(model: GPT, path, **meta):
-    """Write ``model``'s weights, config and vocabulary to ``path`` (``save_model``'s file, ``kind="gpt"``).
+    """Write ``model``'s weights, config and vocabulary to ``path`` (``save_model``'s file,
+    ``kind="gpt"``).
 
     Derived in chapter 13 (the translator as a GPT).
     """
@@ -35,7 +37,8 @@ def save_gpt(model: GPT, path, **meta):
 
 
 def load_gpt(path, device=None) -> GPT:
-    """The GPT stored at ``path`` (a file from ``save_gpt`` or ``train_gpt``, or its folder), in eval mode.
+    """The GPT stored at ``path`` (a file from ``save_gpt`` or ``train_gpt``, or its folder), in
+    eval mode.
 
     Derived in chapter 13 (the translator as a GPT).
     """
@@ -75,7 +78,8 @@ def load_pretrained(tokens: str = "bpe", device=None) -> GPT:
     """
     if tokens not in PRETRAINED_GPT_COMMANDS:
         raise ValueError(
-            f"tokens must be one of {sorted(PRETRAINED_GPT_COMMANDS)} (the shipped GPTs), got {tokens!r}"
+            f"tokens must be one of {sorted(PRETRAINED_GPT_COMMANDS)} (the shipped GPTs), got "
+            f"{tokens!r}"
         )
     path = PRETRAINED_GPT_PATH if tokens == "bpe" else PRETRAINED_GPT_WORDS_PATH
     if not path.is_file():

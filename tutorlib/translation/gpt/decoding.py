@@ -24,7 +24,7 @@ import torch
 from ...checks import finite_number, whole_number
 from ..cache import KVCache
 from ..data import BOS_ID, PAD_ID, UNK_ID, detokenize, is_punctuation, tokenize
-from ..decoding import MAX_RUN, NO_REPEAT_NGRAM, _check_guard, _guard, output_budget
+from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words
 from ..sentences import as_sentences
 from .model import GPT
@@ -46,7 +46,8 @@ def filter_logits(
     top_k: int | None = None,
     top_p: float | None = None,
 ) -> torch.Tensor:
-    """``logits (R, V)`` divided by ``temperature``, with the tokens outside top-k and top-p set to ``-inf``.
+    """``logits (R, V)`` divided by ``temperature``, with the tokens outside top-k and top-p set to
+    ``-inf``.
 
     Chapter 10's rules: top-k keeps the ``k`` largest; top-p keeps the fewest
     most probable tokens whose probabilities reach ``p``. The most probable
@@ -94,7 +95,8 @@ def generate(
     max_run: int | None = MAX_RUN,
     no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
 ) -> list[list[int]]:
-    """Continue ``prompts (B, P)`` (each ``[src] <sep>``, all of one length P) until ``<eos>`` or ``budget`` tokens.
+    """Continue ``prompts (B, P)`` (each ``[src] <sep>``, all of one length P) until ``<eos>`` or
+    ``budget`` tokens.
 
     ``temperature=None`` is greedy decoding; a number samples (with
     ``top_k``, ``top_p``) from ``generator`` (seed it: the same seed, the
@@ -107,7 +109,7 @@ def generate(
 
     Derived in chapter 13 (the translator as a GPT).
     """
-    _check_guard(max_run, no_repeat_ngram)
+    check_guard(max_run, no_repeat_ngram)
     if temperature is None and (top_k is not None or top_p is not None):
         raise ValueError(
             "top_k and top_p shape sampling: give a temperature (1.0 leaves it as it is)"
@@ -130,7 +132,7 @@ def generate(
             logits = model.forward_step(tokens if step == 0 else tokens[:, -1:], cache)[:, -1]
         log_probs = torch.log_softmax(logits.float(), dim=-1)  # (B, V)
         # the guard reads <sep> and what follows it, as the translator's reads <bos> and its words
-        log_probs = _guard(log_probs, tokens[:, P - 1 :], max_run, no_repeat_ngram, tok.eos_id)
+        log_probs = guard(log_probs, tokens[:, P - 1 :], max_run, no_repeat_ngram, tok.eos_id)
         if temperature is None:
             next_token = log_probs.argmax(dim=-1)  # (B,)
         else:
@@ -154,7 +156,8 @@ def generate(
 
 
 def kv_cache_bytes(cache: KVCache) -> int:
-    """The memory a ``KVCache`` holds: every block's keys and values, ``2 x N x (B, H, t, Dh)`` numbers.
+    """The memory a ``KVCache`` holds: every block's keys and values, ``2 x N x (B, H, t, Dh)``
+    numbers.
 
     Derived in chapter 13 (the translator as a GPT).
     """
@@ -169,7 +172,8 @@ def kv_cache_bytes(cache: KVCache) -> int:
 
 @torch.no_grad()
 def cross_attention_pattern(model: GPT, src_ids, tgt_ids) -> torch.Tensor:
-    """Cross-attention recovered from self-attention: ``(N, H, T, S)``, how each target step read the source.
+    """Cross-attention recovered from self-attention: ``(N, H, T, S)``, how each target step read
+    the source.
 
     One pass over ``[src] <sep> [tgt]``; in every block's weights ``(H, L, L)``
     the rows of the positions that wrote the target tokens (``<sep>`` wrote
@@ -195,14 +199,17 @@ def cross_attention_pattern(model: GPT, src_ids, tgt_ids) -> torch.Tensor:
     return torch.cat(weights)[:, :, S : S + T, :S].float().cpu()
 
 
-# --- translating sentences --------------------------------------------------------------------------
+# --- translating sentences
+# --------------------------------------------------------------------------
 
 
 def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]:
-    """``(the tokens as typed, their ids)`` of one source sentence; a ``ValueError`` says why it cannot be."""
+    """``(the tokens as typed, their ids)`` of one source sentence; a ``ValueError`` says why it
+    cannot be."""
     if not isinstance(sentence, str):
         raise ValueError(
-            f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string of "
+            f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string "
+            "of "
             "English words"
         )
     typed = tokenize(sentence, lower=False)
@@ -217,7 +224,8 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
         ids = tok.encode(tok.normalize(sentence))
         if len(ids) > limit:
             raise ValueError(
-                f"sentences[{i}] is {len(ids)} BPE tokens long; the prompt (the source and <sep>) and "
+                f"sentences[{i}] is {len(ids)} BPE tokens long; the prompt (the source and <sep>) "
+                "and "
                 f"the translation share the model's max_len={model.config.max_len} positions, so a "
                 f"source may have at most {limit} (GPTConfig.max_source_len): shorten or split it: "
                 f"{sentence[:60]!r}"
@@ -225,15 +233,18 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
         return typed, ids
     if len(words) > limit:
         raise ValueError(
-            f"sentences[{i}] has {len(words)} tokens; the prompt (the source and <sep>) and the translation "
-            f"share the model's max_len={model.config.max_len} positions, so a source may have at most "
+            f"sentences[{i}] has {len(words)} tokens; the prompt (the source and <sep>) and the "
+            "translation "
+            f"share the model's max_len={model.config.max_len} positions, so a source may have at "
+            "most "
             f"{limit} (GPTConfig.max_source_len): shorten or split it: {sentence[:60]!r}"
         )
     vocab = model.vocab
     real = [w for w in words if not is_punctuation(w)]
     if not any(w in vocab for w in real):
         raise ValueError(
-            f"sentences[{i}]: none of its words are in the model's vocabulary ({', '.join(real[:5])}"
+            f"sentences[{i}]: none of its words are in the model's vocabulary "
+            f"({', '.join(real[:5])}"
             f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
         )
     return typed, vocab.encode(words, warn_unknown=False)
@@ -245,8 +256,9 @@ def _phrasebook_words() -> frozenset:
 
 
 def _with_names(typed: list[str], text: str) -> str:
-    """``text`` with the capitals of the names typed in the source: a typed word with a capital whose
-    lower case is no word of the phrasebook ("Ana", not "The" or "I") is written as it was typed."""
+    """``text`` with the capitals of the names typed in the source: a typed word with a capital
+    whose lower case is no word of the phrasebook ("Ana", not "The" or "I") is written as it was
+    typed."""
     known = _phrasebook_words()
     names = {t.lower(): t for t in typed if t != t.lower() and t.lower() not in known}
     if not names:
@@ -255,7 +267,8 @@ def _with_names(typed: list[str], text: str) -> str:
 
 
 def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -> str:
-    """The translation's text; an output ``<unk>`` becomes the unknown source word its step read most.
+    """The translation's text; an output ``<unk>`` becomes the unknown source word its step read
+    most.
 
     Chapter 10's copy of unknown words, with the cross-attention pattern
     (last block, heads averaged) as the alignment. A GPT on BPE tokens has no
@@ -294,7 +307,8 @@ def translate(
     no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
     skip_errors: bool = False,
 ):
-    """Translate English sentences with a GPT: a list of strings -> a list of strings (one string -> one).
+    """Translate English sentences with a GPT: a list of strings -> a list of strings (one string ->
+    one).
 
     ``model`` is the GPT to use (``tutorlib.gpt.translate`` defaults to the
     shipped one, ``load_pretrained``). Greedy by

@@ -46,7 +46,8 @@ __all__ = ["Block", "GPT", "build_gpt", "gpt_loss", "gpt_loss_with_prompt"]
 
 
 class Block(EncoderLayer):
-    """One GPT block: masked self-attention, then feed-forward, each with a residual and a LayerNorm.
+    """One GPT block: masked self-attention, then feed-forward, each with a residual and a
+    LayerNorm.
 
     Chapter 8's decoder layer without its cross-attention has exactly the
     sublayers, residuals and norms of chapter 8's encoder layer, so it *is*
@@ -72,11 +73,13 @@ class Block(EncoderLayer):
 
 
 class GPT(nn.Module):
-    """The decoder-only translator: embeddings and positions, ``num_layers`` causal ``Block`` s, a norm, logits.
+    """The decoder-only translator: embeddings and positions, ``num_layers`` causal ``Block`` s, a
+    norm, logits.
 
     ::
 
-        tokens (B, L) -> embed * sqrt(D) + positions -> Block x N (causal) -> norm -> Linear -> logits (B, L, V)
+        tokens (B, L) -> embed * sqrt(D) + positions -> Block x N (causal) -> norm
+                      -> Linear -> logits (B, L, V)
 
     The logits at position ``i`` predict token ``i + 1``. One vocabulary
     serves both languages, so ``src_vocab`` and ``tgt_vocab`` are the same
@@ -101,17 +104,20 @@ class GPT(nn.Module):
         if config.vocab_size < len(SPECIALS):
             raise ValueError(
                 f"the config has vocab_size={config.vocab_size}: set it to the vocabulary's size "
-                f"(len(vocab), at least the {len(SPECIALS)} special tokens); train_gpt does it for you"
+                f"(len(vocab), at least the {len(SPECIALS)} special tokens); train_gpt does it for "
+                "you"
             )
         if src_vocab is not None and tgt_vocab is not None and src_vocab != tgt_vocab:
             raise ValueError(
-                "a GPT reads both languages with one vocabulary, but src_vocab and tgt_vocab differ: "
+                "a GPT reads both languages with one vocabulary, but src_vocab and tgt_vocab "
+                "differ: "
                 "build one with joint_vocab(pairs) and pass it as both"
             )
         vocab = src_vocab if src_vocab is not None else tgt_vocab
         if vocab is not None and len(vocab) != config.vocab_size:
             raise ValueError(
-                f"the vocabulary has {len(vocab)} tokens but the config says vocab_size={config.vocab_size}"
+                f"the vocabulary has {len(vocab)} tokens but the config says "
+                f"vocab_size={config.vocab_size}"
             )
         self.config, self.vocab = config, vocab
         c = config
@@ -140,10 +146,12 @@ class GPT(nn.Module):
 
     @property
     def tokenizer(self) -> Tokenizer:
-        """The model's ``Tokenizer``: its word vocabulary as a ``WordTokenizer``, or its ``SubwordTokenizer``."""
+        """The model's ``Tokenizer``: its word vocabulary as a ``WordTokenizer``, or its
+        ``SubwordTokenizer``."""
         if self.vocab is None:
             raise ValueError(
-                "this GPT carries no vocabulary: build it with GPT(config, vocab, vocab), or use one "
+                "this GPT carries no vocabulary: build it with GPT(config, vocab, vocab), or use "
+                "one "
                 "from train_gpt(), load_gpt() or load_pretrained()"
             )
         if isinstance(self.vocab, SubwordTokenizer):
@@ -151,7 +159,8 @@ class GPT(nn.Module):
         return WordTokenizer(self.vocab)
 
     def add_positions(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
-        """The position step: ``x (B, T, D)`` of positions ``start .. start + T - 1`` -> ``(B, T, D)``.
+        """The position step: ``x (B, T, D)`` of positions ``start .. start + T - 1`` -> ``(B, T,
+        D)``.
 
         Chapter 8's sinusoids, added (then dropout). The only place the model
         learns where a token stands; override it to try another scheme.
@@ -162,12 +171,14 @@ class GPT(nn.Module):
     def _check_length(self, n: int) -> None:
         if n > self.config.max_len:
             raise ValueError(
-                f"the sequence has {n} positions but the model was built with max_len={self.config.max_len} "
+                f"the sequence has {n} positions but the model was built with "
+                f"max_len={self.config.max_len} "
                 "(GPTConfig.max_len: the source, <sep> and the translation together): shorten it"
             )
 
     def forward(self, tokens: torch.Tensor, need_weights: bool = False):
-        """``tokens (B, L)`` -> ``logits (B, L, V)``; with ``need_weights`` also each block's ``(B, H, L, L)``."""
+        """``tokens (B, L)`` -> ``logits (B, L, V)``; with ``need_weights`` also each block's ``(B,
+        H, L, L)``."""
         if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2:
             got = tuple(tokens.shape) if isinstance(tokens, torch.Tensor) else type(tokens).__name__
             raise ValueError(f"GPT reads token ids of shape (B, L), got {got}")
@@ -177,7 +188,8 @@ class GPT(nn.Module):
         return self.stack(x, need_weights)
 
     def stack(self, x: torch.Tensor, need_weights: bool = False):
-        """The blocks under the causal mask, the final norm and the output layer: ``x (B, L, D)`` -> logits.
+        """The blocks under the causal mask, the final norm and the output layer: ``x (B, L, D)`` ->
+        logits.
 
         ``x`` holds the embedded tokens with their positions; ``forward`` is
         ``stack(add_positions(embed(tokens) * sqrt(D)))``. Separate so that a
@@ -197,7 +209,8 @@ class GPT(nn.Module):
         return (logits, weights) if need_weights else logits
 
     def forward_step(self, tokens: torch.Tensor, cache: KVCache) -> torch.Tensor:
-        """The newest ``tokens (B, T_new)``, at positions ``cache.length`` on -> ``logits (B, T_new, V)``.
+        """The newest ``tokens (B, T_new)``, at positions ``cache.length`` on -> ``logits (B, T_new,
+        V)``.
 
         The first call may hand in a whole prompt (``T_new`` > 1, causal
         within it); later ones one token each. The keys and values of the
@@ -231,7 +244,8 @@ class GPT(nn.Module):
 
 
 def build_gpt(config: GPTConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> GPT:
-    """``train``'s ``build_model`` for a GPT: the config sized to the (one) vocabulary, then a fresh ``GPT``.
+    """``train``'s ``build_model`` for a GPT: the config sized to the (one) vocabulary, then a fresh
+    ``GPT``.
 
     Derived in chapter 13 (the translator as a GPT).
     """
@@ -239,7 +253,8 @@ def build_gpt(config: GPTConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> GPT:
 
 
 def gpt_loss(model: GPT, batch, config: GPTConfig, *, prompt_loss: bool = False) -> torch.Tensor:
-    """Mean cross-entropy of the target tokens and ``<eos>``, with label smoothing; the prompt is not predicted.
+    """Mean cross-entropy of the target tokens and ``<eos>``, with label smoothing; the prompt is
+    not predicted.
 
     ``batch`` is a ``GPTBatch`` or a translator's ``Batch`` (converted by
     ``gpt_batch_from``), so that ``train(..., batch_loss=gpt_loss)`` runs the
@@ -268,7 +283,8 @@ def gpt_loss(model: GPT, batch, config: GPTConfig, *, prompt_loss: bool = False)
 
 
 def gpt_loss_with_prompt(model: GPT, batch, config: GPTConfig) -> torch.Tensor:
-    """``gpt_loss`` over the prompt too: the loss of a plain language model, for chapter 13's comparison.
+    """``gpt_loss`` over the prompt too: the loss of a plain language model, for chapter 13's
+    comparison.
 
     Derived in chapter 13 (the translator as a GPT).
     """

@@ -93,7 +93,8 @@ class SubwordTokenizer:
         if bpe.special_tokens != self.SPECIALS:
             raise ValueError(
                 f"the GPT's BPE needs the special tokens {list(self.SPECIALS)}, got "
-                f"{list(bpe.special_tokens)}: train it with special_tokens=SubwordTokenizer.SPECIALS"
+                f"{list(bpe.special_tokens)}: train it with "
+                "special_tokens=SubwordTokenizer.SPECIALS"
             )
         self.bpe = bpe
         ids = bpe.special_ids
@@ -101,7 +102,8 @@ class SubwordTokenizer:
 
     @classmethod
     def train(cls, texts, vocab_size: int) -> SubwordTokenizer:
-        """A BPE of ``vocab_size`` tokens (the 256 bytes, the merges, 3 specials) learned from ``texts``."""
+        """A BPE of ``vocab_size`` tokens (the 256 bytes, the merges, 3 specials) learned from
+        ``texts``."""
         return cls(BPE.train(texts, vocab_size, special_tokens=cls.SPECIALS))
 
     def __len__(self) -> int:
@@ -115,7 +117,8 @@ class SubwordTokenizer:
 
     @staticmethod
     def normalize(text: str) -> str:
-        """``"Suvotu caught  seven keys ."`` -> ``"suvotu caught seven keys."``: the phrasebook's spelling."""
+        """``"Suvotu caught  seven keys ."`` -> ``"suvotu caught seven keys."``: the phrasebook's
+        spelling."""
         return detokenize(tokenize(text))
 
     def encode(self, text: str) -> list[int]:
@@ -138,13 +141,15 @@ class SubwordTokenizer:
         if not isinstance(d, dict) or d.get("type") != "bpe" or "merges" not in d:
             got = sorted(d) if isinstance(d, dict) else type(d).__name__
             raise ValueError(
-                f"expected a dict with type 'bpe' and its merges (SubwordTokenizer.to_dict), got {got}"
+                "expected a dict with type 'bpe' and its merges (SubwordTokenizer.to_dict), got "
+                f"{got}"
             )
         return cls(BPE(d["merges"], d.get("special_tokens", cls.SPECIALS)))
 
 
 def joint_vocab(pairs, min_freq: int = 2) -> Vocab:
-    """One vocabulary of both languages: the English words and the Portuguese words, each counted in its language.
+    """One vocabulary of both languages: the English words and the Portuguese words, each counted in
+    its language.
 
     Counting the two languages together would keep every name (seen once
     in the English and once in the Portuguese of its pair: twice); each
