@@ -7,8 +7,8 @@ checks that no circle comes back, imports inside functions counted):
 
     config -> phrasebook, sentences -> data -> gpt.tokens, gpt.batches -> cache, guards
       -> model, gpt.model, gpt.modern -> decoding, gpt.decoding -> kinds
-      -> checkpoints, gpt.checkpoints -> shipped -> processes -> training, gpt.training
-      -> evaluation -> cli
+      -> checkpoints, gpt.checkpoints -> shipped -> processes, state
+      -> training, gpt.training -> evaluation -> cli
     (above them the facades: tutorlib.translator, .gpt, .modern_gpt, .training, ...)
 
 - ``config``       ``TranslatorConfig``, ``GPTConfig`` and their presets; the training
@@ -38,8 +38,9 @@ checks that no circle comes back, imports inside functions counted):
   shipped model as the default. The decoders sit below the checkpoints and so never
   load a model themselves; this module, above both, supplies the default
 - ``processes``    torchrun, Ctrl-C and random states for the loop
-- ``training``     the loop: ``TrainState``, ``train_step``, ``run_epoch``, ``validate``,
-  ``train`` (builder, loss and batches from the config's kind); resuming
+- ``state``        ``TrainState`` (to and from a checkpoint), ``resume_checkpoint``
+- ``training``     the loop: ``train_step``, ``run_epoch``, ``validate``, ``train``
+  (builder, loss and batches from the config's kind), ``make_optimizer``, ``plot_history``
 - ``evaluation``   ``evaluate``: BLEU, chrF, exact match, each kind decoded its own way
 - ``cli``          ``python -m tutorlib train|evaluate|translate`` (``--model gpt``)
 

@@ -30,7 +30,8 @@ Ctrl-C (or a notebook's interrupt) finishes the current step, saves a
 checkpoint and raises ``KeyboardInterrupt``; a second Ctrl-C stops at once,
 and the last checkpoint on disk is still the last good one.
 
-Processes, Ctrl-C and random states are ``tutorlib.translation.processes``.
+``TrainState`` and resuming are ``tutorlib.translation.state``; processes,
+Ctrl-C and random states ``tutorlib.translation.processes``.
 ``build_translator``, ``translation_loss`` and ``translator_loss`` live with
 the model (``tutorlib.translation.model``) and are importable here as before;
 ``tutorlib.training`` re-exports every name here (its old home).
@@ -62,11 +63,12 @@ from .checkpoints import (
     save_checkpoint,
     save_model,
 )
-from .config import VOCAB_FIELDS, TranslatorConfig
+from .config import TranslatorConfig
 from .data import Batch, Vocab, fits, tokenize
 from .kinds import ModelKind, kind_of
 from .model import Translator, build_translator, translation_loss, translator_loss
 from .processes import StopRequest, check_ranks_agree, rng_state, set_rng_state, setup_distributed
+from .state import TrainState, resume_checkpoint
 
 __all__ = [
     "CheckpointError",
@@ -199,94 +201,6 @@ def make_optimizer(
             f"{torch.__version__} ({e}); using AdamW(foreach=True) instead"
         )
         return torch.optim.AdamW(groups, foreach=True, **options)
-
-
-# --- the training state ------------------------------------------------------------------
-
-# What a checkpoint holds besides the model when it can resume a run (TrainState.to_checkpoint).
-RESUME_KEYS = ("optimizer", "scheduler", "step", "epoch", "next_batch", "history", "rng")
-
-
-def _new_history() -> dict:
-    return {"train": {"step": [], "loss": [], "lr": []}, "epochs": []}
-
-
-@dataclass
-class TrainState:
-    """What a run carries from step to step: with the model's files, what ``checkpoint.pt`` holds.
-
-    ``to_checkpoint`` turns it into the dict that ``save_checkpoint`` writes
-    beside the model; ``from_checkpoint`` loads such a dict (as
-    ``read_checkpoint`` returns it) into a freshly built model, optimizer and
-    scheduler, so that the run goes on to the very same weights as a run
-    never interrupted.
-
-    Derived in chapter 9 (Training a translator).
-    """
-
-    model: torch.nn.Module
-    optimizer: torch.optim.Optimizer
-    scheduler: torch.optim.lr_scheduler.LRScheduler
-    step: int = 0  # optimizer steps taken in all
-    epoch: int = 0  # epochs completed
-    next_batch: int = 0  # the batch of the current epoch to take next
-    history: dict = field(default_factory=_new_history)  # TrainResult.history
-
-    def to_checkpoint(self, rng: list | None = None) -> dict:
-        """The state as plain data and tensors (``RESUME_KEYS``), without the model.
-
-        ``rng`` holds every process's random states, one dict each (default: this process's alone).
-        """
-        return {
-            "optimizer": self.optimizer.state_dict(),
-            "scheduler": self.scheduler.state_dict(),
-            "step": self.step,
-            "epoch": self.epoch,
-            "next_batch": self.next_batch,
-            "history": self.history,
-            "rng": rng if rng is not None else [rng_state()],
-        }
-
-    @classmethod
-    def from_checkpoint(
-        cls,
-        checkpoint: dict,
-        model: torch.nn.Module,
-        optimizer: torch.optim.Optimizer,
-        scheduler: torch.optim.lr_scheduler.LRScheduler,
-    ) -> TrainState:
-        """Load ``checkpoint`` into ``model``, ``optimizer`` and ``scheduler``: the state it holds.
-
-        The random states are left to the caller (``checkpoint["rng"]``): which
-        one is this process's depends on the run (``_restore_rng``).
-        """
-        missing = [k for k in ("model", *RESUME_KEYS) if k not in checkpoint]
-        if missing:
-            where = checkpoint.get("path", "the checkpoint")
-            raise CheckpointError(
-                f"{where} holds a model but not the training state to resume "
-                f"({missing} missing): it was written by save_model, not by "
-                "train"
-            )
-        model.load_state_dict(checkpoint["model"])
-        optimizer.load_state_dict(checkpoint["optimizer"])
-        for group in (
-            optimizer.param_groups
-        ):  # a checkpoint's groups carry its run's choice; keep this run's
-            group["fused"], group["foreach"] = (
-                optimizer.defaults["fused"],
-                optimizer.defaults["foreach"],
-            )
-        scheduler.load_state_dict(checkpoint["scheduler"])
-        return cls(
-            model,
-            optimizer,
-            scheduler,
-            checkpoint["step"],
-            checkpoint["epoch"],
-            checkpoint["next_batch"],
-            checkpoint["history"],
-        )
 
 
 @dataclass
@@ -505,44 +419,6 @@ def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -
 # --- the training loop ----------------------------------------------------------------
 
 
-def _resume_checkpoint(
-    ckpt_path: Path | None, config: TranslatorConfig | None, max_steps: int | None
-) -> dict:
-    """The checkpoint to resume from, checked against the run's arguments."""
-    if ckpt_path is None:
-        raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
-    checkpoint = read_checkpoint(ckpt_path)
-    missing = [k for k in RESUME_KEYS if k not in checkpoint]
-    if missing:
-        raise CheckpointError(
-            f"{ckpt_path} holds a model but not the training state to resume "
-            f"({missing} missing): it was written by save_model, not by train"
-        )
-    saved, step = checkpoint["config"], checkpoint["step"]
-    if config is not None and type(config) is not type(saved):
-        raise CheckpointError(
-            f"{ckpt_path} holds a {type(saved).__name__} run but the config given is a "
-            f"{type(config).__name__}: resume with config=None, or train into a new folder"
-        )
-    if config is not None:
-        # the sizes train() takes from the vocabularies are the saved ones
-        derived = {k: v for k, v in saved.to_dict().items() if k in VOCAB_FIELDS}
-        given = {**config.to_dict(), **derived}
-        diff = {k: (v, given[k]) for k, v in saved.to_dict().items() if given[k] != v}
-        if diff:
-            raise CheckpointError(
-                f"{ckpt_path} was trained with another config; (saved, given): "
-                f"{diff}. Resume with config=None to use the saved one, or train "
-                "into a new folder"
-            )
-    if max_steps is not None and max_steps <= step:
-        raise ValueError(
-            f"max_steps={max_steps} but {ckpt_path} is already at step {step}: "
-            f"resuming would train past it; give a max_steps above {step} (or none)"
-        )
-    return checkpoint
-
-
 def train(
     config: TranslatorConfig | None,
     train_pairs,
@@ -597,7 +473,7 @@ def train(
     ckpt_path = out_dir / CHECKPOINT_NAME if out_dir is not None else None
     checkpoint = None
     if resume:
-        checkpoint = _resume_checkpoint(ckpt_path, config, max_steps)
+        checkpoint = resume_checkpoint(ckpt_path, config, max_steps)
         config = checkpoint["config"]
         src_vocab, tgt_vocab = checkpoint["src_vocab"], checkpoint["tgt_vocab"]
     elif config is None:
@@ -643,23 +519,34 @@ def train(
     total_steps = config.epochs * steps_per_epoch
     state = _start_state(model, optimizer, total_steps, checkpoint, run)
     net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
-    stops_early = max_steps is not None and max_steps < total_steps
-    say(
+    say(_summary(model, src_vocab, tgt_vocab, train_pairs, steps_per_epoch, total_steps, run))
+    halt = _run_epochs(state, net, epoch_batches, valid_batches, run, total_steps, progress)
+    return _finish(state, run, halt, out_dir, created_group)
+
+
+def _summary(model, src_vocab, tgt_vocab, pairs, steps_per_epoch, total_steps, run: Run) -> str:
+    """The line that opens a run: its size, its data, its steps and where it runs."""
+    stops_early = run.max_steps is not None and run.max_steps < total_steps
+    return (
         f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, "
-        f"{len(train_pairs):,} training pairs, {steps_per_epoch} steps per epoch x "
-        f"{config.epochs} epochs"
-        + (f", {world} processes" if world > 1 else "")
-        + f", on {device}"
-        + (f", stopping at step {max_steps}" if stops_early else "")
+        f"{len(pairs):,} training pairs, {steps_per_epoch} steps per epoch x "
+        f"{run.config.epochs} epochs"
+        + (f", {run.world} processes" if run.world > 1 else "")
+        + f", on {run.device}"
+        + (f", stopping at step {run.max_steps}" if stops_early else "")
     )
 
-    # the epochs
+
+def _run_epochs(state, net, epoch_batches, valid_batches, run: Run, total_steps, progress):
+    """The epochs from ``state`` on, with the progress bar; returns how they ended (``halt``)."""
+    max_steps = run.max_steps
+    stops_early = max_steps is not None and max_steps < total_steps
     bar_total = max(min(max_steps, total_steps), state.step) if stops_early else total_steps
-    bar = _Progress(bar_total, state.step, disable=not progress or rank != 0)
+    bar = _Progress(bar_total, state.step, disable=not progress or run.rank != 0)
     halt = None
     try:
         with StopRequest() as stop:
-            while state.epoch < config.epochs and halt is None:
+            while state.epoch < run.config.epochs and halt is None:
                 batches = epoch_batches(state.epoch)
                 halt, tally = run_epoch(state, net, batches, run, stop, bar)
                 if state.next_batch < len(batches):  # stopped within it: validate when resumed
@@ -668,7 +555,7 @@ def train(
                 end_epoch(state, valid_batches, run, tally)
     finally:
         bar.close()
-    return _finish(state, run, halt, out_dir, created_group)
+    return halt
 
 
 def _check_options(config, max_steps, checkpoint_every) -> None:

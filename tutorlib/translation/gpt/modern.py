@@ -45,6 +45,7 @@ __all__ = [
     "ModernGPT",
     "modern_config",
     "build_modern_gpt",
+    "attention",
     "group_kv_heads",
 ]
 
@@ -77,6 +78,18 @@ class ModernGPTConfig(GPTConfig):
     def kv_heads(self) -> int:
         """Hkv as a number: ``num_kv_heads``, or ``num_heads`` when it is None."""
         return self.num_heads if self.num_kv_heads is None else self.num_kv_heads
+
+
+def attention(config: ModernGPTConfig) -> GroupedQueryAttention:
+    """One block's self-attention as ``config`` describes it: ``H`` query heads, ``Hkv``
+    key/value heads, RoPE or none. The one place a ``ModernGPT``'s attention is built.
+
+    Derived in chapter 15 (Attention in today's models).
+    """
+    c = config
+    return GroupedQueryAttention(
+        c.d_model, c.num_heads, c.kv_heads, c.dropout, rope_base=c.rope_base
+    )
 
 
 def modern_config(
@@ -120,9 +133,7 @@ class ModernGPT(GPT):
         super().__init__(config, src_vocab, tgt_vocab)
         c = config
         for block in self.blocks:  # the same Xavier-uniform matrices as GPT's own heads
-            attn = GroupedQueryAttention(
-                c.d_model, c.num_heads, c.kv_heads, c.dropout, rope_base=c.rope_base
-            )
+            attn = attention(c)
             for p in attn.parameters():
                 if p.dim() > 1:
                     nn.init.xavier_uniform_(p)
@@ -179,9 +190,7 @@ def group_kv_heads(model: ModernGPT, num_kv_heads: int) -> ModernGPT:
     G, Dh = have // num_kv_heads, c.d_model // c.num_heads
     for block in pooled.blocks:
         old = block.self_attn
-        new = GroupedQueryAttention(
-            c.d_model, c.num_heads, num_kv_heads, c.dropout, rope_base=c.rope_base
-        ).to(old.w_q.weight)
+        new = attention(pooled.config).to(old.w_q.weight)
         new.w_q.load_state_dict(old.w_q.state_dict())
         new.w_o.load_state_dict(old.w_o.state_dict())
         for name in ("w_k", "w_v"):
