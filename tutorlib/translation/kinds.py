@@ -110,6 +110,9 @@ def kind_of(what) -> ModelKind:
     for kind in KINDS.values():
         if type(what) in (kind.model, kind.config):
             return kind
+    named = getattr(what, "kind", None)  # a model class names its kind (GPT.kind = "gpt")
+    if isinstance(named, str) and named in KINDS:
+        return KINDS[named]
     for kind in reversed(KINDS.values()):  # a subclass (an experiment's): its nearest kind
         if isinstance(what, (kind.model, kind.config)):
             return kind
