@@ -22,6 +22,7 @@ from tutorlib.translation.data import (
     EOS_ID,
     PAD_ID,
     UNK_ID,
+    Vocab,
     make_batches,
     phrasebook,
     tokenize,
@@ -46,6 +47,10 @@ from tutorlib.translation.gpt import (
     train_gpt,
     translate,
 )
+
+# where load_pretrained finds its paths, and where translate finds its helpers
+from tutorlib.translation.gpt import checkpoints as gpt_files
+from tutorlib.translation.gpt import decoding as gpt_decoding
 from tutorlib.translation.model import Translator
 from tutorlib.translation.training import build_translator, build_vocabs
 
@@ -356,8 +361,8 @@ def test_a_translation_stays_within_its_budget(model, vocab):
 
 
 def test_load_pretrained_says_how_to_make_a_missing_checkpoint(monkeypatch, tmp_path):
-    monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_PATH", tmp_path / "gpt.pt")
-    monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_WORDS_PATH", tmp_path / "gpt_words.pt")
+    monkeypatch.setattr(gpt_files, "PRETRAINED_GPT_PATH", tmp_path / "gpt.pt")
+    monkeypatch.setattr(gpt_files, "PRETRAINED_GPT_WORDS_PATH", tmp_path / "gpt_words.pt")
     with pytest.raises(
         FileNotFoundError, match="GPT translator is missing.*train --model gpt --preset pretrained"
     ):
@@ -413,7 +418,7 @@ def test_an_unknown_word_is_copied_where_the_model_writes_unk(trained, pairs, mo
     hyp = model.vocab.encode(tokenize("você é"), warn_unknown=False) + [UNK_ID]
     weights = cross_attention_pattern(model, src, hyp)[-1].mean(dim=0)  # (T, S)
     read_most = typed[[0, 2][int(weights[-1, [0, 2]].argmax())]]
-    text = gpt_module._with_copies(model, typed, src, hyp)
+    text = gpt_decoding._with_copies(model, typed, src, hyp)
     assert text.split()[-1] == read_most and "<unk>" not in text
     # the choice follows the pattern: a pattern that reads the second unknown word copies it
     for j in (0, 2):
@@ -423,11 +428,11 @@ def test_an_unknown_word_is_copied_where_the_model_writes_unk(trained, pairs, mo
         def fake_pattern(m, s, h, crafted=crafted):
             return crafted
 
-        monkeypatch.setattr(gpt_module, "cross_attention_pattern", fake_pattern)
-        assert gpt_module._with_copies(model, typed, src, hyp).split()[-1] == typed[j]
+        monkeypatch.setattr(gpt_decoding, "cross_attention_pattern", fake_pattern)
+        assert gpt_decoding._with_copies(model, typed, src, hyp).split()[-1] == typed[j]
     # nothing unknown in the source: an output <unk> is dropped, not written
     known = ids_of(model.vocab, pairs[0][0])
-    assert "<unk>" not in gpt_module._with_copies(model, tokenize(pairs[0][0]), known, hyp)
+    assert "<unk>" not in gpt_decoding._with_copies(model, tokenize(pairs[0][0]), known, hyp)
 
 
 def test_save_and_load_round_trip(trained, tmp_path, vocab):
@@ -522,7 +527,7 @@ def test_cli_translates_with_a_gpt_checkpoint(trained, tmp_path, capsys, monkeyp
     assert "at most 23" in capsys.readouterr().err
     assert main(["translate", "--checkpoint", str(path), "--top-k", "3", english]) == 1
     assert "give --temperature too" in capsys.readouterr().err
-    monkeypatch.setattr(gpt_module, "PRETRAINED_GPT_PATH", tmp_path / "missing.pt")
+    monkeypatch.setattr(gpt_files, "PRETRAINED_GPT_PATH", tmp_path / "missing.pt")
     assert main(["translate", "--model", "gpt", english]) == 1
     assert "the shipped GPT translator is missing" in capsys.readouterr().err
 
@@ -578,7 +583,7 @@ def test_subword_tokenizer_is_stored_and_read_back_by_the_checkpoints(subword):
     assert isinstance(back, gpt_module.SubwordTokenizer) and back == subword
     assert back.encode("you are thin") == subword.encode("you are thin")
     assert vocab_from_dict({"tokens": ["<pad>", "<bos>", "<eos>", "<unk>", "a"]}) == (
-        gpt_module.Vocab(["<pad>", "<bos>", "<eos>", "<unk>", "a"])
+        Vocab(["<pad>", "<bos>", "<eos>", "<unk>", "a"])
     )
     with pytest.raises(ValueError, match="type 'bpe' and its merges"):
         gpt_module.SubwordTokenizer.from_dict({"type": "bpe"})
@@ -638,9 +643,9 @@ def test_a_gpt_on_bpe_tokens_learns_its_pairs_and_spells_names_back(pairs, subwo
 
 def test_typed_capitals_come_back_on_names_only():
     typed = tokenize("Ana and The Doctor see Suvotu. I do.", lower=False)
-    text = gpt_module._with_names(typed, "ana e o médico veem suvotu. a ana faz.")
+    text = gpt_decoding._with_names(typed, "ana e o médico veem suvotu. a ana faz.")
     assert text == "Ana e o médico veem Suvotu. a Ana faz."
-    assert gpt_module._with_names(tokenize("A cat", lower=False), "a gata") == "a gata"
+    assert gpt_decoding._with_names(tokenize("A cat", lower=False), "a gata") == "a gata"
 
 
 def test_bpe_vocab_size_below_the_bytes_is_refused():
@@ -664,7 +669,7 @@ def shipped_bpe():
 def test_the_shipped_gpts_are_small_and_read_their_tokens(shipped_words, shipped_bpe):
     for path in (gpt_module.PRETRAINED_GPT_PATH, gpt_module.PRETRAINED_GPT_WORDS_PATH):
         assert path.stat().st_size <= 5 * 2**20, path  # as the translator's
-    assert isinstance(shipped_words.vocab, gpt_module.Vocab) and len(shipped_words.vocab) == 1818
+    assert isinstance(shipped_words.vocab, Vocab) and len(shipped_words.vocab) == 1818
     assert shipped_words.config == dataclasses.replace(GPT_PRESETS["words"], vocab_size=1818)
     assert shipped_bpe.config == dataclasses.replace(GPT_PRESETS["pretrained"], vocab_size=2048)
     assert isinstance(shipped_bpe.vocab, gpt_module.SubwordTokenizer)

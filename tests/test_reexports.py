@@ -16,14 +16,19 @@ MOVED = {
         "tutorlib.translation.config": ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"],
         "tutorlib.translation.model": ["Translator"],
         "tutorlib.translation.data": ["PAD_ID", "BOS_ID", "EOS_ID", "UNK_ID", "SPECIALS", "Vocab"],
+        "tutorlib.translation.cache": ["KVCache"],
+        # the decoder's own, with the shipped translator as the default model (the decoders sit
+        # below the checkpoints)
+        "tutorlib.translation.shipped": [
+            "translate",
+            "translate_sentences",
+            "translate_with_alignment",
+        ],
         "tutorlib.translation.decoding": [
             "KVCache",
             "greedy_decode",
             "beam_search",
             "length_penalty_factor",
-            "translate",
-            "translate_sentences",
-            "translate_with_alignment",
             "Translation",
             "cross_attention",
             "cross_attention_maps",

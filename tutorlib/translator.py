@@ -5,10 +5,12 @@ import them. Where each one lives now:
 
 - ``tutorlib.translation.config``       ``TranslatorConfig``, ``PRESETS``, ``PRETRAINED_PATH``
 - ``tutorlib.translation.model``        ``Translator``
-- ``tutorlib.translation.decoding``     ``KVCache``, ``output_budget``, ``greedy_decode``,
-  ``beam_search``, ``length_penalty_factor``, ``model_vocabs``, ``translate``,
-  ``translate_sentences``, ``translate_with_alignment``, ``Translation``, ``cross_attention``,
-  ``cross_attention_maps``
+- ``tutorlib.translation.cache``        ``KVCache``
+- ``tutorlib.translation.decoding``     ``output_budget``, ``greedy_decode``,
+  ``beam_search``, ``length_penalty_factor``, ``model_vocabs``, ``Translation``,
+  ``cross_attention``, ``cross_attention_maps``
+- ``tutorlib.translation.shipped``      ``translate``, ``translate_sentences``,
+  ``translate_with_alignment``: the decoder's, with the shipped translator as the default model
 - ``tutorlib.translation.evaluation``   ``evaluate``
 - ``tutorlib.translation.checkpoints``  ``load_pretrained``, ``load_checkpoint``, ``save_model``,
   ``read_checkpoint``, ``CheckpointError``, ``pick_device``
@@ -22,6 +24,7 @@ import them. Where each one lives now:
 
 from __future__ import annotations
 
+from .translation.cache import KVCache
 from .translation.checkpoints import (  # noqa: F401 (re-exported; the private names as they were)
     CHECKPOINT_NAME,
     FORMAT,
@@ -43,7 +46,6 @@ from .translation.decoding import (  # noqa: F401 (re-exported; the private name
     ALIGN_LAYER,
     MAX_RUN,
     NO_REPEAT_NGRAM,
-    KVCache,
     Translation,
     _budgets,
     _repetition_mask,
@@ -54,13 +56,11 @@ from .translation.decoding import (  # noqa: F401 (re-exported; the private name
     length_penalty_factor,
     model_vocabs,
     output_budget,
-    translate,
-    translate_sentences,
-    translate_with_alignment,
 )
 from .translation.decoding import model_vocabs as _vocabs  # noqa: F401
 from .translation.evaluation import evaluate
 from .translation.model import Translator
+from .translation.shipped import translate, translate_sentences, translate_with_alignment
 
 __all__ = [
     "TranslatorConfig",

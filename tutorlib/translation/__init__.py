@@ -1,33 +1,51 @@
-"""The translation stack: the English -> Portuguese translator of chapters 9 and 10, in layers.
+"""The translation stack: the English -> Portuguese translators of chapters 9, 10 and 13 to 15.
 
-It sits on the course's layers (``tutorlib.attention``, ``tutorlib.nn``) and
-never the other way round. Read it bottom up:
+It sits on the course's layers (``tutorlib.checks``, ``tutorlib.attention``,
+``tutorlib.nn``, ``tutorlib.modern``, ``tutorlib.tokenizers``) and never the
+other way round. Its modules import one way, bottom up (``tests/test_import_graph.py``
+checks that no circle comes back, imports inside functions counted):
 
-- ``config``       ``TranslatorConfig`` and ``PRESETS`` (``GPTConfig``, ``GPT_PRESETS``), without torch
-- ``phrasebook``   the sentence pairs, without torch: ``lexicon`` (word tables), ``grammar``
-  (specs, agreement, conjugation, ``render``), ``splits`` (seeded train/valid/test, held-out
-  combinations)
-- ``sentences``    ``split_sentences``: a text into sentences (``translate`` and the CLI), no torch
-- ``data``         tokens, ``Vocab``, padded batches (``Batch``) with their masks, a Tatoeba loader
-- ``model``        ``Translator``, the encoder-decoder built from ``tutorlib.nn``
-- ``checkpoints``  ``save_model``, ``save_checkpoint``, ``read_checkpoint``, ``load_checkpoint``,
-  ``load_pretrained``, ``atomic_save``, ``model_state`` / ``model_from_state``
-- ``decoding``     ``KVCache``, the length budget ``output_budget``, the repetition guard,
-  ``greedy_decode``, ``beam_search``, ``translate`` (unknown words copied through attention)
-- ``evaluation``   ``evaluate``: BLEU, chrF, exact match
-- ``training``     the loop: ``TrainState`` (to and from a checkpoint), ``train_step``,
-  ``run_epoch``, ``validate``, ``train``; resuming, Ctrl-C, torchrun
-- ``gpt``          chapter 13's decoder-only translator: ``GPT``, the sequence layout and loss
-  mask, ``gpt_loss``, ``generate`` (greedy and sampling, KV cache), ``translate``,
-  ``train_gpt`` (the loop above with ``build_model`` and ``batch_loss``), ``load_gpt``
+    config -> phrasebook, sentences -> data -> gpt.tokens, gpt.batches -> cache, guards
+      -> model, gpt.model, gpt.modern -> decoding, gpt.decoding -> kinds
+      -> checkpoints, gpt.checkpoints -> shipped -> processes, state
+      -> training, gpt.training -> evaluation -> cli
+    (above them the facades: tutorlib.translator, .gpt, .modern_gpt, .training, ...)
+
+- ``config``       ``TranslatorConfig``, ``GPTConfig`` and their presets; the training
+  settings written once (``TrainingSettings``), ``VOCAB_FIELDS``, ``shape_fields``,
+  ``COMMAND_LINE_KINDS``. No torch
+- ``phrasebook``   the sentence pairs, no torch: ``lexicon`` (word tables), ``grammar``,
+  ``splits`` (seeded train/valid/test, held-out combinations)
+- ``sentences``    ``split_sentences``, ``as_sentences`` (the argument every translate takes).
+  No torch
+- ``data``         tokens, ``Vocab``, padded batches (``Batch``) and their masks, Tatoeba
+- ``cache``        ``KVCache``, below every model that fills it
+- ``guards``       what keeps any decoder finite: ``output_budget`` (``2 S + 5``), the
+  repetition guard (``repetition_mask``, ``guard``)
+- ``model``        ``Translator`` (chapter 9's encoder-decoder), ``build_translator``,
+  ``translation_loss``, ``translator_loss``
+- ``gpt``          chapter 13's decoder-only translator, one module per seam: ``tokens``,
+  ``batches``, ``model``, ``modern`` (chapter 15's ``ModernGPT``), ``decoding``,
+  ``checkpoints``, ``training`` (its ``__init__`` names them all)
+- ``decoding``     ``greedy_decode``, ``beam_search``, ``translate`` of a given translator
+  (unknown words copied through cross-attention), ``cross_attention_maps``
+- ``kinds``        the one list of model kinds (``"translator"``, ``"gpt"``,
+  ``"modern_gpt"``): config, presets, model class, builder, loss, batcher, translate,
+  fit rule; ``kind_of`` decides a model's, a config's or a file's kind once
+- ``checkpoints``  ``save_model``, ``read_checkpoint``, ``load_checkpoint``,
+  ``load_pretrained``, ``atomic_save``: one file format, every kind (it names its kind)
+- ``shipped``      ``translate`` and its kin for learners: the decoder's own, with the
+  shipped model as the default. The decoders sit below the checkpoints and so never
+  load a model themselves; this module, above both, supplies the default
+- ``processes``    torchrun, Ctrl-C and random states for the loop
+- ``state``        ``TrainState`` (to and from a checkpoint), ``resume_checkpoint``
+- ``training``     the loop: ``train_step``, ``run_epoch``, ``validate``, ``train``
+  (builder, loss and batches from the config's kind), ``make_optimizer``, ``plot_history``
+- ``evaluation``   ``evaluate``: BLEU, chrF, exact match, each kind decoded its own way
 - ``cli``          ``python -m tutorlib train|evaluate|translate`` (``--model gpt``)
 
-The data, the loop and the checkpoints do not depend on the model's
-architecture beyond ``training.build_model`` (``build_translator``) and
-``training.batch_loss`` (``translator_loss``); a checkpoint names its
-model's kind (``"translator"`` or ``"gpt"``).
-``tutorlib.translator``, ``tutorlib.training``, ``tutorlib.data``,
-``tutorlib.phrasebook`` and ``tutorlib.config`` are the old homes of these
-names and re-export them. This package imports nothing at import time, so
-``tutorlib.translation.config`` and ``.phrasebook`` stay free of torch.
+``tutorlib.translator``, ``.training``, ``.data``, ``.phrasebook``, ``.config``,
+``.gpt`` and ``.modern_gpt`` re-export these names under the names the chapters
+use. This package imports nothing at import time, so ``tutorlib.translation.config``
+and ``.phrasebook`` stay free of torch.
 """

@@ -12,10 +12,13 @@ reads it with ``weights_only=True``, and no class path is stored):
 
 ``atomic_save`` writes any of them so that a run killed while writing leaves
 the previous file intact; ``model_state`` and ``model_from_state`` turn a
-model into the dict and back. The file names the model's ``kind``: the
-encoder-decoder ``Translator`` (``"translator"``, also every file written
-before kinds existed) or the decoder-only ``GPT`` of chapter 13 (``"gpt"``),
-so that both share these files, their checks and the training loop's resuming. ``tutorlib.translator`` and
+model into the dict and back. The file names the model's ``kind``
+(``tutorlib.translation.kinds``): the encoder-decoder ``Translator``
+(``"translator"``, also every file written before kinds existed), the
+decoder-only ``GPT`` of chapter 13 (``"gpt"``) or chapter 15's ``ModernGPT``
+(``"modern_gpt"``), so that all share these files, their checks and the
+training loop's resuming; the kind read from the file decides the config
+class and the model class, once. ``tutorlib.translator`` and
 ``tutorlib.training`` re-export these names (their old homes).
 
 Derived in chapters 9 and 10.
@@ -32,8 +35,10 @@ from pathlib import Path
 
 import torch
 
-from .config import PRETRAINED_PATH, GPTConfig, TranslatorConfig
+from .config import PRETRAINED_PATH
 from .data import Vocab
+from .gpt.tokens import SubwordTokenizer
+from .kinds import KINDS, kind_of
 from .model import Translator
 
 __all__ = [
@@ -57,40 +62,12 @@ VARIANTS_DIR = PRETRAINED_PATH.parent / "variants"  # the chapters' small traine
 CHECKPOINT_NAME = "checkpoint.pt"  # everything to resume training (train() writes it)
 MODEL_NAME = "translator.pt"  # weights, config and vocabularies: what translating needs
 FORMAT, FORMAT_VERSION = "tutorlib-translator", 1
-# The kinds of model a checkpoint may hold, and their configs; a file without "kind" holds a Translator.
-# Chapter 15's ModernGPT ("modern_gpt") is read through _config_class and _model_class, imported
-# when a file holds one, as tutorlib.modern_gpt imports this module.
-CONFIGS = {"translator": TranslatorConfig, "gpt": GPTConfig}
-KINDS = (*CONFIGS, "modern_gpt")
-
-
-def _config_class(kind: str):
-    if kind == "modern_gpt":
-        from ..modern_gpt import ModernGPTConfig
-
-        return ModernGPTConfig
-    return CONFIGS[kind]
-
-
-def _model_class(kind: str):
-    """The class that reads a checkpoint of ``kind``; the GPTs are imported here, as they import this module."""
-    if kind == "gpt":
-        from .gpt import GPT
-
-        return GPT
-    if kind == "modern_gpt":
-        from ..modern_gpt import ModernGPT
-
-        return ModernGPT
-    return Translator
 
 
 def vocab_from_dict(d: dict):
     """A vocabulary stored by its ``to_dict``: chapter 9's word ``Vocab``, or, where the dict says
-    ``"type": "bpe"``, chapter 14's ``SubwordTokenizer`` (imported here, as it imports this module)."""
+    ``"type": "bpe"``, chapter 14's ``SubwordTokenizer``."""
     if isinstance(d, dict) and d.get("type") == "bpe":
-        from .gpt import SubwordTokenizer
-
         return SubwordTokenizer.from_dict(d)
     return Vocab.from_dict(d)
 
@@ -117,7 +94,8 @@ def pick_device(device=None) -> torch.device:
             ) from None
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ValueError(
-                f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only build, "
+                f"device {str(device)!r} asked for, but this PyTorch sees no CUDA GPU (a CPU-only "
+                "build, "
                 "or no driver): use --device cpu, or leave it out to take the best one available"
             )
         if (
@@ -180,7 +158,7 @@ def model_state(model: Translator) -> dict:
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "kind": getattr(model, "kind", "translator"),  # which class reads it back
+        "kind": kind_of(model).name,  # which class reads it back (tutorlib.translation.kinds)
         "config": model.config.to_dict(),
         "model": model.state_dict(),
         "src_vocab": model.src_vocab.to_dict(),
@@ -212,7 +190,8 @@ def save_checkpoint(path, model: Translator, training_state: dict) -> Path:
 
 
 def read_checkpoint(path) -> dict:
-    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and what is wrong.
+    """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and
+    what is wrong.
 
     ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
     """
@@ -237,11 +216,13 @@ def read_checkpoint(path) -> dict:
     except pickle.UnpicklingError as e:
         if "GLOBAL" not in str(e):  # a damaged file, not a file that names code to run
             raise CheckpointError(_unreadable(path, e)) from e
-        # torch's own message ends with "set weights_only=False": the one thing not to do with a file
+        # torch's own message ends with "set weights_only=False": the one thing not to do with a
+        # file
         # that holds code, so it is not passed on
         raise CheckpointError(
             f"{path} holds Python objects that are neither tensors nor plain data (a pickle that "
-            "would run code when loaded), which no checkpoint of tutorlib holds: it was not written "
+            "would run code when loaded), which no checkpoint of tutorlib holds: it was not "
+            "written "
             "by `python -m tutorlib train` nor save_model. Do not load it with weights_only=False; "
             "retrain, or fetch the course's translator.pt again"
         ) from None
@@ -265,13 +246,13 @@ def read_checkpoint(path) -> dict:
     missing = [k for k in ("config", "model", "src_vocab", "tgt_vocab") if k not in state]
     if missing:
         raise CheckpointError(f"{path} lacks {missing}: it is incomplete")
-    kind = state.setdefault("kind", "translator")
+    kind = state.setdefault("kind", "translator")  # files from before kinds hold a translator
     if kind not in KINDS:
         raise CheckpointError(
             f"{path} holds a model of kind {kind!r}; this tutorlib reads {sorted(KINDS)}"
         )
     try:
-        state["config"] = _config_class(kind).from_dict(state["config"])
+        state["config"] = KINDS[kind].config.from_dict(state["config"])
         state["src_vocab"] = vocab_from_dict(state["src_vocab"])
         state["tgt_vocab"] = vocab_from_dict(state["tgt_vocab"])
     except Exception as e:
@@ -294,7 +275,8 @@ def _unreadable(path: Path, e: Exception) -> str:
         lines = [found if "weights_only" not in found else ""]
     what = lines[0][:200]
     return (
-        f"{path} cannot be read as a checkpoint ({type(e).__name__}{': ' + what if what else ''}). It is truncated "
+        f"{path} cannot be read as a checkpoint ({type(e).__name__}{': ' + what if what else ''}). "
+        "It is truncated "
         "or corrupted (a copy that did not finish?) or not a PyTorch file at all"
     )
 
@@ -339,7 +321,7 @@ def model_from_state(state: dict, device) -> Translator:
     path, config = state["path"], state["config"]
     _check_finite(state, path)
     try:
-        model = _model_class(state["kind"])(config, state["src_vocab"], state["tgt_vocab"])
+        model = KINDS[state["kind"]].model(config, state["src_vocab"], state["tgt_vocab"])
     except ValueError as e:
         raise CheckpointError(f"{path}: its config and vocabularies do not match: {e}") from e
     try:
@@ -356,7 +338,8 @@ def model_from_state(state: dict, device) -> Translator:
 
 
 def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
-    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a training folder).
+    """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a
+    training folder).
 
     The model is in eval mode, on ``device`` (default: ``pick_device()``).
     A missing, corrupted or mismatched file raises an error naming the file

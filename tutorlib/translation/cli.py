@@ -1,10 +1,11 @@
 """The translator from the command line (chapters 9 and 10): what ``python -m tutorlib`` runs.
 
-    python -m tutorlib train --preset tiny --out runs/tiny        # train (torchrun works too)
-    python -m tutorlib train --out runs/tiny --resume             # continue an interrupted run
-    python -m tutorlib evaluate --checkpoint runs/tiny --beam 4   # BLEU, chrF, exact match on the test split
-    python -m tutorlib translate "I am happy" "the red car"       # the shipped model, or --checkpoint
-    echo "I am happy. She is tired!" | python -m tutorlib translate  # stdin: one line in, one line out, at once
+    python -m tutorlib train --preset tiny --out runs/tiny       # train (torchrun works too)
+    python -m tutorlib train --out runs/tiny --resume            # continue an interrupted run
+    python -m tutorlib evaluate --checkpoint runs/tiny --beam 4  # BLEU, chrF, exact match (test)
+    python -m tutorlib translate "I am happy" "the red car"      # the shipped one, or --checkpoint
+    # stdin: one line in, one line out, at once
+    echo "I am happy. She is tired!" | python -m tutorlib translate
 
 The shipped model, ``tutorlib/pretrained/translator.pt``, is trained by
 
@@ -33,22 +34,21 @@ from pathlib import Path
 
 from ..checks import finite_number, whole_number
 from .config import (  # torch-free: --help answers at once
-    GPT_PRESETS,
-    PRESETS,
-    PRETRAINED_PATH,
+    COMMAND_LINE_KINDS,
+    VOCAB_FIELDS,
     GPTConfig,
     TranslatorConfig,
 )
 from .sentences import split_sentences  # torch-free too; translate() splits with it as well
 
 # Nothing here imports torch at the top: the commands import it when they run, so that --help and a
-# mistyped option answer in a fraction of a second.
+# mistyped option answer in a fraction of a second. So the model kinds (tutorlib.translation.kinds,
+# which imports the models) are read when a command runs; --model's choices, presets and options
+# come from their torch-free part, COMMAND_LINE_KINDS: the encoder-decoder translator (chapter 9)
+# or the GPT (chapter 13).
 
 CHECKPOINT_HELP = "translator.pt, checkpoint.pt or a training folder (default: the shipped model)"
-# Config fields set from the data, never on the command line.
-_DERIVED = {"src_vocab_size", "tgt_vocab_size", "vocab_size"}
-# Each --model's config and presets: the encoder-decoder translator (chapter 9) or the GPT (chapter 13).
-_MODELS = {"translator": (TranslatorConfig, PRESETS), "gpt": (GPTConfig, GPT_PRESETS)}
+_MODELS = COMMAND_LINE_KINDS
 
 
 def _config_fields() -> list:
@@ -56,7 +56,7 @@ def _config_fields() -> list:
     seen, out = set(), []
     for cls, _ in _MODELS.values():
         for f in dataclasses.fields(cls):
-            if f.name not in _DERIVED and f.name not in seen:
+            if f.name not in VOCAB_FIELDS and f.name not in seen:
                 seen.add(f.name)
                 out.append(f)
     return out
@@ -67,7 +67,8 @@ class CommandError(Exception):
 
 
 def _count(minimum: int):
-    """An argparse type: a whole number of at least ``minimum``, or argparse's own one-line error."""
+    """An argparse type: a whole number of at least ``minimum``, or argparse's own one-line
+    error."""
 
     def parse(text: str) -> int:
         try:
@@ -101,7 +102,8 @@ def _check_data(path: Path | None) -> None:
         return
     if not path.exists():
         raise CommandError(
-            f"--data {path}: no such file (download por-eng.zip from https://www.manythings.org/anki/ "
+            f"--data {path}: no such file (download por-eng.zip from "
+            "https://www.manythings.org/anki/ "
             "and give the unzipped por.txt)"
         )
     if path.is_dir():
@@ -113,10 +115,12 @@ def _check_data(path: Path | None) -> None:
 
 
 def _check_out(path: Path) -> None:
-    """``--out`` must be a folder we can write to, or a path where one can be made: said before training starts."""
+    """``--out`` must be a folder we can write to, or a path where one can be made: said before
+    training starts."""
     if path.exists() and not path.is_dir():
         raise CommandError(
-            f"--out {path} is a file, not a folder: give a folder for checkpoint.pt and translator.pt"
+            f"--out {path} is a file, not a folder: give a folder for checkpoint.pt and "
+            "translator.pt"
         )
     existing = path
     while not existing.exists():
@@ -128,7 +132,8 @@ def _check_out(path: Path) -> None:
 
 
 def _pairs(args, split: str):
-    """``(english, portuguese)`` pairs of ``split``: the phrasebook, or ``--data`` FILE.tsv split 90/5/5 by a hash."""
+    """``(english, portuguese)`` pairs of ``split``: the phrasebook, or ``--data`` FILE.tsv split
+    90/5/5 by a hash."""
     from . import data
 
     if args.data is None:
@@ -145,13 +150,15 @@ def _pairs(args, split: str):
     return chosen
 
 
-# The smallest value of each whole-number config option (1 unless listed): --epochs 0 would write an untrained model.
+# The smallest value of each whole-number config option (1 unless listed): --epochs 0 would write an
+# untrained model.
 _MINIMUM = {"max_len": 2, "warmup_steps": 0, "seed": 0}
 
 
 def _add_config_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "model and training (override the preset; see TranslatorConfig, or GPTConfig with --model gpt)"
+        "model and training (override the preset; see TranslatorConfig, or GPTConfig with --model "
+        "gpt)"
     )
     for f in _config_fields():
         flag = "--" + f.name.replace("_", "-")
@@ -177,7 +184,8 @@ def _config(args) -> TranslatorConfig | GPTConfig | None:
         flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
         other = "gpt" if kind == "translator" else "translator"
         raise CommandError(
-            f"{flags}: not an option of the {kind}'s {cls.__name__} (it is the {other}'s: --model {other})"
+            f"{flags}: not an option of the {kind}'s {cls.__name__} (it is the {other}'s: --model "
+            f"{other})"
         )
     overrides = given
     if args.resume and args.preset is None and not overrides:
@@ -196,16 +204,18 @@ def _config(args) -> TranslatorConfig | GPTConfig | None:
 def cmd_train(args) -> int:
     from .checkpoints import MODEL_NAME, save_model
     from .evaluation import evaluate
+    from .gpt.training import train_gpt
     from .training import train
 
     if args.model == "gpt":
-        from .gpt import train_gpt as train
+        train = train_gpt  # the GPT's vocabulary, tokens and fit filter; then the same loop
     _check_data(args.data)
     _check_out(Path(args.out))
     config = _config(args)
     train_pairs, valid_pairs = _pairs(args, "train"), _pairs(args, "valid")
     if args.train_pairs is not None and args.train_pairs < len(train_pairs):
-        # evenly spread over the split: the phrasebook's first pairs are all fixed expressions ("hello")
+        # evenly spread over the split: the phrasebook's first pairs are all fixed expressions
+        # ("hello")
         step = len(train_pairs) / args.train_pairs
         train_pairs = [train_pairs[int(i * step)] for i in range(args.train_pairs)]
     start = time.perf_counter()
@@ -260,20 +270,24 @@ def cmd_train(args) -> int:
 
 
 def _load(args):
-    """The model ``--checkpoint`` holds (its kind checked against ``--model``), else the shipped one of ``--model``."""
-    from .checkpoints import load_checkpoint
+    """The model ``--checkpoint`` holds (its kind checked against ``--model``), else the shipped one
+    of ``--model``."""
+    from .checkpoints import load_checkpoint, load_pretrained
+    from .gpt.checkpoints import load_pretrained as load_pretrained_gpt
+    from .kinds import kind_of
 
-    if args.checkpoint is None and args.model == "gpt":
-        from .gpt import load_pretrained
-
-        model = load_pretrained(device=args.device)  # the GPT on BPE tokens (chapter 14)
-        return model, model.vocab, model.vocab
-    loaded = load_checkpoint(args.checkpoint or PRETRAINED_PATH, device=args.device)
-    kind = getattr(loaded[0], "kind", "translator")
+    if args.checkpoint is None:  # the shipped model of --model
+        if args.model == "gpt":
+            model = load_pretrained_gpt(device=args.device)  # the GPT on BPE tokens (chapter 14)
+            return model, model.vocab, model.vocab
+        return load_pretrained(device=args.device)
+    loaded = load_checkpoint(args.checkpoint, device=args.device)
+    kind = kind_of(loaded[0]).name  # the file's own kind, read once by load_checkpoint
     if args.model is not None and kind != args.model:
         raise CommandError(
             f"--checkpoint {args.checkpoint} holds a {kind} model, not a {args.model}: "
-            f"leave out --model {args.model} (the file says what it holds) or give another checkpoint"
+            f"leave out --model {args.model} (the file says what it holds) or give another "
+            "checkpoint"
         )
     return loaded
 
@@ -298,8 +312,10 @@ def cmd_evaluate(args) -> int:
         else ""
     )
     print(
-        f"{args.split} split ({scores['sentences']} sentences{skipped}, {decoding}, {seconds:.1f} s): "
-        f"BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}, exact match {scores['exact_match']:.1f}%"
+        f"{args.split} split ({scores['sentences']} sentences{skipped}, {decoding}, {seconds:.1f} "
+        "s): "
+        f"BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}, exact match "
+        f"{scores['exact_match']:.1f}%"
     )
     shown = 0
     for (english, reference), hypothesis in zip(scores["pairs"], scores["hypotheses"]):
@@ -312,10 +328,11 @@ def cmd_evaluate(args) -> int:
 
 
 def _gpt_results(model, sentences: list[str], args) -> list:
-    """What ``translate_sentences`` gives the translator, for a GPT: one result per sentence (text or error)."""
+    """What ``translate_sentences`` gives the translator, for a GPT: one result per sentence (text
+    or error)."""
     from types import SimpleNamespace
 
-    from .gpt import translate
+    from .gpt.decoding import translate
 
     options = dict(
         temperature=args.temperature,
@@ -336,9 +353,11 @@ def _gpt_results(model, sentences: list[str], args) -> list:
 
 def cmd_translate(args) -> int:
     from .decoding import translate_sentences
+    from .kinds import check_beam_size, kind_of
 
     model, _, _ = _load(args)
-    gpt = getattr(model, "decoder_only", False)
+    kind = kind_of(model)
+    gpt = kind.decoder_only
     sampling = [
         flag
         for flag, value in (
@@ -350,21 +369,23 @@ def cmd_translate(args) -> int:
     ]
     if sampling and not gpt:
         raise CommandError(
-            f"{', '.join(sampling)}: sampling is an option of the GPT (--model gpt); the translator searches "
+            f"{', '.join(sampling)}: sampling is an option of the GPT (--model gpt); the "
+            "translator searches "
             "(--beam)"
         )
     if gpt and args.temperature is None and (args.top_k is not None or args.top_p is not None):
         raise CommandError(
             "--top-k and --top-p shape sampling: give --temperature too (1 leaves it as it is)"
         )
-    if gpt and args.beam != 1:
-        raise CommandError(
-            "--beam: the GPT decodes greedily or samples (--temperature); leave out --beam"
-        )
+    try:
+        check_beam_size(kind, args.beam, "--beam")
+    except ValueError as e:
+        raise CommandError(str(e)) from None
     failed = False
 
     def line_out(where: str, line: str) -> None:
-        """Translate the sentences of one line and print them on one line; problems go to stderr, one each."""
+        """Translate the sentences of one line and print them on one line; problems go to stderr,
+        one each."""
         nonlocal failed
         if gpt:
             results = _gpt_results(model, split_sentences(line), args)
@@ -406,7 +427,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("train", help="train a translator (also under torchrun --nproc_per_node=N)")
     p.add_argument(
         "--preset",
-        choices=sorted(set(PRESETS) | set(GPT_PRESETS)),
+        choices=sorted({name for _, presets in _MODELS.values() for name in presets}),
         help="a named TranslatorConfig, or GPTConfig with --model gpt (default: tiny)",
     )
     p.add_argument(
@@ -471,7 +492,8 @@ def main(argv=None) -> int:
         p.add_argument(
             "--model",
             choices=sorted(_MODELS),
-            help="translator (encoder-decoder, chapter 9) or gpt (decoder-only, chapter 13); default: "
+            help="translator (encoder-decoder, chapter 9) or gpt (decoder-only, chapter 13); "
+            "default: "
             "the checkpoint's own kind, else the translator",
         )
         if p.prog.endswith(("train", "evaluate")):
@@ -496,7 +518,8 @@ def main(argv=None) -> int:
 
 
 def _broken_pipe() -> int:
-    """The reader went away (``... | head``): stop quietly, as Unix tools do, and silence Python's own report."""
+    """The reader went away (``... | head``): stop quietly, as Unix tools do, and silence Python's
+    own report."""
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):

@@ -1,4 +1,4 @@
-"""The translators' configurations and their named presets: torch-free, so ``python -m tutorlib --help`` starts at once.
+"""The translators' configurations and their named presets, torch-free (``--help`` answers at once).
 
 ``TranslatorConfig`` holds every size and training setting of the
 encoder-decoder translator; ``PRESETS`` names the ones the command line
@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
+from ..checks import head_width
+
 __all__ = [
     "TranslatorConfig",
     "PRESETS",
@@ -24,6 +26,11 @@ __all__ = [
     "GPT_PRESETS",
     "PRETRAINED_GPT_PATH",
     "PRETRAINED_GPT_WORDS_PATH",
+    "TrainingSettings",
+    "TRAINING_FIELDS",
+    "VOCAB_FIELDS",
+    "shape_fields",
+    "COMMAND_LINE_KINDS",
 ]
 
 PRETRAINED_PATH = Path(__file__).parents[1] / "pretrained" / "translator.pt"  # tutorlib/pretrained
@@ -34,6 +41,49 @@ PRETRAINED_GPT_WORDS_PATH = Path(__file__).parents[1] / "pretrained" / "gpt_word
 
 
 # --- the config -------------------------------------------------------------------
+
+
+class TrainingSettings:
+    """The training settings both translators' configs end with, written once: the same names,
+    defaults and meanings, so that one loop (``tutorlib.translation.training.train``) reads
+    either config. ``@with_training`` appends them, in this order, after a config's own fields
+    (a dataclass base would put them first and change the configs' order and ``asdict``)."""
+
+    label_smoothing: float = 0.1  # the target: 1 - 0.1 on the right token, 0.1 spread over all
+    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
+    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
+    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
+    weight_decay: float = 0.01  # AdamW's, on matrices only (not on biases, LayerNorms)
+    batch_size: int = 64  # sentence pairs per step, in each process under torchrun
+    epochs: int = 10
+    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
+    seed: int = 0
+
+
+TRAINING_FIELDS = tuple(TrainingSettings.__annotations__)
+# The sizes train() sets from the vocabularies, never given by hand (nor on the command line):
+# the translator's two vocabularies, the GPT's one.
+VOCAB_FIELDS = ("src_vocab_size", "tgt_vocab_size", "vocab_size")
+
+
+def shape_fields(config) -> tuple[str, ...]:
+    """The fields of a config (or its class) that shape the model it builds: all but the
+    training settings and ``bpe_vocab_size`` (how a tokenizer is made, not the model's own)."""
+    return tuple(
+        f.name
+        for f in fields(config)
+        if f.name not in TRAINING_FIELDS and f.name != "bpe_vocab_size"
+    )
+
+
+def with_training(cls):
+    """``cls`` with ``TrainingSettings``' fields after its own; put it under ``@dataclass``."""
+    own = cls.__dict__.get("__annotations__", {})
+    for name in TRAINING_FIELDS:
+        own[name] = TrainingSettings.__annotations__[name]
+        setattr(cls, name, getattr(TrainingSettings, name))
+    cls.__annotations__ = own
+    return cls
 
 
 class _AsDict:
@@ -53,6 +103,7 @@ class _AsDict:
 
 
 @dataclass
+@with_training
 class TranslatorConfig(_AsDict):
     """Every size and training setting of the translator; ``PRESETS`` holds named ones.
 
@@ -80,28 +131,14 @@ class TranslatorConfig(_AsDict):
     tie_output: bool = (
         True  # the output layer reuses the target embedding matrix (the paper, section 3.4)
     )
-    # the training (tutorlib.translation.training.train)
-    label_smoothing: float = (
-        0.1  # the target puts 1 - 0.1 on the right word and spreads 0.1 over all words
-    )
-    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
-    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
-    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
-    weight_decay: float = 0.01  # AdamW's, on matrices only (not on biases, LayerNorms)
-    batch_size: int = 64  # sentence pairs per step, in each process under torchrun
-    epochs: int = 10
-    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
-    seed: int = 0
+    # then TrainingSettings' fields (tutorlib.translation.training.train), by @with_training
 
     def __post_init__(self):
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
-                "d_model // num_heads features"
-            )
+        head_width(self.d_model, self.num_heads)
         if self.max_len < 2:
             raise ValueError(
-                f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at least 2"
+                f"max_len={self.max_len} leaves no room for a word next to BOS or EOS; use at "
+                "least 2"
             )
 
 
@@ -120,9 +157,12 @@ PRESETS = {
         epochs=1,
         batch_size=64,
     ),
-    # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.2 M parameters. Its training is tuned for
-    # throughput (issue 14): batches of 256 (about 1.4x the tokens/s of 64 on 2 CPU cores), so a peak lr of 2e-3
-    # after 100 warmup steps; no dropout (its random numbers cost time, and the validation loss stays at the
+    # the shipped checkpoint, tutorlib/pretrained/translator.pt: 1.2 M parameters. Its training is
+    # tuned for
+    # throughput (issue 14): batches of 256 (about 1.4x the tokens/s of 64 on 2 CPU cores), so a
+    # peak lr of 2e-3
+    # after 100 warmup steps; no dropout (its random numbers cost time, and the validation loss
+    # stays at the
     # training loss: nothing to regularise); 6 epochs of the 46,000 pairs (1,080 steps).
     "pretrained": TranslatorConfig(
         d_model=128,
@@ -136,7 +176,8 @@ PRESETS = {
         epochs=6,
         batch_size=256,
     ),
-    # twice as wide, for benchmarks/translator_bench.py: larger matrix products use more of the CPU's peak
+    # twice as wide, for benchmarks/translator_bench.py: larger matrix products use more of the
+    # CPU's peak
     "wide": TranslatorConfig(
         d_model=256,
         num_heads=4,
@@ -156,8 +197,10 @@ PRESETS = {
 
 
 @dataclass
+@with_training
 class GPTConfig(_AsDict):
-    """Every size and training setting of the decoder-only translator (``tutorlib.translation.gpt.GPT``).
+    """Every size and training setting of the decoder-only translator
+    (``tutorlib.translation.gpt.GPT``).
 
     One sequence per pair, ``[English tokens] <sep> [Portuguese tokens] <eos>``,
     read by one stack of causal self-attention blocks. The training settings
@@ -180,23 +223,11 @@ class GPTConfig(_AsDict):
     # the tokens: 0 reads chapter 9's words (one Vocab of both languages); a size trains chapter
     # 14's byte-level BPE (SubwordTokenizer) of that many tokens on the training pairs instead
     bpe_vocab_size: int = 0
-    # the training (tutorlib.translation.training.train), as in TranslatorConfig
-    label_smoothing: float = 0.1  # on the translation's targets (the prompt has no loss)
-    lr: float = 1e-3  # peak learning rate of AdamW, reached after warmup_steps
-    min_lr: float = 1e-5  # after the warmup the learning rate falls to it along a half cosine
-    warmup_steps: int = 200  # steps of linear warmup from 0 to lr
-    weight_decay: float = 0.01  # AdamW's, on matrices only
-    batch_size: int = 64  # sentence pairs per step
-    epochs: int = 10
-    grad_clip: float = 1.0  # a gradient with a larger norm is scaled down to it
-    seed: int = 0
+    # then TrainingSettings' fields, as the translator's (the label smoothing on the
+    # translation's targets only: the prompt has no loss), by @with_training
 
     def __post_init__(self):
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}: each head gets "
-                "d_model // num_heads features"
-            )
+        head_width(self.d_model, self.num_heads)
         if self.bpe_vocab_size and self.bpe_vocab_size < 259:
             raise ValueError(
                 f"bpe_vocab_size={self.bpe_vocab_size}: a byte-level BPE needs at least 259 tokens "
@@ -204,17 +235,20 @@ class GPTConfig(_AsDict):
             )
         if self.max_len < 4:
             raise ValueError(
-                f"max_len={self.max_len} positions cannot hold a source word, <sep> and a translated "
+                f"max_len={self.max_len} positions cannot hold a source word, <sep> and a "
+                "translated "
                 "word; use at least 4"
             )
 
-    # Read by train() when it builds the vocabularies itself: a GPT reads both languages through one table.
+    # Read by train() when it builds the vocabularies itself: a GPT reads both languages through one
+    # table.
     share_embeddings = property(lambda self: True, doc="Always True: one vocabulary.")
 
     @property
     def max_source_len(self) -> int:
-        """The most source tokens a prompt may hold: half the positions less one, so that the translation
-        gets at least as many positions as the source has tokens (``max_len=64``: 31)."""
+        """The most source tokens a prompt may hold: half the positions less one, so that the
+        translation gets at least as many positions as the source has tokens (``max_len=64``: 31).
+        """
         return (self.max_len - 2) // 2
 
 
@@ -232,9 +266,12 @@ GPT_PRESETS = {
         epochs=1,
         batch_size=64,
     ),
-    # chapter 13's GPT on words, matched to PRESETS["pretrained"] (1,230,354 parameters with its 665 + 1,170 words): the same width and
-    # training, six blocks of self-attention whose feed-forward is 384 wide (each 165,376 parameters; six of
-    # them, 992,256, against the 993,792 of the translator's 3 encoder + 3 decoder layers), one table of the
+    # chapter 13's GPT on words, matched to PRESETS["pretrained"] (1,230,354 parameters with its 665
+    # + 1,170 words): the same width and
+    # training, six blocks of self-attention whose feed-forward is 384 wide (each 165,376
+    # parameters; six of
+    # them, 992,256, against the 993,792 of the translator's 3 encoder + 3 decoder layers), one
+    # table of the
     # 1,818 words of both languages (tied to the output). GPT: 1,227,034 parameters, 0.3 % fewer.
     "words": GPTConfig(
         d_model=128,
@@ -257,3 +294,8 @@ GPT_PRESETS = {
 # epochs 91.8 / 86.0 % / 71 % of sentences with a new name or number, 12 epochs 96.8 / 93.9 % /
 # 91 % of those with a new name, 20 epochs 98.2 / 96.1 % / 93 % (the words model: 96.9 / 95.3 %)
 GPT_PRESETS["pretrained"] = replace(GPT_PRESETS["words"], bpe_vocab_size=2048, epochs=20)
+
+# The model kinds the command line trains (`--model NAME`), each its config class and presets, here
+# without torch so that `python -m tutorlib --help` answers at once. tutorlib.translation.kinds
+# reads them from here and completes each kind (its model, builder, loss, batcher, translate).
+COMMAND_LINE_KINDS = {"translator": (TranslatorConfig, PRESETS), "gpt": (GPTConfig, GPT_PRESETS)}

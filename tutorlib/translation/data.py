@@ -138,7 +138,8 @@ def _tokenize(text: str, lower: bool) -> tuple[str, ...]:
 
 
 def is_punctuation(token: str) -> bool:
-    """True for a token ``tokenize`` split off as punctuation (``.`` ``,`` ``!`` ``?`` ...), not a word.
+    """True for a token ``tokenize`` split off as punctuation (``.`` ``,`` ``!`` ``?`` ...), not a
+    word.
 
     Used in chapter 9 (Training a translator).
     """
@@ -146,7 +147,8 @@ def is_punctuation(token: str) -> bool:
 
 
 def detokenize(tokens: Sequence[str]) -> str:
-    """Join tokens into a sentence for display: ``["ela", "está", "cansada", "."]`` → ``"ela está cansada."``.
+    """Join tokens into a sentence for display: ``["ela", "está", "cansada", "."]`` → ``"ela está
+    cansada."``.
 
     No space goes before ``. , ! ? ; : )`` or after ``( ¿ ¡``. For every
     sentence of the phrasebook, ``detokenize(tokenize(s)) == s``.
@@ -192,7 +194,8 @@ class Vocab:
                 raise ValueError(f"token {i} must be a non-empty string, got {tok!r}")
             if tok in index:
                 raise ValueError(
-                    f"token {tok!r} appears twice (ids {index[tok]} and {i}); each token needs one id"
+                    f"token {tok!r} appears twice (ids {index[tok]} and {i}); each token needs one "
+                    "id"
                 )
             index[tok] = i
         self._tokens = tokens
@@ -200,7 +203,8 @@ class Vocab:
 
     @classmethod
     def build(cls, token_lists: Iterable[Sequence[str]], min_freq: int = 1) -> Vocab:
-        """The vocabulary of ``token_lists``: the specials, then every token seen ``min_freq`` times or more.
+        """The vocabulary of ``token_lists``: the specials, then every token seen ``min_freq`` times
+        or more.
 
         Tokens are ordered by how often they occur (most frequent first; ties
         alphabetically), so the same data always gives the same ids.
@@ -233,7 +237,8 @@ class Vocab:
         return isinstance(other, Vocab) and self._tokens == other._tokens
 
     def __repr__(self) -> str:
-        return f"Vocab({len(self)} tokens: {', '.join(self._tokens[:8])}{', ...' if len(self) > 8 else ''})"
+        more = ", ..." if len(self) > 8 else ""
+        return f"Vocab({len(self)} tokens: {', '.join(self._tokens[:8])}{more})"
 
     @property
     def tokens(self) -> list[str]:
@@ -254,8 +259,10 @@ class Vocab:
         whole_number("a token id", i)
         if not 0 <= i < len(self._tokens):
             raise ValueError(
-                f"token id {i} is out of range for a vocabulary of {len(self)} tokens (ids 0 to {len(self) - 1}); "
-                "were these ids made with another vocabulary (the source's instead of the target's)?"
+                f"token id {i} is out of range for a vocabulary of {len(self)} tokens (ids 0 to "
+                f"{len(self) - 1}); "
+                "were these ids made with another vocabulary (the source's instead of the "
+                "target's)?"
             )
         return self._tokens[i]
 
@@ -282,8 +289,10 @@ class Vocab:
             unknown = [t for t in dict.fromkeys(tokens) if t not in self._index]
             if unknown:
                 warnings.warn(
-                    f"{len(unknown)} unknown word{'s' if len(unknown) > 1 else ''} mapped to {UNK}: "
-                    f"{', '.join(repr(t) for t in unknown)}. The vocabulary ({len(self)} tokens) was built "
+                    f"{len(unknown)} unknown word{'s' if len(unknown) > 1 else ''} mapped to "
+                    f"{UNK}: "
+                    f"{', '.join(repr(t) for t in unknown)}. The vocabulary ({len(self)} tokens) "
+                    "was built "
                     "from training data without them (or with fewer than min_freq of them)",
                     stacklevel=2,
                 )
@@ -317,7 +326,8 @@ class Vocab:
         return out
 
     def to_dict(self) -> dict:
-        """``{"tokens": [...]}``, JSON-serialisable, for a checkpoint; ``Vocab.from_dict`` reads it back."""
+        """``{"tokens": [...]}``, JSON-serialisable, for a checkpoint; ``Vocab.from_dict`` reads it
+        back."""
         return {"tokens": list(self._tokens)}
 
     @classmethod
@@ -400,8 +410,9 @@ def _collate(src_ids: list[list[int]], tgt_ids: list[list[int]]) -> Batch:
 
 
 def fits(src_tokens: Sequence[str], tgt_tokens: Sequence[str], max_len: int) -> bool:
-    """Whether a pair fits a model of ``max_len`` positions: the source in ``max_len``, the target with its
-    ``<bos>`` (or ``<eos>``) too. ``make_batches``, ``train`` and ``evaluate`` leave out the pairs that do not.
+    """Whether a pair fits a model of ``max_len`` positions: the source in ``max_len``, the target
+    with its ``<bos>`` (or ``<eos>``) too. ``make_batches``, ``train`` and ``evaluate`` leave out
+    the pairs that do not.
 
     Used in chapter 9 (Training a translator).
     """
@@ -531,13 +542,12 @@ def make_batches(
 def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
     """``(english, portuguese)`` pairs from a tab-separated Tatoeba/ManyThings file.
 
-    The format of ``por.txt`` in https://www.manythings.org/anki/por-eng.zip:
-    one pair a line, ``English<TAB>Portuguese<TAB>attribution``; the
-    attribution and any further columns are ignored, and a file of two columns
-    is fine too. Lines may end in LF, CRLF or a lone CR (old Mac files). Blank lines are skipped. A line without a tab, or with an
-    empty sentence, is an error naming the file and the line. ``max_pairs``
-    stops after that many pairs (the file is ordered from short to long).
-    The strings are returned as they are; ``tokenize`` lower-cases them.
+    The format of ``por.txt`` in https://www.manythings.org/anki/por-eng.zip: one pair a line,
+    ``English<TAB>Portuguese<TAB>attribution``; the attribution and any further columns are ignored,
+    and a file of two columns is fine too. Lines may end in LF, CRLF or a lone CR (old Mac files).
+    Blank lines are skipped. A line without a tab, or with an empty sentence, is an error naming the
+    file and the line. ``max_pairs`` stops after that many pairs (the file is ordered from short to
+    long). The strings are returned as they are; ``tokenize`` lower-cases them.
 
     Used in chapter 9 (Training a translator).
     """
@@ -546,7 +556,8 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(
-            f"no sentence file at {path!r}. Download por-eng.zip from https://www.manythings.org/anki/ "
+            f"no sentence file at {path!r}. Download por-eng.zip from "
+            "https://www.manythings.org/anki/ "
             "and unzip it: the pairs are in por.txt (or use phrasebook(), which needs no download)"
         )
     if os.path.isdir(path):
@@ -555,7 +566,8 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
         )
     pairs = []
     with open(path, "rb") as f:
-        # splitlines, not the file's own lines: old Mac files end lines with a lone CR, which iterating a
+        # splitlines, not the file's own lines: old Mac files end lines with a lone CR, which
+        # iterating a
         # binary file does not see (every line would merge into one)
         for number, raw in enumerate(f.read().splitlines(), start=1):
             try:
@@ -574,7 +586,8 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
             if len(columns) < 2:
                 raise ValueError(
                     f"{path}, line {number}: expected English<TAB>Portuguese[<TAB>attribution], "
-                    f"found no tab in {line[:80]!r}. Is the file tab-separated (not spaces or commas)?"
+                    f"found no tab in {line[:80]!r}. Is the file tab-separated (not spaces or "
+                    "commas)?"
                 )
             en, pt = columns[0].strip(), columns[1].strip()
             if not en or not pt:

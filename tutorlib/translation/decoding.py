@@ -1,10 +1,12 @@
 """Decoding a trained translator (chapter 10): greedy and beam search, the KV cache, translating.
 
-Read top to bottom: the KV cache; the length budget (``output_budget``) and
-the repetition guard that keep a looping decoder finite; ``greedy_decode``
-and ``beam_search``; then translating sentences, where an unknown word the
-model writes as ``<unk>`` is copied from the source word its cross-attention
-points at. ``tutorlib.translator`` re-exports every name (its old home).
+Read top to bottom: ``greedy_decode`` and ``beam_search`` (with ``KVCache``, from
+``tutorlib.translation.cache``, and the length budget and the repetition guard that keep a looping
+decoder finite, from ``tutorlib.translation.guards``); then translating sentences, where an unknown
+word the model writes as ``<unk>`` is copied from the source word its cross-attention points at. The
+functions here decode the model they are given; ``tutorlib.translator``'s ``translate``,
+``translate_sentences`` and ``translate_with_alignment`` (from ``tutorlib.translation.shipped``)
+default to the shipped one.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -20,6 +22,7 @@ True = may attend, as everywhere in tutorlib.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -27,14 +30,22 @@ import torch
 
 from ..checks import finite_number, whole_number
 from ..nn import causal_attention_mask, padding_attention_mask
-from .checkpoints import load_pretrained
+from .cache import KVCache
 from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
+from .guards import (
+    MAX_RUN,
+    NO_REPEAT_NGRAM,
+    check_guard,
+    guard,
+    output_budget,
+    repetition_mask,
+)
 from .model import Translator
 from .phrasebook.lexicon import TITLES
-from .sentences import split_sentences
+from .sentences import as_sentences, split_sentences
 
 __all__ = [
-    "KVCache",
+    "KVCache",  # its home is tutorlib.translation.cache; importable here as before
     "output_budget",
     "greedy_decode",
     "beam_search",
@@ -54,38 +65,17 @@ __all__ = [
 
 # --- decoding (chapter 10) -------------------------------------------------------------
 
-# The repetition guard of greedy_decode and beam_search: no token chosen a third time in a row, and no 4-gram
-# twice in one translation. The phrasebook never repeats a 4-gram within a sentence, so a repeat is a loop.
-MAX_RUN = 2
-NO_REPEAT_NGRAM = 4
+# The length budget and the repetition guard are every decoder's: tutorlib.translation.guards.
+# Their names before, importable here (tutorlib.translator, tests):
+_repetition_mask = repetition_mask
 
-
-@dataclass
-class KVCache:
-    """The decoder's keys and values of the positions decoded so far, so that each step costs one position.
-
-    ``layers`` gets one dict per decoder layer (``tutorlib.nn.Decoder.forward_step``)
-    holding ``self_attn`` keys and values ``(B, H, t, Dh)``, which grow by one
-    position per step, and ``cross_attn`` keys and values ``(B, H, S, Dh)`` of
-    the encoder output, computed at the first step.
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-
-    length: int = 0  # positions decoded so far, t
-    layers: list = field(default_factory=list)
-
-    def reorder(self, rows: torch.Tensor) -> None:
-        """Keep row ``rows[i]`` of the self-attention cache as row ``i``: beam search's surviving beams.
-
-        The cross-attention cache is left alone: beams only ever move within
-        their own sentence, whose encoder output is the same for all of them.
-        """
-        for layer in self.layers:
-            self_attn = layer["self_attn"]
-            # (B*K, H, t, Dh) -> (B*K, H, t, Dh), rows picked from the old beams
-            self_attn["k"] = self_attn["k"].index_select(0, rows)
-            self_attn["v"] = self_attn["v"].index_select(0, rows)
+# These functions decode the model they are given: this module sits below the checkpoints, so the
+# shipped model is supplied above it (tutorlib.translation.shipped, what tutorlib.translator gives).
+NO_MODEL = (
+    "no model given: pass one (tutorlib.translator.load_pretrained() reads the shipped "
+    "translator), "
+    "or call tutorlib.translator.translate, which defaults to it"
+)
 
 
 def _next_log_probs(
@@ -102,90 +92,11 @@ def _next_log_probs(
     return torch.log_softmax(logits.float(), dim=-1)
 
 
-def output_budget(source_length, model_max_len: int, max_len: int | None = None):
-    """The most words a translation of ``source_length`` source words may have: ``2 S + 5``, capped.
-
-    A translation twice as long as its source plus five is never right in
-    the phrasebook (Portuguese is at most a few words longer than English),
-    so a decoder that gets there is looping. The model's positions
-    (``model_max_len - 1`` after BOS, ``model_max_len`` being
-    ``TranslatorConfig.max_len``) and ``max_len`` (the caller's, a whole
-    number >= 1) cap it further. ``source_length`` is an int (returns an
-    int) or a tensor of them, ``(B,)`` (returns a tensor of the same shape).
-    ``greedy_decode`` and ``beam_search`` stop a sentence when it has written
-    this many words (it counts as ended, as if by EOS).
-
-    Derived in chapter 10 (Translating and evaluating).
-    """
-    limit = model_max_len - 1
-    if max_len is not None:
-        limit = min(
-            limit, whole_number("max_len", max_len, 1, hint="the most words a translation may have")
-        )
-    if torch.is_tensor(source_length):
-        return (2 * source_length + 5).clamp(max=limit)
-    return min(2 * source_length + 5, limit)
-
-
 def _budgets(model: Translator, src_key_mask: torch.Tensor, max_len: int | None) -> torch.Tensor:
     """How many words each sentence may write, ``(B,)``: the ``output_budget`` of its source."""
     # (B, 1, 1, S) -> (B,): real source tokens
     S = src_key_mask.reshape(src_key_mask.shape[0], -1).sum(dim=1)
     return output_budget(S, model.config.max_len, max_len)
-
-
-def _repetition_mask(
-    tokens: torch.Tensor,
-    V: int,
-    max_run: int | None,
-    no_repeat_ngram: int | None,
-    eos_id: int = EOS_ID,
-) -> torch.Tensor:
-    """``tokens (R, t)`` (BOS first) -> ``(R, V)`` booleans, True where the next token would repeat too much.
-
-    Banned: the token that would make ``max_run + 1`` of the same in a row,
-    and every token that would complete an ``no_repeat_ngram``-gram already
-    in the hypothesis. ``eos_id`` (EOS) is never banned, so every row keeps a
-    way to end. The first column may hold any start token (chapter 13's GPT
-    puts its separator there).
-    """
-    words = tokens[:, 1:]  # (R, n): without BOS
-    R, n = words.shape
-    banned = torch.zeros(
-        R, V + 1, dtype=torch.bool, device=tokens.device
-    )  # column V: "nothing banned"
-    if max_run and n >= max_run:
-        tail = words[:, -max_run:]  # (R, max_run)
-        same = (tail == tail[:, :1]).all(dim=1)  # (R,): the last max_run tokens are one token
-        banned[torch.arange(R, device=tokens.device), torch.where(same, tail[:, 0], V)] = True
-    if no_repeat_ngram and n >= no_repeat_ngram:
-        k = no_repeat_ngram - 1
-        # (R, n) -> (R, n - k, k): every k tokens that some token followed
-        windows = words.unfold(1, k, 1)[:, : n - k]
-        hit = (windows == words[:, None, -k:]).all(
-            dim=-1
-        )  # (R, n - k): the same k tokens as the newest ones
-        banned.scatter_(1, torch.where(hit, words[:, k:], V), True)  # ban what followed them then
-    banned = banned[:, :V]
-    banned[:, eos_id] = False
-    return banned
-
-
-def _guard(
-    log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngram, eos_id: int = EOS_ID
-) -> torch.Tensor:
-    """``log_probs (R, V)`` with the continuations ``_repetition_mask`` bans set to ``-inf``."""
-    if not max_run and not no_repeat_ngram:
-        return log_probs
-    banned = _repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram, eos_id)
-    return log_probs.masked_fill(banned, float("-inf"))
-
-
-def _check_guard(max_run, no_repeat_ngram) -> None:
-    if max_run is not None:
-        whole_number("max_run", max_run, 1, hint="None lets a token repeat without limit")
-    if no_repeat_ngram is not None:
-        whole_number("no_repeat_ngram", no_repeat_ngram, 2, hint="None lets n-grams repeat")
 
 
 def _strip(row: list[int]) -> list[int]:
@@ -210,7 +121,8 @@ def greedy_decode(
     max_run: int | None = MAX_RUN,
     no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
 ) -> list[list[int]]:
-    """Translate a batch by taking the most likely token at every step: ``src (B, S)`` -> B lists of token ids.
+    """Translate a batch by taking the most likely token at every step: ``src (B, S)`` -> B lists of
+    token ids.
 
     Starts from BOS and feeds each chosen token back in, one position per
     step, until every sentence has written EOS or its budget of words: ``2 S
@@ -228,7 +140,7 @@ def greedy_decode(
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    _check_guard(max_run, no_repeat_ngram)
+    check_guard(max_run, no_repeat_ngram)
     model.eval()
     budget = _budgets(model, src_key_mask, max_len)  # (B,)
     memory = model.encode(src, src_key_mask)  # (B, S, D), once
@@ -238,7 +150,7 @@ def greedy_decode(
     cache = KVCache() if use_cache else None
     for step in range(int(budget.max())):
         log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B, V)
-        next_token = _guard(log_probs, tokens, max_run, no_repeat_ngram).argmax(dim=-1)  # (B,)
+        next_token = guard(log_probs, tokens, max_run, no_repeat_ngram).argmax(dim=-1)  # (B,)
         next_token = next_token.masked_fill(finished, PAD_ID)  # a finished sentence only pads
         tokens = torch.cat([tokens, next_token[:, None]], dim=1)  # (B, t) -> (B, t + 1)
         finished |= (next_token == EOS_ID) | (step + 1 >= budget)  # EOS, or the budget is spent
@@ -293,7 +205,7 @@ def beam_search(
     length_penalty = finite_number(
         "length_penalty", length_penalty, hint="GNMT's alpha, usually 0 to 1"
     )
-    _check_guard(max_run, no_repeat_ngram)
+    check_guard(max_run, no_repeat_ngram)
     model.eval()
     budget = _budgets(model, src_key_mask, max_len)  # (B,)
     B, device = src.shape[0], src.device
@@ -314,7 +226,7 @@ def beam_search(
     cache = KVCache() if use_cache else None
     for _ in range(int(budget.max())):
         log_probs = _next_log_probs(model, tokens, memory, src_key_mask, cache)  # (B*K, V)
-        log_probs = _guard(log_probs, tokens, max_run, no_repeat_ngram)
+        log_probs = guard(log_probs, tokens, max_run, no_repeat_ngram)
         # (B*K, 1) chooses between (V,) and (B*K, V): a finished beam may only pad
         log_probs = torch.where(finished.view(B * K, 1), only_pad, log_probs)
         # (B, K, 1) + (B, K, V) -> (B, K, V): the score of every beam extended by every word
@@ -364,7 +276,8 @@ def model_vocabs(
     if src_vocab is None or tgt_vocab is None:
         raise ValueError(
             "the model carries no vocabularies (model.src_vocab / model.tgt_vocab): pass "
-            "src_vocab= and tgt_vocab=, or use a model from train(), load_checkpoint() or load_pretrained()"
+            "src_vocab= and tgt_vocab=, or use a model from train(), load_checkpoint() or "
+            "load_pretrained()"
         )
     return src_vocab, tgt_vocab
 
@@ -377,7 +290,8 @@ def cross_attention(
     hyp_ids,
     layer: int = ALIGN_LAYER,
 ) -> torch.Tensor:
-    """Where the decoder looked while writing ``hyp_ids``: cross-attention weights ``(T, S)``, averaged over heads.
+    """Where the decoder looked while writing ``hyp_ids``: cross-attention weights ``(T, S)``,
+    averaged over heads.
 
     ``src (1, S)`` (or ``(S,)``) is one source sentence, ``hyp_ids`` its
     translation's T token ids (no BOS, no EOS). The decoder reads BOS +
@@ -392,7 +306,8 @@ def cross_attention(
         src = src[None]  # (S,) -> (1, S)
     if src.dim() != 2 or src.shape[0] != 1:
         raise ValueError(
-            f"cross_attention takes one sentence, src of shape (1, S) or (S,), got {tuple(src.shape)}"
+            "cross_attention takes one sentence, src of shape (1, S) or (S,), got "
+            f"{tuple(src.shape)}"
         )
     n_layers = len(model.decoder.layers)
     layer = whole_number(
@@ -410,7 +325,8 @@ def cross_attention(
 def cross_attention_maps(
     model: Translator, src: torch.Tensor, src_key_mask: torch.Tensor, hyp_ids
 ) -> torch.Tensor:
-    """Every decoder layer's and head's cross-attention while writing ``hyp_ids``: ``(L, H, T, S)``, on the CPU.
+    """Every decoder layer's and head's cross-attention while writing ``hyp_ids``: ``(L, H, T, S)``,
+    on the CPU.
 
     The one teacher-forced pass behind ``cross_attention`` (which averages
     one layer's heads) and the translator explorer (which shows them all):
@@ -435,7 +351,8 @@ def cross_attention_maps(
 
 @dataclass
 class Translation:
-    """One sentence's translation, with what ``translate`` did on the way (``translate_sentences`` returns them).
+    """One sentence's translation, with what ``translate`` did on the way (``translate_sentences``
+    returns them).
 
     Derived in chapter 10 (Translating and evaluating).
     """
@@ -467,17 +384,20 @@ def _add_notice(result: Translation, text: str) -> None:
     result.notice = f"{result.notice}; {text}" if result.notice else text
 
 
-# A word this many times in a row is no sentence of the phrasebook ("the the the"): said in a notice.
+# A word this many times in a row is no sentence of the phrasebook ("the the the"): said in a
+# notice.
 REPEATED_WORD = 3
 
 
 def _prepare(
     i: int, sentence, model: Translator, src_vocab: Vocab, tgt_vocab: Vocab | None = None
 ) -> tuple[Translation, list[int] | None]:
-    """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing to decode."""
+    """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing
+    to decode."""
     if not isinstance(sentence, str):
         raise ValueError(
-            f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string of "
+            f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string "
+            "of "
             "English words"
         )
     result = Translation(sentence, source_tokens=tokenize(sentence, lower=False))
@@ -489,7 +409,8 @@ def _prepare(
         return result, None
     if len(words) > model.config.max_len:
         result.error = (
-            f"it has {len(words)} tokens, more than the {model.config.max_len} positions the model was "
+            f"it has {len(words)} tokens, more than the {model.config.max_len} positions the model "
+            "was "
             f"built for (TranslatorConfig.max_len): shorten or split it: {sentence[:60]!r}"
         )
         return result, None
@@ -545,7 +466,8 @@ def _copy_unknown(
     device,
     with_weights: bool,
 ) -> None:
-    """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes the unknown source word it attends to most.
+    """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes the unknown source word it
+    attends to most.
 
     Luong et al. (2015)'s unknown-word replacement, with attention as the
     alignment: the model writes ``<unk>`` where a word it has not learned
@@ -578,7 +500,8 @@ def _copy_unknown(
             dropped += i == UNK_ID
             tokens.append(tgt_vocab.id_to_token(i))
     result.output_tokens, result.weights = tokens, weights
-    # the text leaves out what is not a word, as Vocab.decode does: <pad> and <bos> (a broken model writes them),
+    # the text leaves out what is not a word, as Vocab.decode does: <pad> and <bos> (a broken model
+    # writes them),
     # and an <unk> with nothing to copy
     result.text = detokenize(
         [
@@ -600,7 +523,8 @@ def _copy_unknown(
         )
     if dropped:
         extra = (
-            f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the sentence has "
+            f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the "
+            "sentence has "
             "no unknown word to copy: dropped"
         )
         _add_notice(result, extra)
@@ -619,8 +543,8 @@ def translate_sentences(
     max_len: int | None = None,
     with_weights: bool = False,
 ) -> list[Translation]:
-    """Translate English sentences, one ``Translation`` per sentence; a sentence that cannot be translated gets
-    ``error`` set instead of stopping the others.
+    """Translate English sentences, one ``Translation`` per sentence; a sentence that cannot be
+    translated gets ``error`` set instead of stopping the others.
 
     Arguments as in ``translate``; ``with_weights`` also keeps every
     translation's ``cross_attention`` (else it is computed only to copy
@@ -632,15 +556,7 @@ def translate_sentences(
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    if sentences is None:
-        raise ValueError("sentences is None: give a string, or a list (any iterable) of strings")
-    if isinstance(sentences, str):
-        sentences = [sentences]
-    if isinstance(sentences, bytes) or not hasattr(sentences, "__iter__"):
-        raise ValueError(
-            f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}"
-        )
-    sentences = list(sentences)
+    sentences, _ = as_sentences(sentences)
     beam_size = whole_number("beam_size", beam_size, 1, hint="1 is greedy decoding")
     batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")
     length_penalty = finite_number(
@@ -649,7 +565,7 @@ def translate_sentences(
     if max_len is not None:
         whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
-        model, src_vocab, tgt_vocab = load_pretrained()
+        raise ValueError(NO_MODEL)
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     # Each text into its sentences: pieces[k] = (index of the text it came from, sentence).
     pieces, owners = [], []
@@ -688,10 +604,12 @@ def translate_sentences(
             if max_len is not None and budget == max_len < output_budget(
                 len(ids), model.config.max_len
             ):
-                # the caller's max_len cut it (the 2 S + 5 budget alone only stops a looping decoder)
+                # the caller's max_len cut it (the 2 S + 5 budget alone only stops a looping
+                # decoder)
                 _add_notice(
                     results[i],
-                    f"the translation stopped at max_len={max_len} word{'s' if max_len > 1 else ''}: "
+                    f"the translation stopped at max_len={max_len} "
+                    f"word{'s' if max_len > 1 else ''}: "
                     "it may be cut short",
                 )
     return [
@@ -731,9 +649,11 @@ def translate(
     max_len: int | None = None,
     on_notice=None,
 ):
-    """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or one -> one).
+    """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or
+    one -> one).
 
-    ``model`` defaults to the shipped pretrained one (``load_pretrained``).
+    ``model`` is the translator to use (``tutorlib.translator.translate``
+    defaults to the shipped one, ``load_pretrained``).
     ``beam_size=1`` is greedy decoding, more is beam search; ``max_len``
     caps every translation's words (each gets at most ``2 S + 5`` for ``S``
     source words anyway). Bad input:
@@ -777,12 +697,22 @@ def translate(
         if result.notice:
             if on_notice is None:
                 warnings.warn(
-                    f"sentence {i} ({result.source[:40]!r}): {result.notice}", stacklevel=2
+                    f"sentence {i} ({result.source[:40]!r}): {result.notice}",
+                    stacklevel=_caller_level(),
                 )
             else:
                 on_notice(i, result.notice)
     texts = [r.text for r in results]
     return texts[0] if single else texts
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package, for ``warnings.warn`` called
+    here: the line that asked for the translation, also through ``tutorlib.translator``'s."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(__package__):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def translate_with_alignment(
@@ -796,8 +726,9 @@ def translate_with_alignment(
     max_len: int | None = None,
 ) -> Translation:
     """Translate one sentence and keep its alignment: a ``Translation`` with ``source_tokens``,
-    ``output_tokens``, ``weights`` (the ``(T, S)`` cross-attention of ``ALIGN_LAYER``, heads averaged) and
-    ``copied`` (output position -> source position of each unknown word copied in place of ``<unk>``).
+    ``output_tokens``, ``weights`` (the ``(T, S)`` cross-attention of ``ALIGN_LAYER``, heads
+    averaged) and ``copied`` (output position -> source position of each unknown word copied in
+    place of ``<unk>``).
 
     The heatmap of ``weights`` is the alignment: a copied word is the one
     with the largest weight in its row among the source's unknown words. A
@@ -821,7 +752,8 @@ def translate_with_alignment(
     )[0]
     if result.parts:
         raise ValueError(
-            f"{sentence[:60]!r} holds {len(result.parts)} sentences; translate_with_alignment aligns "
+            f"{sentence[:60]!r} holds {len(result.parts)} sentences; translate_with_alignment "
+            "aligns "
             "one: split it with split_sentences and align each"
         )
     if result.error:

@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
-from .data import Vocab, detokenize, fits, tokenize
+from .data import Vocab, detokenize, tokenize
 from .decoding import translate_sentences
+from .kinds import check_beam_size, kind_of
 from .model import Translator
 
 __all__ = ["evaluate"]
@@ -22,7 +23,8 @@ def evaluate(
     length_penalty: float = 0.6,
     batch_size: int = 128,
 ) -> dict:
-    """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english, portuguese)`` pairs.
+    """BLEU, chrF (sacrebleu, 0-100) and exact match (% of sentences) of ``model`` on ``(english,
+    portuguese)`` pairs.
 
     Returns ``{"bleu", "chrf", "exact_match", "sentences", "hypotheses", "pairs", "skipped"}``.
     BLEU counts the n-grams (n = 1..4) the translation shares with the
@@ -35,9 +37,10 @@ def evaluate(
     ``hypotheses``); a sentence that cannot be translated scores as an
     empty translation.
 
-    Chapter 13's ``GPT`` is scored the same way, decoded by
-    ``tutorlib.translation.gpt.translate`` (greedy; ``beam_size`` must be 1),
-    skipping the pairs that do not fit its positions (``fits_gpt``).
+    Chapter 13's ``GPT`` (any decoder-only kind, ``tutorlib.translation.kinds``)
+    is scored the same way, decoded by its kind's ``translate`` (greedy;
+    ``beam_size`` must be 1), skipping the pairs that do not fit its positions
+    (``fits_gpt``).
 
     Derived in chapter 10 (Translating and evaluating).
     """
@@ -47,26 +50,17 @@ def evaluate(
     if not pairs:
         raise ValueError("evaluate got no sentence pairs")
     n = model.config.max_len
-    gpt = getattr(model, "decoder_only", False)
-    if gpt:
-        from .gpt import fits_gpt, splitter
-
-        if beam_size != 1:
-            raise ValueError(f"the GPT decodes greedily here; got beam_size={beam_size}, use 1")
-        split = splitter(model.vocab)  # words, or chapter 14's BPE tokens
-        kept = [(e, p) for e, p in pairs if fits_gpt(split(e), split(p), model.config)]
-    else:
-        kept = [(e, p) for e, p in pairs if fits(tokenize(e), tokenize(p), n)]
+    kind = kind_of(model)  # its fit rule and its decoding
+    check_beam_size(kind, beam_size)
+    kept = [(e, p) for e, p in pairs if kind.fits(model, e, p)]
     if not kept:
         raise ValueError(
             f"all {len(pairs)} pairs are longer than the model's max_len={n}: nothing to score"
         )
     english = [e for e, _ in kept]
     references = [detokenize(tokenize(p)) for _, p in kept]
-    if gpt:
-        from .gpt import translate as gpt_translate
-
-        hypotheses = gpt_translate(english, model, batch_size=batch_size, skip_errors=True)
+    if kind.decoder_only:
+        hypotheses = kind.translate(english, model, batch_size=batch_size, skip_errors=True)
     else:
         results = translate_sentences(
             english,

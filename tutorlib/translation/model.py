@@ -2,7 +2,11 @@
 
 Its config is ``tutorlib.translation.config.TranslatorConfig``; decoding a
 trained one is ``tutorlib.translation.decoding``, saving and loading it
-``tutorlib.translation.checkpoints``. ``tutorlib.translator`` re-exports it.
+``tutorlib.translation.checkpoints``. Read top to bottom: the model, then what
+the training loop needs of it (``build_translator``, ``translator_loss``),
+which ``tutorlib.translation.kinds`` names for the kind ``"translator"``.
+``tutorlib.translator`` re-exports the model, ``tutorlib.translation.training``
+the builder and the losses (their names before).
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -13,19 +17,18 @@ everywhere in tutorlib.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ..nn import Decoder, Encoder, PositionalEncoding
+from .cache import KVCache
 from .config import TranslatorConfig
-from .data import SPECIALS, Vocab
+from .data import PAD_ID, SPECIALS, Batch, Vocab
 
-if TYPE_CHECKING:  # only named in annotations; decoding.py imports this module
-    from .decoding import KVCache
-
-__all__ = ["Translator"]
+__all__ = ["Translator", "build_translator", "translation_loss", "translator_loss"]
 
 
 # --- the model ----------------------------------------------------------------------
@@ -37,7 +40,8 @@ class Translator(nn.Module):
     ::
 
         src (B, S) -> embed * sqrt(D) + positions -> Encoder -> memory (B, S, D)
-        tgt_in (B, T) -> embed * sqrt(D) + positions -> Decoder(memory) -> Linear -> logits (B, T, V)
+        tgt_in (B, T) -> embed * sqrt(D) + positions -> Decoder(memory)
+                      -> Linear -> logits (B, T, V)
 
     ``tgt_in`` is the target shifted right behind BOS (teacher forcing); the
     logits at position ``t`` predict ``tgt_out[t]``, the target's word ``t``
@@ -56,8 +60,10 @@ class Translator(nn.Module):
         super().__init__()
         if config.src_vocab_size < len(SPECIALS) or config.tgt_vocab_size < len(SPECIALS):
             raise ValueError(
-                f"the config has src_vocab_size={config.src_vocab_size}, tgt_vocab_size={config.tgt_vocab_size}: "
-                f"set both to the vocabularies' sizes (len(vocab), at least the {len(SPECIALS)} special tokens); "
+                f"the config has src_vocab_size={config.src_vocab_size}, "
+                f"tgt_vocab_size={config.tgt_vocab_size}: "
+                f"set both to the vocabularies' sizes (len(vocab), at least the {len(SPECIALS)} "
+                "special tokens); "
                 "train() does it for you"
             )
         if config.share_embeddings and config.src_vocab_size != config.tgt_vocab_size:
@@ -71,7 +77,8 @@ class Translator(nn.Module):
         ):
             if vocab is not None and len(vocab) != size:
                 raise ValueError(
-                    f"{name}_vocab has {len(vocab)} tokens but the config says {name}_vocab_size={size}"
+                    f"{name}_vocab has {len(vocab)} tokens but the config says "
+                    f"{name}_vocab_size={size}"
                 )
         self.config = config
         self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
@@ -140,17 +147,69 @@ class Translator(nn.Module):
         return self.generator(x)
 
     def forward(self, batch) -> torch.Tensor:
-        """Teacher forcing on a ``tutorlib.data.Batch``: ``logits (B, T, V)`` for ``batch.tgt_out``."""
+        """Teacher forcing on a ``tutorlib.data.Batch``: ``logits (B, T, V)`` for
+        ``batch.tgt_out``."""
         memory = self.encode(batch.src, batch.src_key_mask)
         return self.decode(batch.tgt_in, memory, batch.src_key_mask, batch.tgt_mask)
 
     def _check_length(self, n: int, what: str) -> None:
         if n > self.config.max_len:
             raise ValueError(
-                f"the {what} has {n} positions but the model was built with max_len={self.config.max_len} "
+                f"the {what} has {n} positions but the model was built with "
+                f"max_len={self.config.max_len} "
                 "(TranslatorConfig.max_len, BOS or EOS included): shorten the sentence or split it"
             )
 
     def num_parameters(self) -> int:
         """Parameters counted once (tied matrices are one matrix)."""
         return sum(p.numel() for p in self.parameters())
+
+
+# --- what the training loop needs of it --------------------------------------------------
+
+
+def build_translator(config: TranslatorConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:
+    """``train``'s ``build_model`` for the translator: the config sized to the vocabularies,
+    then a fresh ``Translator``.
+
+    Another model trained by the same loop has its own builder (its kind's,
+    ``tutorlib.translation.kinds``); it returns the model, whose ``config``
+    (sized to the vocabularies) the loop reads from then on.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
+    return Translator(config, src_vocab, tgt_vocab)
+
+
+def translation_loss(
+    logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0
+) -> torch.Tensor:
+    """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
+
+    With smoothing ``eps`` the target distribution puts ``1 - eps`` on the
+    right token and spreads ``eps`` evenly over the whole vocabulary, so the
+    model is not pushed to infinitely confident logits. ``logits (B, T, V)``,
+    ``tgt_out (B, T)``.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    V = logits.shape[-1]
+    # (B, T, V) -> (B*T, V) against (B*T,); padding positions are left out of the mean
+    return F.cross_entropy(
+        logits.reshape(-1, V),
+        tgt_out.reshape(-1),
+        ignore_index=PAD_ID,
+        label_smoothing=label_smoothing,
+    )
+
+
+def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tensor:
+    """The loss of one batch for the translator: teacher forcing, then ``translation_loss``.
+
+    ``train``'s ``batch_loss`` for the translator: the one step of the loop
+    that knows the model. Another model trained by the same loop has its own.
+
+    Derived in chapter 9 (Training a translator).
+    """
+    return translation_loss(model(batch), batch.tgt_out, config.label_smoothing)

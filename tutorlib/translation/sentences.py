@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_sentences", "TITLE_ABBREVIATIONS"]
+__all__ = ["split_sentences", "as_sentences", "TITLE_ABBREVIATIONS"]
 
 # A title written with a full stop ends no sentence: "Mr. Smith is happy." is one sentence.
 TITLE_ABBREVIATIONS = ("mr.", "mrs.", "ms.", "dr.")
@@ -21,7 +21,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def split_sentences(text: str) -> list[str]:
-    """``"I am happy. She is tired!"`` -> ``["I am happy.", "She is tired!"]``: the sentences of a text.
+    """``"I am happy. She is tired!"`` -> ``["I am happy.", "She is tired!"]``: the sentences of a
+    text.
 
     A sentence ends at ``.``, ``!`` or ``?`` followed by white space, except
     after a title ("Mr.", "Mrs.", "Ms.", "Dr."); a line break ends one too.
@@ -42,3 +43,20 @@ def split_sentences(text: str) -> list[str]:
         else:
             sentences.append(piece)
     return sentences
+
+
+def as_sentences(sentences) -> tuple[list, bool]:
+    """``(the sentences as a list, whether one string was given)``: what every ``translate``
+    accepts, a string or an iterable of them, checked once for all of them (the translator's
+    and the GPT's). None, bytes and what cannot be iterated are a ``ValueError``; the items
+    themselves are checked by the model's own rules."""
+    if sentences is None:
+        raise ValueError("sentences is None: give a string, or a list (any iterable) of strings")
+    single = isinstance(sentences, str)
+    if single:
+        sentences = [sentences]
+    if isinstance(sentences, bytes) or not hasattr(sentences, "__iter__"):
+        raise ValueError(
+            f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}"
+        )
+    return list(sentences), single

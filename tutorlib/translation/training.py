@@ -15,12 +15,11 @@ gradient clipping, validates after every epoch, and writes to ``out_dir``:
 The loop is a few named steps around ``TrainState`` (the model, optimizer,
 scheduler, step, epoch, position in the data and history: what a checkpoint
 holds, with ``to_checkpoint`` and ``from_checkpoint``): ``train_step``,
-``run_epoch``, ``validate``, ``end_epoch``, ``save_state``. The two parts that
-know the model are ``build_model(config, src_vocab, tgt_vocab)``
-(``build_translator`` by default) and ``batch_loss(model, batch, config)``
-(``translator_loss`` by default), so that another model trained on the same
-data reuses them: chapter 13's decoder-only translator passes its own
-(``tutorlib.translation.gpt.train_gpt``).
+``run_epoch``, ``validate``, ``end_epoch``, ``save_state``. What knows the
+model comes from the config's kind (``tutorlib.translation.kinds``): its
+builder (``build_translator``), its loss (``translator_loss``) and its
+batches (``make_batches``), so that chapter 13's decoder-only translator
+trains on the same data by the same steps (``tutorlib.translation.gpt.train_gpt``).
 The files are written by ``tutorlib.translation.checkpoints``.
 
 Under ``torchrun --nproc_per_node=N`` it trains with DistributedDataParallel
@@ -31,25 +30,25 @@ Ctrl-C (or a notebook's interrupt) finishes the current step, saves a
 checkpoint and raises ``KeyboardInterrupt``; a second Ctrl-C stops at once,
 and the last checkpoint on disk is still the last good one.
 
+``TrainState`` and resuming are ``tutorlib.translation.state``; processes,
+Ctrl-C and random states ``tutorlib.translation.processes``.
+``build_translator``, ``translation_loss`` and ``translator_loss`` live with
+the model (``tutorlib.translation.model``) and are importable here as before;
 ``tutorlib.training`` re-exports every name here (its old home).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
-import signal
-import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 from tqdm.std import tqdm
 
 from ..checks import whole_number
@@ -65,8 +64,11 @@ from .checkpoints import (
     save_model,
 )
 from .config import TranslatorConfig
-from .data import PAD_ID, Batch, Vocab, fits, make_batches, tokenize
-from .model import Translator
+from .data import Batch, Vocab, fits, tokenize
+from .kinds import ModelKind, kind_of
+from .model import Translator, build_translator, translation_loss, translator_loss
+from .processes import StopRequest, check_ranks_agree, rng_state, set_rng_state, setup_distributed
+from .state import TrainState, resume_checkpoint
 
 __all__ = [
     "CheckpointError",
@@ -94,30 +96,9 @@ __all__ = [
 ]
 
 
-def translation_loss(
-    logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0
-) -> torch.Tensor:
-    """Mean cross-entropy over the real (non-padding) target tokens, with label smoothing.
-
-    With smoothing ``eps`` the target distribution puts ``1 - eps`` on the
-    right token and spreads ``eps`` evenly over the whole vocabulary, so the
-    model is not pushed to infinitely confident logits. ``logits (B, T, V)``,
-    ``tgt_out (B, T)``.
-
-    Derived in chapter 9 (Training a translator).
-    """
-    V = logits.shape[-1]
-    # (B, T, V) -> (B*T, V) against (B*T,); padding positions are left out of the mean
-    return F.cross_entropy(
-        logits.reshape(-1, V),
-        tgt_out.reshape(-1),
-        ignore_index=PAD_ID,
-        label_smoothing=label_smoothing,
-    )
-
-
 def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> float:
-    """The learning rate after ``step`` steps: linear warmup to ``config.lr``, then a half cosine down to ``min_lr``.
+    """The learning rate after ``step`` steps: linear warmup to ``config.lr``, then a half cosine
+    down to ``min_lr``.
 
     (The paper decays with ``1 / sqrt(step)`` instead; the cosine ends at a
     known point, which suits a run of fixed length.)
@@ -131,7 +112,8 @@ def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> floa
 
 
 def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, Vocab]:
-    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both languages.
+    """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both
+    languages.
 
     A word seen fewer than ``min_freq`` times (2: once) is left out and becomes ``<unk>``: the
     phrasebook uses each name and each number once, so the model learns to write ``<unk>`` where
@@ -148,17 +130,20 @@ def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, 
     return Vocab.build(english, min_freq=min_freq), Vocab.build(portuguese, min_freq=min_freq)
 
 
-# More than this share of training pairs too long for max_len is an error, not a warning: the data would be lost.
+# More than this share of training pairs too long for max_len is an error, not a warning: the data
+# would be lost.
 TOO_LONG_SHARE = 0.01
 
 
 def _check_lengths(pairs, max_len: int) -> None:
-    """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a ``ValueError``."""
+    """A few pairs longer than ``max_len`` are left out (make_batches warns); more than 1% is a
+    ``ValueError``."""
     too_long = [i for i, (e, p) in enumerate(pairs) if not fits(tokenize(e), tokenize(p), max_len)]
     if len(too_long) > TOO_LONG_SHARE * len(pairs):
         first = too_long[0]
         raise ValueError(
-            f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} tokens "
+            f"{len(too_long)} of {len(pairs)} training pairs are longer than max_len={max_len} "
+            "tokens "
             f"and would be left out (first: pairs[{first}] = {pairs[first]!r}); raise max_len "
             f"(--max-len) or shorten the data. At most {TOO_LONG_SHARE:.0%} may be left out"
         )
@@ -171,27 +156,10 @@ class TrainResult:
     model: Translator  # the trained model, in eval mode, on the training device
     src_vocab: Vocab
     tgt_vocab: Vocab
-    history: dict  # {"train": {"step", "loss", "lr"}: one entry per step, "epochs": [one dict per epoch]}
+    # {"train": {"step", "loss", "lr"}: one entry per step, "epochs": [one dict per epoch]}
+    history: dict
     checkpoint: Path | None  # out_dir / checkpoint.pt, or None without out_dir
     completed: bool  # False when max_steps stopped the run before its last epoch ended
-
-
-# --- checkpoints -------------------------------------------------------------------------
-
-
-def _rng_state() -> dict:
-    return {
-        "torch": torch.get_rng_state(),
-        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-        "python": random.getstate(),
-    }
-
-
-def _set_rng_state(state: dict) -> None:
-    torch.set_rng_state(state["torch"])
-    if state["cuda"] and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
-    random.setstate(state["python"])
 
 
 # --- the optimizer -------------------------------------------------------------------------
@@ -200,7 +168,8 @@ def _set_rng_state(state: dict) -> None:
 def make_optimizer(
     model: torch.nn.Module, config: TranslatorConfig, warn=None
 ) -> torch.optim.AdamW:
-    """AdamW as ``train`` uses it: ``betas=(0.9, 0.98)``, ``eps=1e-9``, weight decay on matrices only, fused.
+    """AdamW as ``train`` uses it: ``betas=(0.9, 0.98)``, ``eps=1e-9``, weight decay on matrices
+    only, fused.
 
     ``fused=True`` updates all parameters in one kernel instead of a Python
     loop over them (on a small model the loop cost about a sixth of a
@@ -234,181 +203,6 @@ def make_optimizer(
         return torch.optim.AdamW(groups, foreach=True, **options)
 
 
-# --- several processes ---------------------------------------------------------------
-
-
-def _setup_distributed(device) -> tuple[int, int, torch.device, bool]:
-    """``(rank, world_size, device, created)``: joins torchrun's process group when there is one."""
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    if world == 1 and not dist.is_initialized():
-        return 0, 1, pick_device(device), False
-    created = False
-    device = pick_device(device)
-    if device.type == "cuda":
-        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
-        torch.cuda.set_device(device)
-    if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
-        created = True
-    return dist.get_rank(), dist.get_world_size(), device, created
-
-
-def _check_ranks_agree(model: Translator, device) -> None:
-    """After DDP training every process must hold the same weights; a checksum per process proves it."""
-    total = torch.zeros(1, dtype=torch.float64, device=device)
-    for p in model.parameters():
-        total += p.detach().double().sum()
-    sums = [torch.zeros_like(total) for _ in range(dist.get_world_size())]
-    dist.all_gather(sums, total)
-    if any(not torch.equal(s, sums[0]) for s in sums):
-        raise RuntimeError(
-            f"the processes ended with different weights (checksums {[s.item() for s in sums]})"
-        )
-
-
-# --- Ctrl-C -------------------------------------------------------------------------------
-
-
-class _StopRequest:
-    """While active, the first Ctrl-C (SIGINT, or a SIGTERM as torchrun and job schedulers send) only asks the
-    loop to stop after its step; a second one stops at once."""
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self):
-        self.requested = False
-        self._old = {}
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self._old = {s: signal.signal(s, self._handle) for s in self.SIGNALS}
-        return self
-
-    def _handle(self, signum, frame):
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        tqdm.write(
-            f"{signal.Signals(signum).name}: stopping after this step and saving a checkpoint "
-            "(once more to stop at once)"
-        )
-
-    def __exit__(self, *exc):
-        for s, old in self._old.items():
-            signal.signal(s, old)
-
-
-# --- the training state ------------------------------------------------------------------
-
-# What a checkpoint holds besides the model when it can resume a run (TrainState.to_checkpoint).
-RESUME_KEYS = ("optimizer", "scheduler", "step", "epoch", "next_batch", "history", "rng")
-
-
-def _new_history() -> dict:
-    return {"train": {"step": [], "loss": [], "lr": []}, "epochs": []}
-
-
-@dataclass
-class TrainState:
-    """What a run carries from step to step: with the model's files, what ``checkpoint.pt`` holds.
-
-    ``to_checkpoint`` turns it into the dict that ``save_checkpoint`` writes
-    beside the model; ``from_checkpoint`` loads such a dict (as
-    ``read_checkpoint`` returns it) into a freshly built model, optimizer and
-    scheduler, so that the run goes on to the very same weights as a run
-    never interrupted.
-
-    Derived in chapter 9 (Training a translator).
-    """
-
-    model: torch.nn.Module
-    optimizer: torch.optim.Optimizer
-    scheduler: torch.optim.lr_scheduler.LRScheduler
-    step: int = 0  # optimizer steps taken in all
-    epoch: int = 0  # epochs completed
-    next_batch: int = 0  # the batch of the current epoch to take next
-    history: dict = field(default_factory=_new_history)  # TrainResult.history
-
-    def to_checkpoint(self, rng: list | None = None) -> dict:
-        """The state as plain data and tensors (``RESUME_KEYS``), without the model.
-
-        ``rng`` holds every process's random states, one dict each (default: this process's alone).
-        """
-        return {
-            "optimizer": self.optimizer.state_dict(),
-            "scheduler": self.scheduler.state_dict(),
-            "step": self.step,
-            "epoch": self.epoch,
-            "next_batch": self.next_batch,
-            "history": self.history,
-            "rng": rng if rng is not None else [_rng_state()],
-        }
-
-    @classmethod
-    def from_checkpoint(
-        cls,
-        checkpoint: dict,
-        model: torch.nn.Module,
-        optimizer: torch.optim.Optimizer,
-        scheduler: torch.optim.lr_scheduler.LRScheduler,
-    ) -> TrainState:
-        """Load ``checkpoint`` into ``model``, ``optimizer`` and ``scheduler``: the state it holds.
-
-        The random states are left to the caller (``checkpoint["rng"]``): which
-        one is this process's depends on the run (``_restore_rng``).
-        """
-        missing = [k for k in ("model", *RESUME_KEYS) if k not in checkpoint]
-        if missing:
-            where = checkpoint.get("path", "the checkpoint")
-            raise CheckpointError(
-                f"{where} holds a model but not the training state to resume "
-                f"({missing} missing): it was written by save_model, not by "
-                "train"
-            )
-        model.load_state_dict(checkpoint["model"])
-        optimizer.load_state_dict(checkpoint["optimizer"])
-        for group in (
-            optimizer.param_groups
-        ):  # a checkpoint's groups carry its run's choice; keep this run's
-            group["fused"], group["foreach"] = (
-                optimizer.defaults["fused"],
-                optimizer.defaults["foreach"],
-            )
-        scheduler.load_state_dict(checkpoint["scheduler"])
-        return cls(
-            model,
-            optimizer,
-            scheduler,
-            checkpoint["step"],
-            checkpoint["epoch"],
-            checkpoint["next_batch"],
-            checkpoint["history"],
-        )
-
-
-def translator_loss(model, batch: Batch, config: TranslatorConfig) -> torch.Tensor:
-    """The loss of one batch for the translator: teacher forcing, then ``translation_loss``.
-
-    ``train``'s default ``batch_loss``: the one step of the loop that knows
-    the model. Another model trained by the same loop passes its own.
-
-    Derived in chapter 9 (Training a translator).
-    """
-    return translation_loss(model(batch), batch.tgt_out, config.label_smoothing)
-
-
-def build_translator(config: TranslatorConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:
-    """``train``'s default ``build_model``: the config sized to the vocabularies, then a fresh ``Translator``.
-
-    Another model trained by the same loop passes its own builder; it returns
-    the model, whose ``config`` (sized to the vocabularies) the loop reads from then on.
-
-    Derived in chapter 9 (Training a translator).
-    """
-    config = replace(config, src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab))
-    return Translator(config, src_vocab, tgt_vocab)
-
-
 @dataclass
 class Run:
     """What stays fixed while ``train`` runs: the config, the processes, where and when to save."""
@@ -439,7 +233,7 @@ class _EpochBatches:
         config: TranslatorConfig,
         rank: int,
         world: int,
-        batcher: Callable = make_batches,
+        batcher: Callable,
     ):
         self.pairs, self.src_vocab, self.tgt_vocab = pairs, src_vocab, tgt_vocab
         self.config, self.rank, self.world, self.batcher = config, rank, world, batcher
@@ -465,7 +259,8 @@ class _EpochBatches:
 
 
 class _Progress:
-    """The progress line: steps, the epoch, the loss (an exponential mean), target tokens per second.
+    """The progress line: steps, the epoch, the loss (an exponential mean), target tokens per
+    second.
 
     A :class:`tutorlib.display.Progress`, so it redraws 25 times a run whatever the machine's speed.
     """
@@ -500,16 +295,16 @@ def save_state(state: TrainState, run: Run) -> None:
     """Write ``checkpoint.pt`` (process 0), with every process's random states."""
     rng = [None] * run.world
     if run.world > 1:
-        dist.all_gather_object(rng, _rng_state())
+        dist.all_gather_object(rng, rng_state())
     else:
-        rng = [_rng_state()]
+        rng = [rng_state()]
     if run.rank == 0 and run.ckpt_path is not None:
         save_checkpoint(run.ckpt_path, state.model, state.to_checkpoint(rng))
 
 
 def _restore_rng(rng: list, run: Run) -> None:
     if len(rng) == run.world:
-        _set_rng_state(rng[run.rank])
+        set_rng_state(rng[run.rank])
     else:
         warnings.warn(
             f"{run.ckpt_path} was written by {len(rng)} processes, this run has "
@@ -624,48 +419,6 @@ def end_epoch(state: TrainState, valid_batches: list, run: Run, tally: _Tally) -
 # --- the training loop ----------------------------------------------------------------
 
 
-# Config fields that train() fills in from the vocabularies (TranslatorConfig's, GPTConfig's).
-_FROM_VOCABS = ("src_vocab_size", "tgt_vocab_size", "vocab_size")
-
-
-def _resume_checkpoint(
-    ckpt_path: Path | None, config: TranslatorConfig | None, max_steps: int | None
-) -> dict:
-    """The checkpoint to resume from, checked against the run's arguments."""
-    if ckpt_path is None:
-        raise ValueError("resume=True needs the out_dir that holds the checkpoint to resume from")
-    checkpoint = read_checkpoint(ckpt_path)
-    missing = [k for k in RESUME_KEYS if k not in checkpoint]
-    if missing:
-        raise CheckpointError(
-            f"{ckpt_path} holds a model but not the training state to resume "
-            f"({missing} missing): it was written by save_model, not by train"
-        )
-    saved, step = checkpoint["config"], checkpoint["step"]
-    if config is not None and type(config) is not type(saved):
-        raise CheckpointError(
-            f"{ckpt_path} holds a {type(saved).__name__} run but the config given is a "
-            f"{type(config).__name__}: resume with config=None, or train into a new folder"
-        )
-    if config is not None:
-        # the sizes train() takes from the vocabularies are the saved ones
-        derived = {k: v for k, v in saved.to_dict().items() if k in _FROM_VOCABS}
-        given = {**config.to_dict(), **derived}
-        diff = {k: (v, given[k]) for k, v in saved.to_dict().items() if given[k] != v}
-        if diff:
-            raise CheckpointError(
-                f"{ckpt_path} was trained with another config; (saved, given): "
-                f"{diff}. Resume with config=None to use the saved one, or train "
-                "into a new folder"
-            )
-    if max_steps is not None and max_steps <= step:
-        raise ValueError(
-            f"max_steps={max_steps} but {ckpt_path} is already at step {step}: "
-            f"resuming would train past it; give a max_steps above {step} (or none)"
-        )
-    return checkpoint
-
-
 def train(
     config: TranslatorConfig | None,
     train_pairs,
@@ -681,17 +434,21 @@ def train(
     src_vocab: Vocab | None = None,
     tgt_vocab: Vocab | None = None,
     log=None,
-    batch_loss: Callable = translator_loss,
-    build_model: Callable = build_translator,
-    batcher: Callable = make_batches,
+    batch_loss: Callable | None = None,
+    model: torch.nn.Module | None = None,
 ) -> TrainResult:
-    """Train a ``Translator`` on ``(english, portuguese)`` pairs and return a ``TrainResult``.
+    """Train a model of ``config``'s kind on ``(english, portuguese)`` pairs; a ``TrainResult``.
 
     Every step: a batch (target shifted right behind BOS: teacher forcing),
     the loss with label smoothing, gradients clipped to ``config.grad_clip``,
-    one AdamW step at ``learning_rate(step)`` (fused: ``make_optimizer``). A tqdm bar shows the loss and
-    the target tokens per second; after every epoch the validation loss.
+    one AdamW step at ``learning_rate(step)`` (fused: ``make_optimizer``). A
+    tqdm bar shows the loss and the target tokens per second; after every
+    epoch the validation loss.
 
+    - ``config``: a ``TranslatorConfig`` trains a ``Translator``; another
+      kind's config (chapter 13's ``GPTConfig``) trains its model: the kind
+      (``tutorlib.translation.kinds``) gives the builder, the loss and the
+      batches, decided once from the config (or the checkpoint's, resuming).
     - ``out_dir``: where ``checkpoint.pt`` (after every epoch, every
       ``checkpoint_every`` steps, at ``max_steps`` and on Ctrl-C) and, at the
       end, ``translator.pt`` are written. None writes nothing.
@@ -702,39 +459,28 @@ def train(
     - ``on_step(step, loss)``: called after every step (live plots, tests).
     - ``src_vocab``, ``tgt_vocab``: use these instead of building them from ``train_pairs``.
     - ``log``: prints the per-epoch lines (default: ``tqdm.write``, which keeps the bar intact).
-    - ``batch_loss(model, batch, config)``: the loss of one batch (default ``translator_loss``).
-    - ``build_model(config, src_vocab, tgt_vocab)``: a fresh model (default ``build_translator``);
-      the loop reads ``model.config`` from then on. With ``batch_loss``, what another model
-      (chapter 13's ``GPT``) changes; the data, the steps and the checkpoints stay.
-    - ``batcher(pairs, src_vocab, tgt_vocab, batch_size, shuffle=, seed=, max_len=)``: the pairs
-      as a list of batches (default ``make_batches``: word ids); a model that reads other tokens
-      (chapter 14's GPT on BPE) gives its own, whose batches its ``batch_loss`` reads.
+    - ``batch_loss(model, batch, config)``: the loss of one batch, instead of the kind's
+      (the translator's: ``translator_loss``).
+    - ``model``: go on training this model (of the config's kind, its shape) instead of a
+      fresh one; the loop reads ``model.config`` from then on.
 
     Derived in chapter 9 (Training a translator).
     """
-    if max_steps is not None:
-        whole_number("max_steps", max_steps, 1, hint="None trains every epoch")
-    if checkpoint_every is not None:
-        whole_number(
-            "checkpoint_every", checkpoint_every, 1, hint="None saves after every epoch only"
-        )
-    if config is not None:
-        whole_number(
-            "config.epochs", config.epochs, 1, hint="0 epochs would write an untrained model"
-        )
-    rank, world, device, created_group = _setup_distributed(device)
+    _check_options(config, max_steps, checkpoint_every)
+    rank, world, device, created_group = setup_distributed(device)
     say = (log or tqdm.write) if rank == 0 else (lambda *a, **k: None)
     out_dir = Path(out_dir) if out_dir is not None else None
     ckpt_path = out_dir / CHECKPOINT_NAME if out_dir is not None else None
     checkpoint = None
     if resume:
-        checkpoint = _resume_checkpoint(ckpt_path, config, max_steps)
+        checkpoint = resume_checkpoint(ckpt_path, config, max_steps)
         config = checkpoint["config"]
         src_vocab, tgt_vocab = checkpoint["src_vocab"], checkpoint["tgt_vocab"]
     elif config is None:
         raise ValueError(
             "config is None: give a TranslatorConfig (or resume=True to take the checkpoint's)"
         )
+    kind = kind_of(config)  # the one place the run decides what it trains
 
     # the data and the model
     train_pairs, valid_pairs = list(train_pairs), list(valid_pairs)
@@ -743,7 +489,7 @@ def train(
     random.seed(config.seed)
     if src_vocab is None or tgt_vocab is None:
         src_vocab, tgt_vocab = build_vocabs(train_pairs, config.share_embeddings)
-    model = build_model(config, src_vocab, tgt_vocab).to(device)
+    model = (model if model is not None else kind.build(config, src_vocab, tgt_vocab)).to(device)
     config = model.config  # sized to the vocabularies
     optimizer = make_optimizer(model, config, say)
     run = Run(
@@ -756,19 +502,12 @@ def train(
         checkpoint_every,
         on_step,
         say,
-        batch_loss,
+        batch_loss or kind.loss,
     )
-    epoch_batches = _EpochBatches(train_pairs, src_vocab, tgt_vocab, config, rank, world, batcher)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        valid_batches = batcher(
-            valid_pairs,
-            src_vocab,
-            tgt_vocab,
-            config.batch_size,
-            shuffle=False,
-            max_len=config.max_len,
-        )[rank::world]
+    epoch_batches = _EpochBatches(
+        train_pairs, src_vocab, tgt_vocab, config, rank, world, kind.batcher
+    )
+    valid_batches = _valid_batches(kind, valid_pairs, src_vocab, tgt_vocab, run)
     # the same every epoch: ceil(pairs / batch_size) batches, shared out among the processes
     steps_per_epoch = len(epoch_batches(checkpoint["epoch"] if checkpoint is not None else 0))
     if steps_per_epoch == 0:
@@ -778,36 +517,36 @@ def train(
 
     # the schedule and the state, fresh or resumed
     total_steps = config.epochs * steps_per_epoch
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: learning_rate(s, config, total_steps) / config.lr
-    )  # LambdaLR multiplies config.lr
-    torch.manual_seed(config.seed + rank)  # each process its own dropout masks
-    if checkpoint is None:
-        state = TrainState(model, optimizer, scheduler)
-    else:
-        state = TrainState.from_checkpoint(checkpoint, model, optimizer, scheduler)
-        _restore_rng(checkpoint["rng"], run)
-        say(
-            f"resuming from {ckpt_path} at step {state.step} (epoch {state.epoch + 1}, "
-            f"batch {state.next_batch})"
-        )
+    state = _start_state(model, optimizer, total_steps, checkpoint, run)
     net = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
-    stops_early = max_steps is not None and max_steps < total_steps
-    say(
-        f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, {len(train_pairs):,} "
-        f"training pairs, {steps_per_epoch} steps per epoch x {config.epochs} epochs"
-        + (f", {world} processes" if world > 1 else "")
-        + f", on {device}"
-        + (f", stopping at step {max_steps}" if stops_early else "")
+    say(_summary(model, src_vocab, tgt_vocab, train_pairs, steps_per_epoch, total_steps, run))
+    halt = _run_epochs(state, net, epoch_batches, valid_batches, run, total_steps, progress)
+    return _finish(state, run, halt, out_dir, created_group)
+
+
+def _summary(model, src_vocab, tgt_vocab, pairs, steps_per_epoch, total_steps, run: Run) -> str:
+    """The line that opens a run: its size, its data, its steps and where it runs."""
+    stops_early = run.max_steps is not None and run.max_steps < total_steps
+    return (
+        f"{model.num_parameters():,} parameters, {len(src_vocab)} + {len(tgt_vocab)} words, "
+        f"{len(pairs):,} training pairs, {steps_per_epoch} steps per epoch x "
+        f"{run.config.epochs} epochs"
+        + (f", {run.world} processes" if run.world > 1 else "")
+        + f", on {run.device}"
+        + (f", stopping at step {run.max_steps}" if stops_early else "")
     )
 
-    # the epochs
+
+def _run_epochs(state, net, epoch_batches, valid_batches, run: Run, total_steps, progress):
+    """The epochs from ``state`` on, with the progress bar; returns how they ended (``halt``)."""
+    max_steps = run.max_steps
+    stops_early = max_steps is not None and max_steps < total_steps
     bar_total = max(min(max_steps, total_steps), state.step) if stops_early else total_steps
-    bar = _Progress(bar_total, state.step, disable=not progress or rank != 0)
+    bar = _Progress(bar_total, state.step, disable=not progress or run.rank != 0)
     halt = None
     try:
-        with _StopRequest() as stop:
-            while state.epoch < config.epochs and halt is None:
+        with StopRequest() as stop:
+            while state.epoch < run.config.epochs and halt is None:
                 batches = epoch_batches(state.epoch)
                 halt, tally = run_epoch(state, net, batches, run, stop, bar)
                 if state.next_batch < len(batches):  # stopped within it: validate when resumed
@@ -816,7 +555,53 @@ def train(
                 end_epoch(state, valid_batches, run, tally)
     finally:
         bar.close()
-    return _finish(state, run, halt, out_dir, created_group)
+    return halt
+
+
+def _check_options(config, max_steps, checkpoint_every) -> None:
+    if max_steps is not None:
+        whole_number("max_steps", max_steps, 1, hint="None trains every epoch")
+    if checkpoint_every is not None:
+        whole_number(
+            "checkpoint_every", checkpoint_every, 1, hint="None saves after every epoch only"
+        )
+    if config is not None:
+        whole_number(
+            "config.epochs", config.epochs, 1, hint="0 epochs would write an untrained model"
+        )
+
+
+def _valid_batches(kind: ModelKind, pairs, src_vocab, tgt_vocab, run: Run) -> list:
+    """This process's validation batches: in order, every ``world``-th."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batches = kind.batcher(
+            pairs,
+            src_vocab,
+            tgt_vocab,
+            run.config.batch_size,
+            shuffle=False,
+            max_len=run.config.max_len,
+        )
+    return batches[run.rank :: run.world]
+
+
+def _start_state(model, optimizer, total_steps: int, checkpoint: dict | None, run: Run):
+    """The schedule and the ``TrainState``: fresh, or loaded from ``checkpoint`` (and said)."""
+    config = run.config
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: learning_rate(s, config, total_steps) / config.lr
+    )  # LambdaLR multiplies config.lr
+    torch.manual_seed(config.seed + run.rank)  # each process its own dropout masks
+    if checkpoint is None:
+        return TrainState(model, optimizer, scheduler)
+    state = TrainState.from_checkpoint(checkpoint, model, optimizer, scheduler)
+    _restore_rng(checkpoint["rng"], run)
+    run.say(
+        f"resuming from {run.ckpt_path} at step {state.step} (epoch {state.epoch + 1}, "
+        f"batch {state.next_batch})"
+    )
+    return state
 
 
 def _finish(
@@ -834,7 +619,7 @@ def _finish(
         raise KeyboardInterrupt(f"training interrupted at step {step}; checkpoint: {ckpt_path}")
     completed = state.epoch >= run.config.epochs
     if run.world > 1:
-        _check_ranks_agree(model, run.device)
+        check_ranks_agree(model, run.device)
         run.say(f"the {run.world} processes agree on the final weights")
     if completed and run.rank == 0 and out_dir is not None:
         save_model(model, out_dir / MODEL_NAME)
@@ -850,7 +635,8 @@ def _finish(
 
 
 def plot_history(history: dict, ax=None):
-    """The loss curves of a ``train`` history: training loss per step, validation loss per epoch. Returns the figure.
+    """The loss curves of a ``train`` history: training loss per step, validation loss per epoch.
+    Returns the figure.
 
     Derived in chapter 9 (Training a translator).
     """

@@ -53,7 +53,8 @@ class Pron(NamedTuple):
 
 
 class Name(NamedTuple):
-    """A name, copied into the translation as it is: "maria", "ana silva" (several words), "mr smith".
+    """A name, copied into the translation as it is: "maria", "ana silva" (several words), "mr
+    smith".
 
     ``word`` may hold several words (a first and a last name), all copied;
     ``title`` is one of ``TITLES`` ("mr", "mrs", "ms", "dr"), translated with
@@ -108,7 +109,8 @@ class Compound(NamedTuple):
 
 
 class Reply(NamedTuple):
-    """An answer word before a sentence or a fixed expression: "no, i am not tired" -> "não, não estou cansado".
+    """An answer word before a sentence or a fixed expression: "no, i am not tired" -> "não, não
+    estou cansado".
 
     ``word`` is a key of ``REPLIES`` ("no", "yes"); ``body`` a ``Sentence``
     or a ``Phrase`` ("no, thank you" -> "não, obrigado").
@@ -143,7 +145,8 @@ def en_np(np: Subject) -> str:
 
 
 def pt_np(np: Subject, prep: str | None = None) -> str:
-    """The Portuguese of a noun phrase, behind ``prep`` ("de", "em", "para") if given, contracted where it must."""
+    """The Portuguese of a noun phrase, behind ``prep`` ("de", "em", "para") if given, contracted
+    where it must."""
     if isinstance(np, Name):
         if not np.title:
             return f"{prep} {np.word}" if prep else np.word
@@ -307,7 +310,8 @@ def _clause(s: Sentence, contracted: bool) -> tuple[str, str]:
 
 
 def render(spec, contracted: bool = False, mark: str = "") -> tuple[str, str]:
-    """``(english, portuguese)`` of a spec; ``contracted`` writes "i'm", "isn't", "don't"; ``mark`` ends both."""
+    """``(english, portuguese)`` of a spec; ``contracted`` writes "i'm", "isn't", "don't"; ``mark``
+    ends both."""
     if isinstance(spec, Phrase):
         to = f", {spec.to.word}" if spec.to else ""
         return spec.en + to + mark, spec.pt + to + mark
@@ -328,7 +332,8 @@ def render(spec, contracted: bool = False, mark: str = "") -> tuple[str, str]:
 
 
 def combinations(spec) -> set[tuple[str, str, str]]:
-    """The ("adjective_noun", adj, noun) and ("verb_object", verb, noun) combinations a spec contains."""
+    """The ("adjective_noun", adj, noun) and ("verb_object", verb, noun) combinations a spec
+    contains."""
     if isinstance(spec, Phrase):
         return set()
     if isinstance(spec, Reply):

@@ -244,12 +244,14 @@ class Adjective(NamedTuple):
 
     @property
     def invariable(self) -> bool:
-        """The same for both genders ("feliz", "triste"): safe for a name, whose gender is unknown."""
+        """The same for both genders ("feliz", "triste"): safe for a name, whose gender is
+        unknown."""
         return self.pt[0] == self.pt[1]
 
 
 def _adj(en, pt, copula, classes, extra=(), attributive=True, pt_pl=None, forms=None) -> Adjective:
-    """``pt`` is the masculine singular; -o adjectives inflect -a/-os/-as, the others only take a plural."""
+    """``pt`` is the masculine singular; -o adjectives inflect -a/-os/-as, the others only take a
+    plural."""
     if forms:
         forms = tuple(forms.split())
     elif pt.endswith("o"):
@@ -487,7 +489,8 @@ class Verb(NamedTuple):
 
 
 def _conjugate(inf: str, present=None, past=None) -> tuple[dict, dict]:
-    """Regular present and preterite of ``inf``, with the eu forms' spelling rules; irregular forms given whole."""
+    """Regular present and preterite of ``inf``, with the eu forms' spelling rules; irregular forms
+    given whole."""
     stem, ending = inf[:-2], inf[-2:]
     if present is None:
         one = stem + "o"
@@ -933,7 +936,8 @@ PRONOUNS = [
 ]
 PRONOUN = {p.en: p for p in PRONOUNS}
 
-# Determiners: English word -> Portuguese (masc sg, fem sg, masc pl, fem pl); None where there is none.
+# Determiners: English word -> Portuguese (masc sg, fem sg, masc pl, fem pl); None where there is
+# none.
 DETERMINERS = {
     "the": ("o", "a", "os", "as"),
     "a": ("um", "uma", None, None),

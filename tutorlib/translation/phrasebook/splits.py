@@ -54,7 +54,8 @@ from .lexicon import (
 
 
 class _Rng:
-    """SplitMix64: a few lines of integer arithmetic, so the phrasebook is the same on every machine and Python."""
+    """SplitMix64: a few lines of integer arithmetic, so the phrasebook is the same on every machine
+    and Python."""
 
     _MASK = (1 << 64) - 1
 
@@ -94,7 +95,8 @@ _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"] + ["an", "el", "
 
 
 class _Copied:
-    """Names and numbers, each handed out once in the whole phrasebook (so no vocabulary keeps one)."""
+    """Names and numbers, each handed out once in the whole phrasebook (so no vocabulary keeps
+    one)."""
 
     def __init__(self, rng: _Rng):
         self.rng = rng
@@ -160,7 +162,8 @@ _CACHE: dict = {}
 
 
 def _nouns(key, takes) -> list[Noun]:
-    """The nouns that satisfy ``takes``, listed once per ``key`` (the grammar asks the same questions often)."""
+    """The nouns that satisfy ``takes``, listed once per ``key`` (the grammar asks the same
+    questions often)."""
     if key not in _CACHE:
         _CACHE[key] = [n for n in NOUNS if takes(n)]
     return _CACHE[key]
@@ -174,7 +177,8 @@ def _adjectives_of(noun: Noun) -> list[str]:
 
 
 def _random_np(rng: _Rng, key, takes, copied: _Copied, numbers: bool = True) -> NP:
-    """A noun phrase whose noun satisfies ``takes(noun)``: determiner, noun, number, perhaps an adjective."""
+    """A noun phrase whose noun satisfies ``takes(noun)``: determiner, noun, number, perhaps an
+    adjective."""
     noun = rng.choice(_nouns(key, takes))
     if noun.en_pl is None:  # mass noun: the water, my tea, or water alone
         det = rng.weighted([(4, "the"), (2, "my"), (2, "your"), (3, "")])
@@ -355,7 +359,8 @@ def _spelling(rng: _Rng, spec) -> tuple[bool, str]:
 
 
 def _hold_out(rng: _Rng, protected: set) -> dict[str, set]:
-    """Choose, for every noun, one adjective and one verb held out for "test" and another for "valid".
+    """Choose, for every noun, one adjective and one verb held out for "test" and another for
+    "valid".
 
     Each is picked among the words that take that noun, preferring the word
     with the smallest share of its nouns held out so far (ties broken by
@@ -380,7 +385,8 @@ def _hold_out(rng: _Rng, protected: set) -> dict[str, set]:
                 w.en for w in words if w.takes(noun) and (kind, w.en, noun.en) not in protected
             ]
             for split in ("test", "valid"):
-                # A word keeps at least three quarters of its nouns in training (and at least three).
+                # A word keeps at least three quarters of its nouns in training (and at least
+                # three).
                 candidates = [w for w in candidates if count[w] + 1 <= max(1, (takers[w] - 3) // 4)]
                 candidates.sort(key=lambda w: (count[w] / takers[w], rng.next()))
                 if len(candidates) < 3:  # the noun keeps at least two of its words in training
@@ -490,7 +496,8 @@ _EXAMPLES = [
 
 
 def _small_templates() -> list[Sentence]:
-    """Every sentence of the small templates: a pronoun with "be", "be hungry" and the like, or a verb alone."""
+    """Every sentence of the small templates: a pronoun with "be", "be hungry" and the like, or a
+    verb alone."""
     specs = []
     for p in PRONOUNS:
         subject = Pron(p.en)
@@ -621,7 +628,8 @@ def _conjugation_table(rng: _Rng, held: dict, copied: _Copied) -> list:
 
 
 def _one_with_names(rng: _Rng, copied: _Copied):
-    """A clause with a name of several words ("ana silva", "mr smith"), or a name and then a time."""
+    """A clause with a name of several words ("ana silva", "mr smith"), or a name and then a
+    time."""
     if rng.chance(0.3):  # a name as object, then a time: "we visited helena yesterday"
         verb = rng.choice([v for v in VERBS if v.names and PERSON in v.subjects and v.en_past])
         tense = _tense(rng, verb)
@@ -662,7 +670,8 @@ def _one_reply(rng: _Rng, copied: _Copied) -> Reply:
 
 
 def _one_comma(rng: _Rng, copied: _Copied) -> Compound:
-    """Two clauses joined by a comma alone: "i am tired, she is happy" (no "mas" in the Portuguese)."""
+    """Two clauses joined by a comma alone: "i am tired, she is happy" (no "mas" in the
+    Portuguese)."""
     clauses = [_random_clause(rng, copied, rng.weighted(_CLAUSE_KINDS)) for _ in range(2)]
     clauses = [c._replace(time=None) if len(render(c)[0].split()) > 7 else c for c in clauses]
     return Compound(clauses[0], ",", clauses[1])
@@ -696,7 +705,8 @@ def _add_extras(train: list, add, held: dict, copied: _Copied) -> None:
 
 
 def phrasebook(split: str = "train") -> list[tuple[str, str]]:
-    """``(english, portuguese)`` sentence pairs of the course's phrasebook, for ``"train"``, ``"valid"`` or ``"test"``.
+    """``(english, portuguese)`` sentence pairs of the course's phrasebook, for ``"train"``,
+    ``"valid"`` or ``"test"``.
 
     The pairs come from a grammar of English and Portuguese (no download) and
     are the same on every machine and every call: 46,000 for training (40,000

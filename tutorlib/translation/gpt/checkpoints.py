@@ -1,0 +1,91 @@
+"""The GPT's files (chapter 13): the translator's checkpoints with ``kind="gpt"``, and the shipped
+GPTs.
+
+``save_gpt`` and ``load_gpt`` are ``save_model`` and ``load_checkpoint`` of
+``tutorlib.translation.checkpoints`` checked for a GPT; ``load_pretrained``
+reads the shipped GPT on BPE tokens (``tutorlib/pretrained/gpt.pt``) or on
+words (``gpt_words.pt``); ``PRETRAINED_GPT_COMMANDS`` holds the commands that
+made them.
+
+Derived in chapter 13 (the translator as a GPT).
+"""
+
+from __future__ import annotations
+
+from ..checkpoints import CheckpointError, load_checkpoint, save_model
+from ..config import PRETRAINED_GPT_PATH, PRETRAINED_GPT_WORDS_PATH
+from .model import GPT
+
+__all__ = [
+    "save_gpt",
+    "load_gpt",
+    "load_pretrained",
+    "PRETRAINED_GPT_COMMANDS",
+    "PRETRAINED_GPT_COMMAND",
+]
+
+
+def save_gpt(model: GPT, path, **meta):
+    """Write ``model``'s weights, config and vocabulary to ``path`` (``save_model``'s file,
+    ``kind="gpt"``).
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+    if not isinstance(model, GPT):
+        raise ValueError(f"save_gpt saves a GPT, got {type(model).__name__}")
+    return save_model(model, path, **meta)
+
+
+def load_gpt(path, device=None) -> GPT:
+    """The GPT stored at ``path`` (a file from ``save_gpt`` or ``train_gpt``, or its folder), in
+    eval mode.
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+    model, _, _ = load_checkpoint(path, device=device)
+    if not isinstance(model, GPT):
+        raise CheckpointError(
+            f"{path} holds a {type(model).__name__}, not a GPT: load it with "
+            "tutorlib.translator.load_checkpoint"
+        )
+    return model
+
+
+# How the shipped GPTs are made: the commands, and where their files go. "pretrained" reads BPE
+# tokens (chapter 14); "words" reads chapter 9's words (chapter 13's comparison).
+PRETRAINED_GPT_COMMANDS = {
+    kind: f"python -m tutorlib train --model gpt --preset {preset} --out runs/{name} && "
+    f"cp runs/{name}/translator.pt tutorlib/pretrained/{path.name}"
+    for kind, preset, name, path in (
+        ("bpe", "pretrained", "gpt", PRETRAINED_GPT_PATH),
+        ("words", "words", "gpt_words", PRETRAINED_GPT_WORDS_PATH),
+    )
+}
+PRETRAINED_GPT_COMMAND = PRETRAINED_GPT_COMMANDS["bpe"]
+
+
+def load_pretrained(tokens: str = "bpe", device=None) -> GPT:
+    """A GPT translator shipped with tutorlib, in eval mode.
+
+    ``tokens="bpe"`` (the default): ``tutorlib/pretrained/gpt.pt``, on chapter
+    14's byte-level BPE, which spells out names and numbers it never saw.
+    ``tokens="words"``: ``tutorlib/pretrained/gpt_words.pt``, on chapter 9's
+    words, the one chapter 13 compares with the encoder-decoder (same words,
+    same batches, the same number of parameters within 0.3 %).
+    ``PRETRAINED_GPT_COMMANDS`` holds the command that made each.
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+    if tokens not in PRETRAINED_GPT_COMMANDS:
+        raise ValueError(
+            f"tokens must be one of {sorted(PRETRAINED_GPT_COMMANDS)} (the shipped GPTs), got "
+            f"{tokens!r}"
+        )
+    path = PRETRAINED_GPT_PATH if tokens == "bpe" else PRETRAINED_GPT_WORDS_PATH
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the shipped GPT translator is missing ({path} does not exist). Make it with "
+            f"`{PRETRAINED_GPT_COMMANDS[tokens]}`; meanwhile pass a GPT from train_gpt or "
+            "load_gpt(PATH) (on the command line: --checkpoint PATH)"
+        )
+    return load_gpt(path, device=device)

@@ -1,0 +1,384 @@
+"""Decoding a GPT (chapter 13): greedy and sampling with a KV cache, and translating sentences.
+
+``filter_logits`` is chapter 10's temperature, top-k and top-p, batched;
+``generate`` continues prompts (``[src] <sep>``) with a ``KVCache``;
+``cross_attention_pattern`` recovers the cross-attention block from the
+self-attention weights; ``translate`` translates sentences with the
+translator's guards (the length budget, the repetition guard) and copies
+unknown words. Decodes the model it is given: ``tutorlib.gpt.translate``
+(``tutorlib.translation.shipped``) defaults to the shipped GPT.
+
+Shape letters: ``B`` batch, ``P`` the prompt's length, ``S`` source length,
+``T`` target length, ``N`` blocks, ``H`` heads, ``V`` the vocabulary size.
+
+Derived in chapter 13 (the translator as a GPT).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import torch
+
+from ...checks import finite_number, whole_number
+from ..cache import KVCache
+from ..data import BOS_ID, PAD_ID, UNK_ID, detokenize, is_punctuation, tokenize
+from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
+from ..phrasebook.grammar import english_words
+from ..sentences import as_sentences
+from .model import GPT
+from .tokens import SubwordTokenizer, WordTokenizer
+
+__all__ = ["filter_logits", "generate", "kv_cache_bytes", "cross_attention_pattern", "translate"]
+
+# These functions decode the GPT they are given: the shipped one is supplied above the checkpoints
+# (tutorlib.translation.shipped, what tutorlib.gpt.translate gives).
+NO_MODEL = (
+    "no model given: pass a GPT (tutorlib.gpt.load_pretrained() reads the shipped one), or call "
+    "tutorlib.gpt.translate, which defaults to it"
+)
+
+
+def filter_logits(
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+) -> torch.Tensor:
+    """``logits (R, V)`` divided by ``temperature``, with the tokens outside top-k and top-p set to
+    ``-inf``.
+
+    Chapter 10's rules: top-k keeps the ``k`` largest; top-p keeps the fewest
+    most probable tokens whose probabilities reach ``p``. The most probable
+    token always stays, so a row never loses every token.
+
+    Derived in chapter 10 (Translating and evaluating); batched for chapter 13.
+    """
+    temperature = finite_number(
+        "temperature", temperature, hint="above 0; 1 leaves the distribution as it is"
+    )
+    if temperature <= 0:
+        raise ValueError(
+            f"temperature must be above 0, got {temperature}: 0 would divide by zero "
+            "(use greedy decoding, temperature=None, for the limit)"
+        )
+    z = logits / temperature
+    if top_k is not None:
+        k = min(whole_number("top_k", top_k, 1, hint="None keeps every token"), z.shape[-1])
+        kth = z.topk(k, dim=-1).values[:, -1:]  # (R, 1): the k-th largest of each row
+        z = z.masked_fill(z < kth, float("-inf"))
+    if top_p is not None:
+        top_p = finite_number("top_p", top_p, hint="a probability in (0, 1]")
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be a probability in (0, 1], got {top_p}")
+        p_sorted, order = torch.softmax(z, dim=-1).sort(dim=-1, descending=True)  # (R, V) each
+        # (R, V): the tokens after the ones that already reach p, in sorted order
+        drop_sorted = p_sorted.cumsum(dim=-1) - p_sorted >= top_p
+        # (R, V) back in vocabulary order
+        drop = torch.zeros_like(drop_sorted).scatter(1, order, drop_sorted)
+        z = z.masked_fill(drop, float("-inf"))
+    return z
+
+
+@torch.no_grad()
+def generate(
+    model: GPT,
+    prompts: torch.Tensor,
+    budget,
+    *,
+    temperature: float | None = None,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    generator: torch.Generator | None = None,
+    use_cache: bool = True,
+    max_run: int | None = MAX_RUN,
+    no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
+) -> list[list[int]]:
+    """Continue ``prompts (B, P)`` (each ``[src] <sep>``, all of one length P) until ``<eos>`` or
+    ``budget`` tokens.
+
+    ``temperature=None`` is greedy decoding; a number samples (with
+    ``top_k``, ``top_p``) from ``generator`` (seed it: the same seed, the
+    same draws). With ``use_cache`` the prompt is read once and every later
+    step reads one position (a ``KVCache``); without, every step recomputes
+    the whole sequence; the tokens are the same. ``budget`` is an int or
+    ``(B,)``: the most tokens a row may write (``output_budget``). The
+    translator's repetition guard (``max_run``, ``no_repeat_ngram``) acts
+    before the choice. Returns each row's new tokens without ``<eos>``.
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+    check_guard(max_run, no_repeat_ngram)
+    if temperature is None and (top_k is not None or top_p is not None):
+        raise ValueError(
+            "top_k and top_p shape sampling: give a temperature (1.0 leaves it as it is)"
+        )
+    model.eval()
+    tok = model.tokenizer if model.vocab is not None else WordTokenizer
+    B, P = prompts.shape
+    device = prompts.device
+    budget = torch.as_tensor(budget, device=device).expand(B)  # (B,)
+    if int(budget.max()) < 1:
+        raise ValueError(f"the budget leaves no token to write (budget {budget.tolist()})")
+    model._check_length(P + int(budget.max()) - 1)  # the last token written is never read
+    tokens = prompts  # (B, P + n): the prompt and what is written so far
+    finished = torch.zeros(B, dtype=torch.bool, device=device)
+    cache = KVCache() if use_cache else None
+    for step in range(int(budget.max())):
+        if cache is None:
+            logits = model(tokens)[:, -1]  # (B, P + n, V) -> (B, V)
+        else:  # the prompt at once, then one new position per step
+            logits = model.forward_step(tokens if step == 0 else tokens[:, -1:], cache)[:, -1]
+        log_probs = torch.log_softmax(logits.float(), dim=-1)  # (B, V)
+        # the guard reads <sep> and what follows it, as the translator's reads <bos> and its words
+        log_probs = guard(log_probs, tokens[:, P - 1 :], max_run, no_repeat_ngram, tok.eos_id)
+        if temperature is None:
+            next_token = log_probs.argmax(dim=-1)  # (B,)
+        else:
+            probs = torch.softmax(filter_logits(log_probs, temperature, top_k, top_p), dim=-1)
+            next_token = torch.multinomial(probs, 1, generator=generator)[:, 0]  # (B, V) -> (B,)
+        next_token = next_token.masked_fill(finished, tok.pad_id)  # a finished row only pads
+        tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+        finished |= (next_token == tok.eos_id) | (step + 1 >= budget)
+        if finished.all():
+            break
+    out = []
+    for row in tokens[:, P:].tolist():
+        ids = []
+        for i in row:
+            if i == tok.eos_id:
+                break
+            if i != tok.pad_id:
+                ids.append(i)
+        out.append(ids)
+    return out
+
+
+def kv_cache_bytes(cache: KVCache) -> int:
+    """The memory a ``KVCache`` holds: every block's keys and values, ``2 x N x (B, H, t, Dh)``
+    numbers.
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+    return sum(
+        t.numel() * t.element_size()
+        for layer in cache.layers
+        for part in layer.values()
+        for t in part.values()
+        if isinstance(t, torch.Tensor)  # a rolling window's position counter is no memory here
+    )
+
+
+@torch.no_grad()
+def cross_attention_pattern(model: GPT, src_ids, tgt_ids) -> torch.Tensor:
+    """Cross-attention recovered from self-attention: ``(N, H, T, S)``, how each target step read
+    the source.
+
+    One pass over ``[src] <sep> [tgt]``; in every block's weights ``(H, L, L)``
+    the rows of the positions that wrote the target tokens (``<sep>`` wrote
+    ``tgt[0]``, position ``S + t`` wrote ``tgt[t]``) and the columns of the
+    source: the block a translator's cross-attention would hold. A row sums
+    to at most 1: the rest of its weight went to ``<sep>`` and to the
+    Portuguese written before. End ``tgt_ids`` with ``<eos>`` to see the
+    step that ended.
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+    src_ids = [int(i) for i in src_ids]
+    tgt_ids = [int(i) for i in tgt_ids]
+    S, T = len(src_ids), len(tgt_ids)
+    if not S or not T:
+        raise ValueError(f"cross_attention_pattern needs source and target ids, got S={S}, T={T}")
+    model.eval()
+    device = next(model.parameters()).device
+    sep = model.tokenizer.sep_id if model.vocab is not None else BOS_ID
+    tokens = torch.tensor([[*src_ids, sep, *tgt_ids[:-1]]], device=device)  # (1, S + T)
+    _, weights = model(tokens, need_weights=True)  # N x (1, H, S + T, S + T)
+    # (N, H, L, L) -> rows S .. S + T - 1 (the target's writers), columns 0 .. S - 1 (the source)
+    return torch.cat(weights)[:, :, S : S + T, :S].float().cpu()
+
+
+# --- translating sentences
+# --------------------------------------------------------------------------
+
+
+def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]:
+    """``(the tokens as typed, their ids)`` of one source sentence; a ``ValueError`` says why it
+    cannot be."""
+    if not isinstance(sentence, str):
+        raise ValueError(
+            f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string "
+            "of "
+            "English words"
+        )
+    typed = tokenize(sentence, lower=False)
+    words = [t.lower() for t in typed]
+    if not words or all(is_punctuation(w) for w in words):
+        raise ValueError(
+            f"sentences[{i}] ({sentence[:60]!r}) holds no words: there is nothing to translate"
+        )
+    limit = model.config.max_source_len
+    tok = model.tokenizer
+    if isinstance(tok, SubwordTokenizer):  # nothing is unknown: every text has its tokens
+        ids = tok.encode(tok.normalize(sentence))
+        if len(ids) > limit:
+            raise ValueError(
+                f"sentences[{i}] is {len(ids)} BPE tokens long; the prompt (the source and <sep>) "
+                "and "
+                f"the translation share the model's max_len={model.config.max_len} positions, so a "
+                f"source may have at most {limit} (GPTConfig.max_source_len): shorten or split it: "
+                f"{sentence[:60]!r}"
+            )
+        return typed, ids
+    if len(words) > limit:
+        raise ValueError(
+            f"sentences[{i}] has {len(words)} tokens; the prompt (the source and <sep>) and the "
+            "translation "
+            f"share the model's max_len={model.config.max_len} positions, so a source may have at "
+            "most "
+            f"{limit} (GPTConfig.max_source_len): shorten or split it: {sentence[:60]!r}"
+        )
+    vocab = model.vocab
+    real = [w for w in words if not is_punctuation(w)]
+    if not any(w in vocab for w in real):
+        raise ValueError(
+            f"sentences[{i}]: none of its words are in the model's vocabulary "
+            f"({', '.join(real[:5])}"
+            f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
+        )
+    return typed, vocab.encode(words, warn_unknown=False)
+
+
+@functools.lru_cache(maxsize=1)
+def _phrasebook_words() -> frozenset:
+    return frozenset(english_words())
+
+
+def _with_names(typed: list[str], text: str) -> str:
+    """``text`` with the capitals of the names typed in the source: a typed word with a capital
+    whose lower case is no word of the phrasebook ("Ana", not "The" or "I") is written as it was
+    typed."""
+    known = _phrasebook_words()
+    names = {t.lower(): t for t in typed if t != t.lower() and t.lower() not in known}
+    if not names:
+        return text
+    return re.sub(r"[^\W_]+", lambda m: names.get(m.group(0), m.group(0)), text)
+
+
+def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -> str:
+    """The translation's text; an output ``<unk>`` becomes the unknown source word its step read
+    most.
+
+    Chapter 10's copy of unknown words, with the cross-attention pattern
+    (last block, heads averaged) as the alignment. A GPT on BPE tokens has no
+    ``<unk>``: it spells names out itself, in the lower case of its training
+    text, and the names get their typed capitals back (``_with_names``).
+    """
+    tok = model.tokenizer
+    if isinstance(tok, SubwordTokenizer):
+        return _with_names(typed, tok.decode(hyp))
+    unknown_at = [j for j, i in enumerate(src) if i == UNK_ID]
+    weights = None
+    if UNK_ID in hyp and unknown_at:
+        weights = cross_attention_pattern(model, src, hyp)[-1].mean(dim=0)  # (H, T, S) -> (T, S)
+    words = []
+    for t, i in enumerate(hyp):
+        if i == UNK_ID:
+            if unknown_at:
+                words.append(typed[unknown_at[int(weights[t, unknown_at].argmax())]])
+        elif i not in (PAD_ID, BOS_ID):
+            words.append(model.vocab.id_to_token(i))
+    return detokenize(words)
+
+
+def translate(
+    sentences,
+    model: GPT | None = None,
+    *,
+    temperature: float | None = None,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int = 0,
+    max_len: int | None = None,
+    batch_size: int = 64,
+    use_cache: bool = True,
+    max_run: int | None = MAX_RUN,
+    no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
+    skip_errors: bool = False,
+):
+    """Translate English sentences with a GPT: a list of strings -> a list of strings (one string ->
+    one).
+
+    ``model`` is the GPT to use (``tutorlib.gpt.translate`` defaults to the
+    shipped one, ``load_pretrained``). Greedy by
+    default; a ``temperature`` (with ``top_k``, ``top_p``) samples, seeded by
+    ``seed``. Each translation has at most ``2 S + 5`` tokens for ``S``
+    source tokens (``output_budget``), capped by ``max_len`` and by the
+    positions the prompt leaves; the repetition guard is the translator's.
+    Sentences of one length are decoded together (no padding inside a
+    prompt). An unknown word the model writes as ``<unk>`` is copied from
+    the source word it read most. A non-string, an empty sentence, one
+    longer than ``GPTConfig.max_source_len`` or one without a known word is a
+    ``ValueError`` naming it; with ``skip_errors`` such a sentence translates
+    to ``""`` and the others go on (``evaluate`` scores it as empty).
+
+    Derived in chapter 13 (the translator as a GPT).
+    """
+    sentences, single = as_sentences(sentences)
+    batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")
+    seed = whole_number("seed", seed, 0)
+    if max_len is not None:
+        whole_number("max_len", max_len, 1, hint="the most tokens a translation may have")
+    if model is None:
+        raise ValueError(NO_MODEL)
+    if not isinstance(model, GPT):
+        raise ValueError(
+            f"tutorlib.gpt.translate needs a GPT, got {type(model).__name__}; the encoder-decoder "
+            "translator has its own, tutorlib.translator.translate"
+        )
+    if model.vocab is None:
+        model.tokenizer  # noqa: B018 (raises the error that says what to pass)
+    checked = []
+    for i, sentence in enumerate(sentences):
+        try:
+            checked.append(_check_sentence(i, sentence, model))
+        except ValueError:
+            if not skip_errors:
+                raise
+            checked.append(None)
+    sep = model.tokenizer.sep_id
+    device = next(model.parameters()).device
+    generator = None
+    if temperature is not None:  # one seeded generator for the whole call
+        generator = torch.Generator(device=device).manual_seed(seed)
+    by_length: dict[int, list[int]] = {}
+    for i, item in enumerate(checked):
+        if item is not None:
+            by_length.setdefault(len(item[1]), []).append(i)
+    texts = [""] * len(sentences)
+    for S in sorted(by_length):
+        budget = output_budget(
+            S, model.config.max_len - S, max_len
+        )  # what the prompt's S + 1 leave
+        rows = by_length[S]
+        for start in range(0, len(rows), batch_size):
+            chunk = rows[start : start + batch_size]
+            prompts = torch.tensor(
+                [checked[i][1] + [sep] for i in chunk], device=device
+            )  # (B, S + 1)
+            hyps = generate(
+                model,
+                prompts,
+                budget,
+                temperature=temperature,
+                top_k=top_k,
+                top_p=top_p,
+                generator=generator,
+                use_cache=use_cache,
+                max_run=max_run,
+                no_repeat_ngram=no_repeat_ngram,
+            )
+            for i, hyp in zip(chunk, hyps):
+                texts[i] = _with_copies(model, checked[i][0], checked[i][1], hyp)
+    return texts[0] if single else texts
