@@ -20,14 +20,13 @@ boolean ``attn_mask`` (True = may *not* attend); negate them with ``~``.
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 # One way of writing shapes and checking sizes in every error message of tutorlib.
-from .checks import attention_shapes, token_shape, whole_number
+from .checks import attention_shapes, dropout_probability, head_width, token_shape, whole_number
 from .checks import shape_str as _shape
 
 __all__ = [
@@ -43,13 +42,7 @@ __all__ = [
     "DecoderLayer",
     "Encoder",
     "Decoder",
-]  # and chapter 15's names from tutorlib.modern, added at the end of this module
-
-
-def _check_dropout(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, Real) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout is a probability between 0 and 1, got {p!r}")
-    return float(p)
+]
 
 
 def _check_tokens(x, d_model: int, name: str, letters: str = "(B, T, D)") -> None:
@@ -79,13 +72,9 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
         got = _shape(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
         raise ValueError(f"split_heads expects x of shape (B, T, D), got {got}")
     B, T, D = x.shape
-    if D % num_heads:
-        raise ValueError(
-            f"D={D} is not divisible by num_heads={num_heads} (x {_shape(x.shape)}): each head gets "
-            "D // num_heads features, so the heads must divide the width evenly"
-        )
+    d_head = head_width(D, num_heads, name="D", context=f"(x {_shape(x.shape)})")
     # (B, T, D) -> (B, T, H, Dh) -> (B, H, T, Dh)
-    return x.view(B, T, num_heads, D // num_heads).transpose(1, 2)
+    return x.view(B, T, num_heads, d_head).transpose(1, 2)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
@@ -149,16 +138,11 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         d_model = whole_number("d_model", d_model, 1)
         num_heads = whole_number("num_heads", num_heads, 1)
-        if d_model % num_heads:
-            divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
-            raise ValueError(
-                f"d_model={d_model} is not divisible by num_heads={num_heads}: each head gets "
-                f"d_model // num_heads features, so num_heads must divide d_model (here one of {divisors})"
-            )
         self.d_model = d_model  # D, the width of every token's vector
         self.num_heads = num_heads  # H
-        self.d_head = d_model // num_heads  # Dh, the width of one head
-        self.dropout = _check_dropout(dropout)  # dropout on the attention weights, in training only
+        self.d_head = head_width(d_model, num_heads)  # Dh, the width of one head
+        # dropout on the attention weights, in training only
+        self.dropout = dropout_probability(dropout)
         self.w_q = nn.Linear(d_model, d_model, bias=bias)  # the H heads' W_i^Q side by side
         self.w_k = nn.Linear(d_model, d_model, bias=bias)
         self.w_v = nn.Linear(d_model, d_model, bias=bias)
@@ -451,7 +435,7 @@ class PositionalEncoding(nn.Module):
             self.pe = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
         else:
             raise ValueError(f'kind must be "sinusoidal" or "learned", got {kind!r}')
-        self.dropout = nn.Dropout(_check_dropout(dropout))
+        self.dropout = nn.Dropout(dropout_probability(dropout))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _check_tokens(x, self.d_model, "x")
@@ -481,7 +465,7 @@ class FeedForward(nn.Module):
         super().__init__()
         self.d_model = whole_number("d_model", d_model, 1)
         self.linear1 = nn.Linear(d_model, whole_number("d_ff", d_ff, 1))
-        self.dropout = nn.Dropout(_check_dropout(dropout))
+        self.dropout = nn.Dropout(dropout_probability(dropout))
         self.linear2 = nn.Linear(d_ff, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -837,32 +821,3 @@ class Decoder(nn.Module):
         if self.norm is not None:
             x = self.norm(x)
         return x
-
-
-# --- attention in today's models (chapter 15) --------------------------------------
-
-# RoPE, grouped-query attention, sliding windows and the KV cache's size live in
-# tutorlib.modern, which builds on this module; they are offered here too, imported on
-# first use so that neither module imports the other while it loads.
-_MODERN = (
-    "apply_rope",
-    "GroupedQueryAttention",
-    "repeat_kv",
-    "sliding_window_mask",
-    "kv_cache_bytes",
-)
-
-
-__all__ += _MODERN
-
-
-def __getattr__(name: str):
-    if name in _MODERN:
-        from . import modern
-
-        return getattr(modern, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_MODERN))
