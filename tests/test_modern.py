@@ -638,6 +638,7 @@ def test_modern_gpt_config_and_model_refuse_what_cannot_be_built(small_vocab):
         group_kv_heads(torch.nn.Linear(2, 2), 1)
 
 
+@pytest.mark.slow  # trains a ModernGPT, pools its heads and trains on (about 13 s)
 def test_train_modern_gpt_trains_and_goes_on_training_a_pooled_model(small_vocab):
     """chapter 9's loop with chapter 13's loss: the loss falls; with model= the very object handed
     in is trained further (a loop that built a fresh model would lose the pooled weights)."""
