@@ -87,9 +87,9 @@ epub: install vendor
 test: book system-deps
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
-# The fast loop, for every change (under two minutes on 2 cores): no book build, no browser, no
-# sandbox, no LibreOffice, no fresh virtualenvs, no nbval, nothing over about 10 s (the tests
-# marked `slow`; pyproject.toml registers the marker).
+# The fast loop, for every change (under two minutes of CPU, user + sys, on 2 cores): no book
+# build, no browser, no sandbox, no LibreOffice, no fresh virtualenvs, no nbval, nothing over about
+# 10 s (the tests marked `slow`; pyproject.toml registers the marker).
 # addopts is replaced so that nbval is not loaded at all.
 check: install
 	$(BIN)/ruff check .

@@ -1,6 +1,7 @@
-"""Every benchmark of the course in one command: a JSON report and a plot of ratios against their goals.
+"""Every benchmark of the course in one command: a JSON report, a plot of ratios against goals.
 
-    .venv/bin/python benchmarks/run_all.py [--quick] [--out benchmarks/results] [--only attention,memory,...]
+    .venv/bin/python benchmarks/run_all.py [--quick] [--out benchmarks/results]
+                                           [--only attention,memory,...]
 
 Groups (``--only`` takes a comma-separated subset): ``attention`` (our
 attention and MultiHeadAttention vs PyTorch's, forward and forward +
@@ -301,7 +302,8 @@ BENCHES = {
 
 
 def run(groups=GROUPS, quick: bool = False) -> dict:
-    """Run ``groups`` and return the report (a JSON-serialisable dict); a failing group becomes an error entry."""
+    """Run ``groups`` and return the report (a JSON-serialisable dict); a failing group becomes
+    an error entry."""
     import torch
 
     torch.set_num_threads(2)
@@ -435,7 +437,8 @@ def main(argv=None) -> int:
             print(f"{e['name']:<95} error: {e['error']}")
         else:
             print(
-                f"{e['name']:<95} {e['value']:9.3f} {e['direction']}{e['goal']:7.2f}  {'yes' if e['met'] else 'no'}"
+                f"{e['name']:<95} {e['value']:9.3f} {e['direction']}{e['goal']:7.2f}  "
+                f"{'yes' if e['met'] else 'no'}"
             )
     print(
         f"{report['total_seconds']:.0f} s; wrote {args.out / 'results.json'}"

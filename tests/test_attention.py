@@ -398,3 +398,29 @@ def test_attention_shapes_of_grouped_heads():
         attention_shapes(q, np.zeros((3, 2, 5, 4)), np.zeros((3, 2, 5, 4)), heads_axis=-3)
     with pytest.raises(ValueError, match=r"heads_axis must be .* at most -3"):
         attention_shapes(q, kv, kv, heads_axis=-2)
+
+
+def test_head_width_is_the_one_rule_of_the_heads():
+    """Every layer that splits D into heads (split_heads, MultiHeadAttention, the grouped-query
+    layer) says the same thing when they do not divide it: one home, tutorlib.checks.head_width."""
+    from tutorlib.checks import dropout_probability, head_width
+    from tutorlib.modern import GroupedQueryAttention
+    from tutorlib.nn import MultiHeadAttention, split_heads
+
+    assert head_width(12, 3) == 4
+    message = (
+        "d_model=10 is not divisible by num_heads=3: each head gets d_model // num_heads "
+        "features, so num_heads must divide d_model (here one of [1, 2, 5, 10])"
+    )
+    for build in (lambda: MultiHeadAttention(10, 3), lambda: GroupedQueryAttention(10, 3, 1)):
+        with pytest.raises(ValueError) as caught:
+            build()
+        assert str(caught.value) == message
+    with pytest.raises(
+        ValueError, match=r"^D=10 is not divisible by num_heads=3 \(x \(2, 5, 10\)\): "
+    ):
+        split_heads(torch.zeros(2, 5, 10), 3)
+    assert dropout_probability(0) == 0.0
+    for p in (True, -0.1, 1.5, "0.1"):
+        with pytest.raises(ValueError, match="dropout is a probability between 0 and 1"):
+            dropout_probability(p)

@@ -1,4 +1,5 @@
-"""benchmarks/run_all.py: the report's schema on a small, fast subset. No timing assertions (the machine is noisy)."""
+"""benchmarks/run_all.py: the report's schema on a small, fast subset. No timing assertions (the
+machine is noisy)."""
 
 from __future__ import annotations
 

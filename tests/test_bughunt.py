@@ -26,7 +26,8 @@ def reference(q, k, v, lengths, causal):
     return weights @ v, weights
 
 
-# the hidden tests' four settings (exercises/masters/ex12_debugging.ipynb): B, T_q, T_k, d, lengths, causal
+# the hidden tests' four settings (exercises/masters/ex12_debugging.ipynb): B, T_q, T_k, d, lengths,
+# causal
 SETTINGS = {
     "padding": (3, 7, 7, 8, [7, 3, 5], False),
     "causal": (2, 6, 6, 8, [6, 4], True),
@@ -87,8 +88,8 @@ def test_every_bug_is_planted_for_some_id():
 
 
 def test_every_component_is_broken_where_the_hidden_tests_look():
-    """No component is right on all four settings (none can be handed in as a fix), and none is right
-    on causal self-attention with padding (no mix of components passes every hidden test)."""
+    """No component is right on all four settings (none can be handed in as a fix), and none is
+    right on causal self-attention with padding (no mix of components passes every hidden test)."""
     for bug, lid in one_id_per_bug().items():
         attention = bughunt.broken_component(lid).attention
         assert not is_right(attention, "causal"), bug
@@ -140,7 +141,8 @@ FIXES = {
 
 
 def test_the_component_repaired_is_right():
-    """Undo the planted line and the component passes all four settings (the pool's one-line fixes)."""
+    """Undo the planted line and the component passes all four settings (the pool's one-line
+    fixes)."""
     for bug, lid in one_id_per_bug().items():
         planted, fixed = FIXES[bug]
         source = bughunt.broken_component(lid).source

@@ -1,4 +1,5 @@
-"""tutorlib.data: tokens, vocabulary, batches and the Tatoeba loader (the grammar: test_phrasebook.py).
+"""tutorlib.data: tokens, vocabulary, batches and the Tatoeba loader (the grammar:
+test_phrasebook.py).
 
 Each test names, in its docstring or assert message, the wrong program it catches.
 """
@@ -35,7 +36,7 @@ def splits():
     return {s: phrasebook(s) for s in SPLITS}
 
 
-# --- tokens ----------------------------------------------------------------------------------------
+# --- tokens ---------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,8 @@ def test_tokenize_is_case_insensitive():
 
 
 def test_tokenize_can_keep_the_capitals():
-    """lower=False must split exactly as lower=True does (else a copied name lands at the wrong position)."""
+    """lower=False must split exactly as lower=True does (else a copied name lands at the wrong
+    position)."""
     text = "Maria met “Tom” in São Paulo... Don’t!"
     assert tokenize(text, lower=False) == [
         "Maria",
@@ -88,7 +90,8 @@ def test_detokenize():
 
 
 def test_tokenize_detokenize_round_trip(splits):
-    """Every sentence of the phrasebook survives tokenize then detokenize unchanged, both languages."""
+    """Every sentence of the phrasebook survives tokenize then detokenize unchanged, both
+    languages."""
     for s in SPLITS:
         for en, pt in splits[s]:
             assert detokenize(tokenize(en)) == en and detokenize(tokenize(pt)) == pt, (en, pt)
@@ -101,7 +104,7 @@ def test_tokenize_rejects_non_strings():
         detokenize("ela está")
 
 
-# --- vocabulary ------------------------------------------------------------------------------------
+# --- vocabulary -----------------------------------------------------------------------------------
 
 
 def test_vocab_specials_and_order():
@@ -186,7 +189,7 @@ def test_vocab_errors(call, message):
         call()
 
 
-# --- batches ---------------------------------------------------------------------------------------
+# --- batches --------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -294,7 +297,7 @@ def test_make_batches_errors(vocabs, pairs, kwargs, message):
         make_batches(pairs, src_v, tgt_v, **{"batch_size": 2, **kwargs})
 
 
-# --- Tatoeba -----------------------------------------------------------------------------------------
+# --- Tatoeba --------------------------------------------------------------------------------------
 
 
 def _write(tmp_path, text, name="por.txt"):
@@ -347,7 +350,8 @@ def test_load_tatoeba_missing_file_and_bad_arguments(tmp_path):
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
 def test_load_tatoeba_reads_every_line_ending(tmp_path, ending):
-    """Old Mac files end lines with a lone CR; reading them by LF would merge every pair into one line."""
+    """Old Mac files end lines with a lone CR; reading them by LF would merge every pair into one
+    line."""
     text = ending.join(["I run.\tEu corro.\tCC-BY", "", "Stop!\tPare!"]) + ending
     path = tmp_path / "pairs.txt"
     path.write_bytes(text.encode("utf-8"))

@@ -16,6 +16,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from grading.screen import INSTALL_MARKER, SETUP_MARKER  # noqa: E402  (setup cells' first lines)
+
 import exercises as ex  # noqa: E402
 
 MASTERS = ex.masters()
@@ -64,7 +66,7 @@ def test_student_notebook_checks_answers_in_place(name):
     assert install.source == ex.install_cell_source() and "remove-cell" in install.metadata["tags"]
     assert "otter-grader==" in install.source and "TUTORLIB_SOURCE" in install.source
     assert (
-        setup.source.startswith(ex.SETUP_MARKER)
+        setup.source.startswith(SETUP_MARKER)
         and "grader = otter.Notebook(tests_dir=tests_dir)" in setup.source
     )
     # the public tests ride in the setup cell (Colab opens only the .ipynb); hidden ones stay in the
@@ -309,7 +311,7 @@ def test_grader_check_runs_offline_in_the_student_notebook(name, tmp_path):
         if cell.cell_type != "code":
             continue
         errors = [o for o in cell.outputs if o.output_type == "error"]
-        if cell.source.startswith(("grader.check(", ex.INSTALL_MARKER, ex.SETUP_MARKER)):
+        if cell.source.startswith(("grader.check(", INSTALL_MARKER, SETUP_MARKER)):
             assert not errors, f"{cell.source[:40]!r} raised {errors[0].ename}: {errors[0].evalue}"
         if cell.source.startswith("grader.check("):
             q = re.search(r'grader\.check\("(q\d+)"\)', cell.source).group(1)

@@ -770,6 +770,7 @@ def test_gpt_attention_view_needs_a_gpt(pretrained):
         explorers.gpt_attention_view(pretrained, "the red car")
 
 
+@pytest.mark.slow  # runs the shipped GPT once per control it turns (about 10 s)
 def test_gpt_attention_explorer_redraws_for_every_control(gpt_words):
     view = explorers.gpt_attention_view
     box = explorers.gpt_attention_explorer(gpt_words, "the red car", sentences=["i am happy"])
@@ -866,7 +867,14 @@ def _live_choices(widget) -> tuple[list | None, object]:
     return [o[1] if isinstance(o, tuple) else o for o in widget.options], widget.value
 
 
-@pytest.mark.parametrize("name", PUBLIC_EXPLORERS)
+@pytest.mark.parametrize(
+    "name",
+    [
+        # chapter 13's explorer runs the shipped GPT for every state of its twin (about 8 s)
+        pytest.param(n, marks=pytest.mark.slow) if n == "gpt_attention_explorer" else n
+        for n in PUBLIC_EXPLORERS
+    ],
+)
 def test_live_and_static_controls_come_from_one_declaration(name, request):
     box = _built(name, request)
     entry = explorers.REGISTRY[name]

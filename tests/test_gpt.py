@@ -622,6 +622,7 @@ def test_make_gpt_batches_lays_out_the_tokenizers_ids(pairs, subword):
         gpt_module.make_gpt_batches([pairs[0], ("only one",)], subword, 8)
 
 
+@pytest.mark.slow  # trains a GPT on BPE tokens until it knows its pairs (about 8 s)
 def test_a_gpt_on_bpe_tokens_learns_its_pairs_and_spells_names_back(pairs, subword, tmp_path):
     """train_gpt with bpe_vocab_size trains its SubwordTokenizer and batches; the files keep it."""
     config = GPTConfig(

@@ -21,7 +21,7 @@ CORPUS = ROOT / "tests" / "submissions"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text())
 sys.path.insert(0, str(ROOT / "tools"))
 import course  # noqa: E402  (course.yml)
-import grade  # noqa: E402
+from grading import reports, screen  # noqa: E402
 
 CELL_TIMEOUT = 5  # seconds: the corpus's infinite loops are stopped after this
 # issue 11's cheats on exercise 2: wrong q1 and q2, the right q3 (3 points), and a trick
@@ -369,14 +369,14 @@ def test_table_and_csv_from_results(tmp_path):
             "seconds": 1.0,
         },
     ]
-    summary, files = grade.write_reports(results, tmp_path)
+    summary, files = reports.write_reports(results, tmp_path)
     assert sorted(f.name for f in files) == ["a__ex02_x.json", "b__ex02_x.json"]
     assert (
         summary.read_text()
         .splitlines()[1]
         .startswith("a/ex02_x.ipynb,ex02_embeddings,1.50,3,1.50,")
     )
-    text = grade.table(results)
+    text = reports.table(results)
     assert "1.50/3" in text and "! the notebook changed math.isclose" in text
 
 
@@ -391,7 +391,7 @@ def test_table_and_csv_from_results(tmp_path):
     ],
 )
 def test_screen_refuses_only_what_is_not_python(source, why):
-    got = grade.why_not_run(source)
+    got = screen.why_not_run(source)
     assert got is not None and why in got, got
 
 
@@ -412,7 +412,7 @@ def test_screen_refuses_only_what_is_not_python(source, why):
 def test_screen_lets_any_python_run(source):
     """Honest code is never refused for what it uses, and cheats need not be: they run in the
     sandbox, and the tests run elsewhere."""
-    assert grade.why_not_run(source) is None
+    assert screen.why_not_run(source) is None
 
 
 # --- what the sandbox leaves behind: nothing

@@ -379,6 +379,20 @@ def test_the_learners_names_are_fresh_copies_for_every_test(linked):
 # --- the screen
 
 
+def test_the_setup_cells_start_with_the_markers_the_screen_skips():
+    """The markers have one home (grading.screen); the cells that tools/notebooks.py and
+    tools/exercises.py write start with them, so the grader skips exactly those."""
+    import notebooks
+
+    import exercises
+
+    assert screen.SETUP_MARKERS == (screen.INSTALL_MARKER, screen.SETUP_MARKER)
+    assert notebooks.install_cell_source("7.0.0").startswith(screen.INSTALL_MARKER)
+    assert notebooks.install_cell_source().startswith(screen.INSTALL_MARKER)
+    assert exercises.SETUP_TEMPLATE.startswith(screen.SETUP_MARKER)
+    assert exercises.SETUP_MARKER is screen.SETUP_MARKER
+
+
 def test_the_screen_drops_the_course_cells_and_keeps_every_answer(tmp_path):
     nb = nbformat.read(ROOT / "exercises" / "ex02_embeddings.ipynb", as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell("%%time\nfrom math import *\nimport operator"))
@@ -487,6 +501,20 @@ assert "def tiled_attention" not in text, "the source of tutorlib.efficient is r
 for pyc in (folder / "__pycache__").glob("efficient.*.pyc"):
     assert b"tiled_attention" not in pyc.read_bytes(), pyc
 """
+
+
+def test_the_readme_table_of_withheld_modules_is_sandbox_withheld():
+    """sandbox.WITHHELD is the one home of what each exercise's kernel does not get; the table
+    of exercises/README.md ("withheld when graded", first module named in each row) says the
+    same, row for row."""
+    import re
+
+    table = {}
+    for line in (ROOT / "exercises" / "README.md").read_text().splitlines():
+        row = re.match(r"\| (ex\d\d) \|.*\| `([^`]+)`[^|]*\|$", line)
+        if row:
+            table[row.group(1)] = (row.group(2),)
+    assert table == sandbox.WITHHELD
 
 
 @pytest.mark.slow  # runs in the bwrap sandbox

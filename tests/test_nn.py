@@ -64,7 +64,8 @@ def ignore_from_lengths(lengths, S):
 
 
 def test_split_heads_gives_head_h_the_features_of_slice_h():
-    """Head h must see features h*Dh..(h+1)*Dh-1; a view(B, T, Dh, H) or a missing transpose fails."""
+    """Head h must see features h*Dh..(h+1)*Dh-1; a view(B, T, Dh, H) or a missing transpose
+    fails."""
     x = torch.arange(2 * 3 * 8, dtype=F64).reshape(2, 3, 8)  # (B, T, D)
     s = split_heads(x, 4)
     assert s.shape == (2, 4, 3, 2)  # (B, H, T, Dh)
@@ -128,7 +129,8 @@ CASES = [
 def test_from_torch_matches_torch_multihead_attention(kind, masks, bias):
     """Same output and per-head weights as torch.nn.MultiheadAttention, float64, within 1e-6.
     Catches a wrong slice of in_proj_weight (order q, k, v), a dropped bias, and a mask that is not
-    the negation of PyTorch's (key_padding_mask and bool attn_mask there mean True = NOT allowed)."""
+    the negation of PyTorch's (key_padding_mask and bool attn_mask there mean True = NOT
+    allowed)."""
     B, T, D, H = 3, 5, 12, 3
     S = 7 if kind == "cross" else T
     theirs = torch_mha(D, H, bias=bias)
@@ -487,7 +489,8 @@ def test_sinusoidal_encoding_follows_the_formula():
 
 
 def test_sinusoidal_encoding_is_interleaved_not_concatenated():
-    """Even features sin, odd features cos: [sin, cos, sin, cos, ...], not [sin ... sin, cos ... cos]."""
+    """Even features sin, odd features cos: [sin, cos, sin, cos, ...], not [sin ... sin, cos ...
+    cos]."""
     pe = sinusoidal_positional_encoding(4, 8)
     assert pe[0].tolist() == [0.0, 1.0] * 4
     assert math.isclose(pe[1, 0], math.sin(1.0), abs_tol=1e-7)
@@ -574,7 +577,8 @@ ERRORS = [
     ),
     (
         _attend(mask=torch.ones(2, 5, dtype=torch.bool)),
-        r"mask of shape \(2, 5\) does not broadcast to \(2, 2, 3, 5\) = \(B, H, T_q, T_k\).*\[:, None, None, :\]",
+        r"mask of shape \(2, 5\) does not broadcast to \(2, 2, 3, 5\) = \(B, H, T_q, T_k\)"
+        r".*\[:, None, None, :\]",
     ),
     (
         _attend(mask=torch.ones(5, 3, dtype=torch.bool)),

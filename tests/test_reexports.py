@@ -143,7 +143,8 @@ def test_the_old_private_checkpoint_helpers_are_the_public_ones():
 
 
 def test_the_shipped_model_still_loads_from_its_old_path():
-    """translator.pt stores plain data (weights_only), no class path: moving classes cannot hurt it."""
+    """translator.pt stores plain data (weights_only), no class path: moving classes cannot hurt
+    it."""
     from tutorlib.config import PRETRAINED_PATH
     from tutorlib.translation.model import Translator
     from tutorlib.translator import load_pretrained

@@ -125,6 +125,7 @@ def test_the_twin_is_well_formed_xml_for_the_epub():
     )
 
 
+@pytest.mark.slow  # runs the shipped GPT for every state of chapter 13's explorer (about 6 s)
 def test_the_gpt_attention_twin_holds_every_state_of_chapter_13s_explorer():
     """Chapter 13's twin: every (sentence, view, block, head) the book's menus offer, each the
     page gpt_attention_view draws for it, and well-formed XML for the EPUB."""

@@ -1,4 +1,5 @@
-"""tutorlib.training: the loss, the schedule, the loop, checkpoints, resuming, Ctrl-C, two processes and the CLI.
+"""tutorlib.training: the loss, the schedule, the loop, checkpoints, resuming, Ctrl-C, two processes
+and the CLI.
 
 Everything trains tiny models on a few hundred phrasebook pairs, on the CPU.
 Each test names, in its docstring or assert message, the wrong program it catches.
@@ -70,7 +71,8 @@ def weights(model) -> dict:
 
 
 def test_loss_ignores_padding_and_smooths_labels():
-    """Mean over real tokens only (padding would dilute it); label smoothing is (1 - eps) NLL + eps mean(-log p)."""
+    """Mean over real tokens only (padding would dilute it); label smoothing is (1 - eps) NLL + eps
+    mean(-log p)."""
     torch.manual_seed(0)
     logits = torch.randn(2, 3, 7, dtype=torch.float64)
     tgt = torch.tensor([[4, 5, 2], [6, 2, PAD_ID]])
@@ -169,9 +171,10 @@ def test_the_checkpoint_holds_everything_to_resume(straight):
 def test_resuming_reaches_the_same_weights_as_an_uninterrupted_run(
     data, straight, tmp_path, stop_at
 ):
-    """Stop after 7 steps (inside epoch 1) or 10 (at its end), resume, finish: the same weights, bit for bit.
-    Forgetting the optimizer's moments, the scheduler, the dropout's random state or the position in the
-    shuffled data would each change them; and the second run must really start at the checkpoint."""
+    """Stop after 7 steps (inside epoch 1) or 10 (at its end), resume, finish: the same weights, bit
+    for bit. Forgetting the optimizer's moments, the scheduler, the dropout's random state or the
+    position in the shuffled data would each change them; and the second run must really start at
+    the checkpoint."""
     first = train(TINY, *data, tmp_path, progress=False, max_steps=stop_at)
     assert not first.completed and read_checkpoint(tmp_path / CHECKPOINT_NAME)["step"] == stop_at
     assert not (tmp_path / MODEL_NAME).exists(), "translator.pt only when training is complete"
@@ -204,8 +207,8 @@ def test_resuming_without_a_checkpoint_names_the_file(data, tmp_path):
 
 
 def test_ctrl_c_saves_a_checkpoint_that_resumes_exactly(data, straight, tmp_path):
-    """A SIGINT during step 4 lets the step finish, saves the checkpoint and raises KeyboardInterrupt;
-    resuming then ends where the uninterrupted run ended."""
+    """A SIGINT during step 4 lets the step finish, saves the checkpoint and raises
+    KeyboardInterrupt; resuming then ends where the uninterrupted run ended."""
 
     def interrupt(step, loss):
         if step == 4:
@@ -220,8 +223,9 @@ def test_ctrl_c_saves_a_checkpoint_that_resumes_exactly(data, straight, tmp_path
 
 
 def test_a_crash_while_saving_keeps_the_last_good_checkpoint(data, tmp_path, monkeypatch):
-    """The checkpoint goes to a temporary file that is renamed over the old one: a crash halfway through
-    writing (here torch.save dies after some bytes) leaves the old checkpoint whole and no temporary file."""
+    """The checkpoint goes to a temporary file that is renamed over the old one: a crash halfway
+    through writing (here torch.save dies after some bytes) leaves the old checkpoint whole and no
+    temporary file."""
     train(TINY, *data, tmp_path, progress=False, max_steps=3)
     path = tmp_path / CHECKPOINT_NAME
     good = path.read_bytes()
@@ -247,8 +251,8 @@ def test_a_crash_while_saving_keeps_the_last_good_checkpoint(data, tmp_path, mon
 
 
 def test_train_steps_with_fused_adamw_and_foreach_clipping(data, straight, monkeypatch):
-    """The per-parameter loops cost a third of a step: a train() that built a plain AdamW (fused None) or
-    clipped one gradient at a time (foreach None/False) fails here."""
+    """The per-parameter loops cost a third of a step: a train() that built a plain AdamW (fused
+    None) or clipped one gradient at a time (foreach None/False) fails here."""
     groups = read_checkpoint(straight[1] / CHECKPOINT_NAME)["optimizer"]["param_groups"]
     assert [g["fused"] for g in groups] == [True, True], (
         "the checkpoint's optimizer is the fused AdamW"
@@ -272,8 +276,9 @@ def test_train_steps_with_fused_adamw_and_foreach_clipping(data, straight, monke
 
 
 def test_without_fused_adamw_it_falls_back_to_foreach_and_says_why(straight, monkeypatch):
-    """A device without a fused AdamW (simulated: the constructor refuses fused=True) gets foreach, with a
-    warning that names the reason; a make_optimizer that let the error through, or fell back silently, fails."""
+    """A device without a fused AdamW (simulated: the constructor refuses fused=True) gets foreach,
+    with a warning that names the reason; a make_optimizer that let the error through, or fell back
+    silently, fails."""
     real_adamw = torch.optim.AdamW
 
     class NoFused(real_adamw):
@@ -297,8 +302,8 @@ def test_without_fused_adamw_it_falls_back_to_foreach_and_says_why(straight, mon
 
 
 def test_a_seeded_run_gives_the_same_weights_twice(data):
-    """Fused AdamW, foreach clipping and dropout: two runs with the same seed end bit for bit equal, and a
-    different seed does not (else the comparison would prove nothing)."""
+    """Fused AdamW, foreach clipping and dropout: two runs with the same seed end bit for bit equal,
+    and a different seed does not (else the comparison would prove nothing)."""
     config = replace(TINY, dropout=0.1)
     first = train(config, *data, progress=False, max_steps=6)
     second = train(config, *data, progress=False, max_steps=6)
@@ -309,9 +314,9 @@ def test_a_seeded_run_gives_the_same_weights_twice(data):
 
 
 def test_presets_are_what_the_docs_say():
-    """PRESETS["pretrained"] as its comment in tutorlib/translation/config.py (and issue 14) describe it:
-    the architecture of the shipped model (tutorlib/pretrained/README.md) with the training retuned for
-    throughput; and the wide preset of benchmarks/translator_bench.py."""
+    """PRESETS["pretrained"] as its comment in tutorlib/translation/config.py (and issue 14)
+    describe it: the architecture of the shipped model (tutorlib/pretrained/README.md) with the
+    training retuned for throughput; and the wide preset of benchmarks/translator_bench.py."""
     p = PRESETS["pretrained"]
     architecture = dict(
         d_model=128,
@@ -392,8 +397,9 @@ TINY_CLI = [
 
 @pytest.mark.slow  # torchrun starts two training processes
 def test_torchrun_with_two_cpu_processes(tmp_path):
-    """DistributedDataParallel over gloo: both processes end with the same weights (checked in train), only
-    process 0 logs and writes, and the checkpoint is whole. 256 pairs in batches of 32 = 8 batches, 4 each."""
+    """DistributedDataParallel over gloo: both processes end with the same weights (checked in
+    train), only process 0 logs and writes, and the checkpoint is whole. 256 pairs in batches of 32
+    = 8 batches, 4 each."""
     launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--standalone"]
     done = run_cli(
         "train", *TINY_CLI, "--epochs", "2", "--out", str(tmp_path), "--no-eval", launcher=launcher
@@ -442,7 +448,8 @@ def test_cli_train_resume_evaluate_translate(tmp_path):
 
 
 def test_cli_splits_a_tatoeba_file_by_a_hash_of_the_english(tmp_path):
-    """--data FILE.tsv: about 90/5/5, no sentence in two splits, and the same split whatever the file's order."""
+    """--data FILE.tsv: about 90/5/5, no sentence in two splits, and the same split whatever the
+    file's order."""
     from argparse import Namespace
 
     from tutorlib.__main__ import _pairs
@@ -466,7 +473,7 @@ def test_cli_splits_a_tatoeba_file_by_a_hash_of_the_english(tmp_path):
         assert set(_pairs(Namespace(data=backward), split)) == set(pairs)
 
 
-# --- issue 14: every option checked before work starts ----------------------------------------------
+# --- issue 14: every option checked before work starts --------------------------------------------
 
 
 from tutorlib.__main__ import main, split_sentences  # noqa: E402
@@ -484,7 +491,8 @@ from tutorlib.__main__ import main, split_sentences  # noqa: E402
     ],
 )
 def test_cli_train_refuses_bad_options_at_once(options, message, capsys):
-    """An --epochs 0 that reached train() would write an untrained model; argparse must stop it (exit 2)."""
+    """An --epochs 0 that reached train() would write an untrained model; argparse must stop it
+    (exit 2)."""
     with pytest.raises(SystemExit) as exit_:
         main(["train", *options])
     assert exit_.value.code == 2 and message in capsys.readouterr().err
@@ -594,8 +602,8 @@ def test_split_sentences():
 def test_train_state_goes_to_a_checkpoint_and_back_exactly(data, tmp_path):
     """TrainState.to_checkpoint -> save_checkpoint -> read_checkpoint -> TrainState.from_checkpoint,
     into a model, optimizer and scheduler built afresh from another seed: the next step gives the
-    same weights and loss, bit for bit, as the next step of the original. Forgetting the weights, AdamW's
-    moments, the scheduler or the counters would each change them."""
+    same weights and loss, bit for bit, as the next step of the original. Forgetting the weights,
+    AdamW's moments, the scheduler or the counters would each change them."""
     from tutorlib.translation.checkpoints import save_checkpoint, save_model
     from tutorlib.translation.data import make_batches
     from tutorlib.translation.training import Run, TrainState, build_vocabs, train_step
@@ -639,7 +647,8 @@ def test_train_state_goes_to_a_checkpoint_and_back_exactly(data, tmp_path):
 
 def test_the_loop_takes_its_loss_from_batch_loss(data, straight):
     """The one model-specific step is batch_loss(model, batch, config): train calls it for every
-    step and every validation batch, and the translator's default gives the very run it always did."""
+    step and every validation batch, and the translator's default gives the very run it always
+    did."""
     from tutorlib.translation.training import translator_loss
 
     calls = {"train": 0, "valid": 0}

@@ -1,4 +1,5 @@
-"""tutorlib.translator: the model, the KV cache, greedy and beam search, translating, checkpoints, the shipped model.
+"""tutorlib.translator: the model, the KV cache, greedy and beam search, translating, checkpoints,
+the shipped model.
 
 The decoding tests run random models in float64, where "identical" can be
 asked for exactly; the shipped model is then checked in float32 on the test
@@ -82,7 +83,8 @@ def vocabs(pairs):
 
 
 def random_model(vocabs, seed=0, dtype=F64, **overrides) -> Translator:
-    """A random, untrained translator; biases and LayerNorms randomised too, so no sublayer is an identity."""
+    """A random, untrained translator; biases and LayerNorms randomised too, so no sublayer is an
+    identity."""
     src_vocab, tgt_vocab = vocabs
     config = TranslatorConfig(
         src_vocab_size=len(src_vocab),
@@ -145,7 +147,8 @@ def test_built_from_tutorlibs_own_layers(vocabs):
 
 
 def test_shared_embeddings_and_tied_output(pairs):
-    """share_embeddings: one table (and one vocabulary) for both sides; tie_output: the output layer reads it too."""
+    """share_embeddings: one table (and one vocabulary) for both sides; tie_output: the output layer
+    reads it too."""
     joint, joint2 = build_vocabs(pairs, share=True)
     assert joint is joint2 and "carro" in joint and "car" in joint
     V = len(joint)
@@ -171,8 +174,8 @@ def test_shared_embeddings_and_tied_output(pairs):
 
 
 def test_forward_shapes_causality_and_padding(vocabs, batch):
-    """Logits (B, T, V); a later target word never changes an earlier position's logits (the causal mask);
-    extra source padding changes nothing (the padding mask)."""
+    """Logits (B, T, V); a later target word never changes an earlier position's logits (the causal
+    mask); extra source padding changes nothing (the padding mask)."""
     model = random_model(vocabs)
     B, T = batch.tgt_in.shape
     logits = model(batch)
@@ -202,9 +205,9 @@ def test_too_long_input_to_the_model_is_a_clear_error(vocabs):
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_decoder_step_with_cache_equals_the_whole_prefix(vocabs, batch, norm_first):
-    """Decoder.forward_step, one position at a time, gives the numbers of Decoder.forward over the whole prefix
-    with a causal mask (pre-norm and post-norm). A cache that forgot a position, kept the wrong one, or added
-    the new token twice would differ."""
+    """Decoder.forward_step, one position at a time, gives the numbers of Decoder.forward over the
+    whole prefix with a causal mask (pre-norm and post-norm). A cache that forgot a position, kept
+    the wrong one, or added the new token twice would differ."""
     model = random_model(vocabs, norm_first=norm_first)
     memory = model.encode(batch.src, batch.src_key_mask)
     tgt = batch.tgt_in  # (B, T), teacher-forced tokens as the "decoded so far"
@@ -234,7 +237,8 @@ def test_greedy_with_cache_is_identical_to_without(vocabs, batch, norm_first):
 
 @pytest.mark.parametrize("beam_size, alpha", [(2, 0.0), (4, 0.6), (5, 1.0)])
 def test_beam_search_with_cache_is_identical_to_without(vocabs, batch, beam_size, alpha):
-    """The cache must be reordered with the surviving beams; a cache that kept the old order would differ."""
+    """The cache must be reordered with the surviving beams; a cache that kept the old order would
+    differ."""
     model = random_model(vocabs, seed=2)
     with_cache = beam_search(model, batch.src, batch.src_key_mask, beam_size, alpha, use_cache=True)
     without = beam_search(model, batch.src, batch.src_key_mask, beam_size, alpha, use_cache=False)
@@ -250,9 +254,9 @@ def test_beam_size_one_is_greedy(vocabs, batch):
 
 @pytest.mark.parametrize("alpha", [0.0, 0.6, 2.0])
 def test_beam_search_as_wide_as_the_vocabulary_finds_the_best_sequence(vocabs, batch, alpha):
-    """With K = V beams and two steps the search is exhaustive: it must return the best of all 1 + V + V*V
-    sequences (EOS at once; one word and EOS; two words) under the length-penalised score. Ranking by the
-    unpenalised score, or dropping finished beams, would miss it for some alpha."""
+    """With K = V beams and two steps the search is exhaustive: it must return the best of all 1 + V
+    + V*V sequences (EOS at once; one word and EOS; two words) under the length-penalised score.
+    Ranking by the unpenalised score, or dropping finished beams, would miss it for some alpha."""
     small = Vocab(["<pad>", "<bos>", "<eos>", "<unk>", "o", "carro", "vermelho", "."])  # V = 8
     model = random_model((vocabs[0], small), seed=4)
     V = len(small)
@@ -300,7 +304,8 @@ def test_beam_size_is_checked(vocabs, batch):
 
 
 def test_unknown_words_get_one_plain_notice_per_sentence(vocabs):
-    """A Python repr list ("['zorblax', 'quux']") or one notice per word would fail; so would a silent drop."""
+    """A Python repr list ("['zorblax', 'quux']") or one notice per word would fail; so would a
+    silent drop."""
     model = random_model(vocabs, dtype=torch.float32)
     notices = []
     out = translate(
@@ -450,8 +455,8 @@ def test_shipped_model_translates_the_issues_examples(pretrained, english, portu
 @pytest.mark.slow  # translates the test split four ways
 @shipped
 def test_shipped_model_meets_the_issues_figures_and_its_cache_changes_nothing(pretrained):
-    """Test split (held-out combinations): BLEU >= 95 and exact match >= 90%, greedy. Greedy and beam search give
-    the same output with and without the KV cache in float32 too."""
+    """Test split (held-out combinations): BLEU >= 95 and exact match >= 90%, greedy. Greedy and
+    beam search give the same output with and without the KV cache in float32 too."""
     model = pretrained[0]
     test = phrasebook("test")
     scores = evaluate(model, test)
@@ -467,8 +472,8 @@ def test_shipped_model_meets_the_issues_figures_and_its_cache_changes_nothing(pr
 
 
 def _core_pairs():
-    """The core lexicon's sentences: the examples of the text and every small template (a pronoun with be,
-    be hungry, a verb alone), as the phrasebook writes them."""
+    """The core lexicon's sentences: the examples of the text and every small template (a pronoun
+    with be, be hungry, a verb alone), as the phrasebook writes them."""
     from tutorlib import phrasebook as pb
 
     pairs = [
@@ -479,10 +484,10 @@ def _core_pairs():
 
 @shipped
 def test_shipped_model_gets_the_core_sentences_all_right(pretrained):
-    """100% on the core lexicon (issue 14), greedy: a model that learnt the new words at the cost of the old
-    ones fails. The fixed expressions ("good morning", "thank you", each in about 50 of 46,000 sentences)
-    alone, with a mark, and said to someone ("hello, Maria!"): all 132 (before issue 23 the bare "no"
-    came out as "não não")."""
+    """100% on the core lexicon (issue 14), greedy: a model that learnt the new words at the cost of
+    the old ones fails. The fixed expressions ("good morning", "thank you", each in about 50 of
+    46,000 sentences) alone, with a mark, and said to someone ("hello, Maria!"): all 132 (before
+    issue 23 the bare "no" came out as "não não")."""
     from tutorlib import phrasebook as pb
 
     pairs = _core_pairs()
@@ -514,9 +519,10 @@ def test_shipped_model_gets_the_core_sentences_all_right(pretrained):
 def test_shipped_model_copies_names_and_numbers_where_attention_points(
     pretrained, english, portuguese, copied
 ):
-    """Names and numbers it never saw come out as typed, in their place; and each copy is where the heatmap
-    (ALIGN_LAYER's cross-attention, heads averaged) has its largest weight in that row, over the whole
-    sentence, not only over the unknown words: the alignment is real, not forced by the restriction."""
+    """Names and numbers it never saw come out as typed, in their place; and each copy is where the
+    heatmap (ALIGN_LAYER's cross-attention, heads averaged) has its largest weight in that row, over
+    the whole sentence, not only over the unknown words: the alignment is real, not forced by the
+    restriction."""
     result = translate_with_alignment(english, pretrained[0])
     assert result.text == portuguese and result.copied == copied
     for t, j in copied.items():
@@ -527,9 +533,9 @@ def test_shipped_model_copies_names_and_numbers_where_attention_points(
 
 @shipped
 def test_shipped_model_never_loops_on_a_learners_sentences(pretrained):
-    """Random word salads of 1 to 12 words, known and unknown (the issue's 900 inputs, smaller): every output
-    within 2 S + 5 words, no word three times in a row, no 4-gram twice. The old decoder wrote up to 7.8 S
-    and "somos somos somos"."""
+    """Random word salads of 1 to 12 words, known and unknown (the issue's 900 inputs, smaller):
+    every output within 2 S + 5 words, no word three times in a row, no 4-gram twice. The old
+    decoder wrote up to 7.8 S and "somos somos somos"."""
     import random
 
     rng = random.Random(14)
@@ -556,7 +562,8 @@ def test_shipped_model_never_loops_on_a_learners_sentences(pretrained):
 
 @shipped
 def test_a_batch_translates_like_its_sentences_one_by_one(pretrained):
-    """Padding shorter sentences to the longest must not change them (a missing source mask would)."""
+    """Padding shorter sentences to the longest must not change them (a missing source mask
+    would)."""
     sentences = [
         "the cat",
         "my friend does not want the new red books.",
@@ -590,7 +597,7 @@ def test_cli_names_a_missing_checkpoint(tmp_path):
     assert f"no translator checkpoint at {missing}" in done.stderr
 
 
-# --- issue 14: budgets, the repetition guard, unknown-word copy, hardening -----------------------------
+# --- issue 14: budgets, the repetition guard, unknown-word copy, hardening ------------------------
 
 
 def stuck_model(vocabs, word="cat", **overrides):
@@ -609,7 +616,8 @@ def sources(vocabs, lengths):
 
 
 def test_each_sentence_gets_its_own_budget_of_2s_plus_5(vocabs):
-    """One budget for the whole batch (the longest source's, or the model's max_len) would let short rows run on."""
+    """One budget for the whole batch (the longest source's, or the model's max_len) would let short
+    rows run on."""
     model = stuck_model(vocabs)
     src, mask = sources(vocabs, [1, 3, 6, 20])
     off = dict(max_run=None, no_repeat_ngram=None)
@@ -678,7 +686,8 @@ def repeats(ids):
 
 @pytest.mark.parametrize("beam", [1, 3])
 def test_the_guard_stops_runs_and_repeated_4grams(vocabs, beam):
-    """Without the guard the stuck model writes "gato gato gato ..."; a guard that misses a case fails here."""
+    """Without the guard the stuck model writes "gato gato gato ..."; a guard that misses a case
+    fails here."""
     model = stuck_model(vocabs)
     src, mask = sources(vocabs, [2, 5])
     decode = (
@@ -713,8 +722,9 @@ def test_repetition_mask_bans_exactly_the_repeats():
 @shipped
 @pytest.mark.parametrize("beam", [1, 2])
 def test_the_guard_changes_nothing_where_it_is_not_triggered(pretrained, beam):
-    """The shipped model on 120 test sentences: with and without the guard, the same token ids wherever the
-    unguarded translation has no run of three and no repeated 4-gram (a guard that masks too much fails)."""
+    """The shipped model on 120 test sentences: with and without the guard, the same token ids
+    wherever the unguarded translation has no run of three and no repeated 4-gram (a guard that
+    masks too much fails)."""
     model, src_vocab, _ = pretrained
     english = [e for e, _ in phrasebook("test")[:120]]
     rows = [src_vocab.encode(tokenize(e), warn_unknown=False) for e in english]
@@ -757,7 +767,8 @@ def fake_decoding(monkeypatch, hyp_words, weights):
 
 
 def test_an_unknown_word_is_copied_from_the_unknown_source_word_it_attends_to(vocabs, monkeypatch):
-    """The argmax over the unknown positions only: the row's overall argmax ("the", known) would be wrong."""
+    """The argmax over the unknown positions only: the row's overall argmax ("the", known) would be
+    wrong."""
     model = random_model(vocabs, dtype=torch.float32)
     assert {"the", "is"} <= set(vocabs[0].tokens) and {"o", "é"} <= set(vocabs[1].tokens)
     fake_decoding(
@@ -838,7 +849,8 @@ def test_non_finite_weights_are_refused_naming_the_tensor(saved):
 
 
 def test_64_overwritten_bytes_are_a_checkpoint_error(saved):
-    """torch.load does not check the zip's CRCs: without our check this loads as different weights."""
+    """torch.load does not check the zip's CRCs: without our check this loads as different
+    weights."""
     _, path = saved
     data = bytearray(path.read_bytes())
     middle = len(data) // 2
@@ -963,8 +975,9 @@ def test_evaluate_skips_pairs_longer_than_the_model_and_counts_them(vocabs):
 
 
 def test_translate_text_leaves_out_pad_and_bos_a_broken_model_writes(vocabs):
-    """A model that writes <bos> (chapter 12's decoder trained without the shift does) must not put the
-    string "<bos>" into the translation: the text holds words only, as Vocab.decode gives them."""
+    """A model that writes <bos> (chapter 12's decoder trained without the shift does) must not put
+    the string "<bos>" into the translation: the text holds words only, as Vocab.decode gives
+    them."""
     model = stuck_model(vocabs, word="<bos>")
     words = [w for w in vocabs[0].tokens if w.isalpha()][:3]
     results = translate_sentences([" ".join(words)], model)

@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import course  # noqa: E402  (course.yml: which exercises there are, and _toc.yml)
 import notebooks as nbtools  # noqa: E402  (the install cells and repository address)
+from grading.screen import SETUP_MARKER  # noqa: E402  (the setup cell's first line)
 
 EXERCISES = ROOT / "exercises"
 MASTERS = EXERCISES / "masters"
@@ -80,16 +81,16 @@ FORCED_CONFIG = {
 
 INSTALL_TAG = nbtools.INSTALL_TAG
 SETUP_TAG = "otter-setup"
-# The first line of each setup cell. tools/grade.py skips cells that start with these lines (the
-# grader brings its own tests and needs no install), so a learner's copy of them never runs there.
-INSTALL_MARKER = "# Colab, Binder or a fresh Jupyter: install tutorlib and otter-grader if missing."
-SETUP_MARKER = "# Check your answers in place:"
+# Each setup cell starts with INSTALL_MARKER or SETUP_MARKER (their home: tools/grading/screen.py):
+# tools/grade.py skips cells that start with them (the grader brings its own tests and needs no
+# install), so a learner's copy of them never runs there.
 
 # Every line of the generated notebooks fits the book's code column (88 characters).
 LINE_WIDTH = 88
 
-SETUP_TEMPLATE = """\
-# Check your answers in place: run this cell once, then grader.check("q1") and so on.
+SETUP_TEMPLATE = (
+    SETUP_MARKER
+    + """ run this cell once, then grader.check("q1") and so on.
 # It writes this exercise's public tests to a temporary folder and points otter-grader
 # at them (offline, also in Colab). The instructor grades with more tests, hidden ones.
 import os, tempfile
@@ -105,6 +106,7 @@ for file_name, text in PUBLIC_TESTS.items():
     with open(os.path.join(tests_dir, file_name), "w", encoding="utf-8") as f:
         f.write(text)
 grader = otter.Notebook(tests_dir=tests_dir)"""
+)
 
 # The student page's note, after the title: grader.check needs a live kernel, and where to get one.
 PRACTICE_NOTE = """\

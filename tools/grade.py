@@ -34,8 +34,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grading import batch, checker, reports, sandbox  # noqa: E402
-from grading.reports import table, write_reports  # noqa: E402,F401  (the report writers, for tests)
-from grading.screen import why_not_run  # noqa: E402,F401
 
 CELL_TIMEOUT = 20  # seconds per notebook cell, and per test case
 SUBMISSION_TIMEOUT = 300  # seconds for one whole submission (all cells, restarts and tests)

@@ -21,7 +21,8 @@ training loop and checkpoints other models can share:
   ``tutorlib.translation.phrasebook.lexicon`` (word tables),
   ``tutorlib.translation.phrasebook.grammar`` (agreement, conjugation, rendering),
   ``tutorlib.translation.phrasebook.splits`` (seeded splits, held-out combinations)
-- ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI), no torch
+- ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI),
+  no torch
 - ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
 - ``tutorlib.translation.model``        the encoder-decoder ``Translator``
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
@@ -55,7 +56,8 @@ Explorers and what they show:
   live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
   declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every
   state computed when a chapter runs, for the book)
-- ``tutorlib.static``     the old home of the static twins (re-exports ``tutorlib.explorers.static``)
+- ``tutorlib.static``     the old home of the static twins (re-exports
+  ``tutorlib.explorers.static``)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 
@@ -64,11 +66,14 @@ And the rest:
 - ``tutorlib.examples``   the worked numbers of the course's source material (chapters 1 to 4)
 - ``tutorlib.experiments`` the measurements behind the 1/sqrt(d_k) scaling (chapter 4)
 - ``tutorlib.debug``      checks that find why a Transformer does not learn: masks, causality,
-  padding, shift, ... (chapter 12)
+  padding, shift, ... (chapter 12), in ``tutorlib.debug.report`` (``Report``),
+  ``tutorlib.debug.probes``, ``tutorlib.debug.conventions``, ``tutorlib.debug.training`` and
+  ``tutorlib.debug.attention_weights``
 - ``tutorlib.bughunt``    exercise 12's graded bug hunt: an attention with one bug planted per
   learner id
 - ``tutorlib.checks``     the one home of the argument and shape rules every module shares (whole
-  numbers, finite numbers, the q/k/v shapes of attention)
+  numbers, finite numbers, dropout rates, the heads dividing the width, the q/k/v shapes of
+  attention)
 """
 
 __version__ = "0.1.0"

@@ -4,6 +4,10 @@
 number is an ``int`` (or a NumPy integer) but not a ``bool``: ``True`` is an
 ``int`` in Python, and ``beam_size=True`` is a slip, not a beam of one.
 
+``head_width(d_model, num_heads)`` is the one place that knows the heads must
+divide the model's width, and ``dropout_probability(p)`` that a dropout rate is
+a probability.
+
 ``attention_shapes(q, k, v)`` is the one place that knows the shape rules of
 attention's inputs (queries and keys of one width, one value per key, batch
 dimensions that broadcast), for NumPy arrays and torch tensors alike: it reads
@@ -22,6 +26,7 @@ from numbers import Integral, Real
 __all__ = [
     "whole_number",
     "finite_number",
+    "dropout_probability",
     "head_width",
     "shape_str",
     "token_shape",
@@ -85,6 +90,17 @@ def finite_number(name: str, value, *, hint: str = "") -> float:
     if not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value}{cause}")
     return float(value)
+
+
+def dropout_probability(p) -> float:
+    """``p`` as a ``float`` between 0 and 1 (a dropout rate), or a ``ValueError`` saying what came.
+
+    The attention layers (chapter 5), the feed-forward network and positional encoding
+    (chapter 8) and the grouped-query layer (chapter 15) all call it.
+    """
+    if isinstance(p, bool) or not isinstance(p, Real) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout is a probability between 0 and 1, got {p!r}")
+    return float(p)
 
 
 # --- shapes ----------------------------------------------------------------------------------

@@ -35,9 +35,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import attention_shapes, finite_number, whole_number
+from .checks import attention_shapes, dropout_probability, finite_number, head_width, whole_number
 from .checks import shape_str as _shape
-from .nn import MultiHeadAttention, _check_dropout, causal_attention_mask, merge_heads, split_heads
+from .nn import MultiHeadAttention, causal_attention_mask, merge_heads, split_heads
 
 __all__ = [
     "apply_rope",
@@ -290,11 +290,7 @@ class GroupedQueryAttention(nn.Module):
         d_model = whole_number("d_model", d_model, 1)
         num_heads = whole_number("num_heads", num_heads, 1)
         num_kv_heads = whole_number("num_kv_heads", num_kv_heads, 1)
-        if d_model % num_heads:
-            raise ValueError(
-                f"d_model={d_model} is not divisible by num_heads={num_heads}: each head gets "
-                "d_model // num_heads features"
-            )
+        d_head = head_width(d_model, num_heads)  # checked before num_kv_heads, as it always was
         if num_heads % num_kv_heads:
             divisors = [h for h in range(1, num_heads + 1) if num_heads % h == 0]
             raise ValueError(
@@ -305,13 +301,13 @@ class GroupedQueryAttention(nn.Module):
         self.d_model = d_model  # D
         self.num_heads = num_heads  # H, query heads
         self.num_kv_heads = num_kv_heads  # Hkv, key/value heads
-        self.d_head = d_model // num_heads  # Dh
+        self.d_head = d_head  # Dh
         if rope_base is not None:
             rope_base = _check_base(rope_base)
             if self.d_head % 2:
                 raise ValueError(_odd_width(self.d_head))
         self.rope_base = rope_base  # None: no RoPE; else apply_rope's base for q and k
-        self.dropout = _check_dropout(dropout)
+        self.dropout = dropout_probability(dropout)
         kv_width = num_kv_heads * self.d_head  # Hkv * Dh
         self.w_q = nn.Linear(d_model, d_model, bias=bias)  # the H query heads side by side
         self.w_k = nn.Linear(d_model, kv_width, bias=bias)  # the Hkv key heads

@@ -20,14 +20,13 @@ boolean ``attn_mask`` (True = may *not* attend); negate them with ``~``.
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 # One way of writing shapes and checking sizes in every error message of tutorlib.
-from .checks import attention_shapes, token_shape, whole_number
+from .checks import attention_shapes, dropout_probability, head_width, token_shape, whole_number
 from .checks import shape_str as _shape
 
 __all__ = [
@@ -43,17 +42,12 @@ __all__ = [
     "DecoderLayer",
     "Encoder",
     "Decoder",
-]  # and chapter 15's names from tutorlib.modern, added at the end of this module
-
-
-def _check_dropout(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, Real) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout is a probability between 0 and 1, got {p!r}")
-    return float(p)
+]
 
 
 def _check_tokens(x, d_model: int, name: str, letters: str = "(B, T, D)") -> None:
-    """``x`` must be a ``(B, T, D)`` tensor with ``D == d_model``; shapes only, so it costs nothing."""
+    """``x`` must be a ``(B, T, D)`` tensor with ``D == d_model``; shapes only, so it costs
+    nothing."""
     if not isinstance(x, torch.Tensor):
         raise ValueError(
             f"{name} must be a torch tensor of shape {letters}, got {type(x).__name__}"
@@ -65,7 +59,8 @@ def _check_tokens(x, d_model: int, name: str, letters: str = "(B, T, D)") -> Non
 
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """``(B, T, D) -> (B, H, T, Dh)``: give each of the ``H`` heads its own ``Dh = D // H`` features.
+    """``(B, T, D) -> (B, H, T, Dh)``: give each of the ``H`` heads its own ``Dh = D // H``
+    features.
 
     Head ``h`` gets features ``h * Dh`` up to ``(h + 1) * Dh`` of every token.
     Nothing is copied: it is a view of the same numbers, ordered so that the
@@ -79,13 +74,9 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
         got = _shape(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
         raise ValueError(f"split_heads expects x of shape (B, T, D), got {got}")
     B, T, D = x.shape
-    if D % num_heads:
-        raise ValueError(
-            f"D={D} is not divisible by num_heads={num_heads} (x {_shape(x.shape)}): each head gets "
-            "D // num_heads features, so the heads must divide the width evenly"
-        )
+    d_head = head_width(D, num_heads, name="D", context=f"(x {_shape(x.shape)})")
     # (B, T, D) -> (B, T, H, Dh) -> (B, H, T, Dh)
-    return x.view(B, T, num_heads, D // num_heads).transpose(1, 2)
+    return x.view(B, T, num_heads, d_head).transpose(1, 2)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
@@ -111,7 +102,8 @@ class MultiHeadAttention(nn.Module):
     r"""Multi-head attention: ``H`` scaled dot-product attentions side by side, then a projection.
 
     .. math::
-        \operatorname{MultiHead}(Q, K, V) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_H)\, W^O,
+        \operatorname{MultiHead}(Q, K, V)
+        = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_H)\, W^O,
         \quad \mathrm{head}_i = \operatorname{Attention}(Q W_i^Q, K W_i^K, V W_i^V)
 
     ``d_model`` (``D``) is the width of every token's vector, ``num_heads``
@@ -149,16 +141,11 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         d_model = whole_number("d_model", d_model, 1)
         num_heads = whole_number("num_heads", num_heads, 1)
-        if d_model % num_heads:
-            divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
-            raise ValueError(
-                f"d_model={d_model} is not divisible by num_heads={num_heads}: each head gets "
-                f"d_model // num_heads features, so num_heads must divide d_model (here one of {divisors})"
-            )
         self.d_model = d_model  # D, the width of every token's vector
         self.num_heads = num_heads  # H
-        self.d_head = d_model // num_heads  # Dh, the width of one head
-        self.dropout = _check_dropout(dropout)  # dropout on the attention weights, in training only
+        self.d_head = head_width(d_model, num_heads)  # Dh, the width of one head
+        # dropout on the attention weights, in training only
+        self.dropout = dropout_probability(dropout)
         self.w_q = nn.Linear(d_model, d_model, bias=bias)  # the H heads' W_i^Q side by side
         self.w_k = nn.Linear(d_model, d_model, bias=bias)
         self.w_v = nn.Linear(d_model, d_model, bias=bias)
@@ -180,7 +167,8 @@ class MultiHeadAttention(nn.Module):
             out = weights @ v
         else:
             weights = None
-            # the same softmax(q k^T / sqrt(Dh)) v, fused: (B, H, T_q, Dh), (B, H, T_k, Dh) x2 -> (B, H, T_q, Dh)
+            # the same softmax(q k^T / sqrt(Dh)) v, fused:
+            # (B, H, T_q, Dh), (B, H, T_k, Dh) x2 -> (B, H, T_q, Dh)
             out = F.scaled_dot_product_attention(
                 q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0
             )
@@ -190,7 +178,8 @@ class MultiHeadAttention(nn.Module):
     def forward_step(
         self, query: torch.Tensor, cache: dict, memory=None, mask=None
     ) -> torch.Tensor:
-        """Attention while decoding one step at a time, with a KV cache: ``(B, T_new, D) -> (B, T_new, D)``.
+        """Attention while decoding one step at a time, with a KV cache:
+        ``(B, T_new, D) -> (B, T_new, D)``.
 
         A decoder that writes one token per step would recompute the keys and
         values of every earlier position at every step. They never change (a
@@ -235,7 +224,8 @@ class MultiHeadAttention(nn.Module):
         return self.w_o(merge_heads(out))
 
     def _check_inputs(self, query, key, value, mask) -> None:
-        """Shapes and the mask, checked before any arithmetic; only shape arithmetic and one ``any`` over the mask."""
+        """Shapes and the mask, checked before any arithmetic; only shape arithmetic and one
+        ``any`` over the mask."""
         for name, x, letters in (
             ("query", query, "(B, T_q, D)"),
             ("key", key, "(B, T_k, D)"),
@@ -252,32 +242,35 @@ class MultiHeadAttention(nn.Module):
         if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
             got = mask.dtype if isinstance(mask, torch.Tensor) else type(mask).__name__
             raise ValueError(
-                f"mask must be a boolean tensor with True = may attend, got {got}. If you have 1/0 use "
-                "mask == 1; an additive mask of 0/-inf: mask == 0; PyTorch's key_padding_mask "
-                "(True = ignore): ~key_padding_mask[:, None, None, :]"
+                f"mask must be a boolean tensor with True = may attend, got {got}. If you have "
+                "1/0 use mask == 1; an additive mask of 0/-inf: mask == 0; PyTorch's "
+                "key_padding_mask (True = ignore): ~key_padding_mask[:, None, None, :]"
             )
         expected = (B, self.num_heads, T_q, T_k)
         if mask.ndim > 4 or any(
             m != 1 and m != e for m, e in zip(reversed(mask.shape), reversed(expected))
         ):
             raise ValueError(
-                f"mask of shape {_shape(mask.shape)} does not broadcast to {_shape(expected)} = (B, H, T_q, T_k). "
-                "A padding mask of shape (B, T_k) needs mask[:, None, None, :] (padding_attention_mask does it); "
-                "a (T_q, T_k) causal mask broadcasts as it is"
+                f"mask of shape {_shape(mask.shape)} does not broadcast to {_shape(expected)} "
+                "= (B, H, T_q, T_k). A padding mask of shape (B, T_k) needs "
+                "mask[:, None, None, :] (padding_attention_mask does it); a (T_q, T_k) causal "
+                "mask broadcasts as it is"
             )
         rows = mask.any(dim=-1) if mask.ndim else mask  # broadcastable to (B, H, T_q)
         if not rows.all():
             where = ", ".join(str(int(i)) for i in torch.nonzero(~rows)[0])
             raise ValueError(
-                f"a query row has every key masked: mask[{where}{', ' if where else ''}:] is all False "
-                f"(mask {_shape(mask.shape)}, scores (B, H, T_q, T_k) = {_shape(expected)}). That query has nothing "
-                "to attend to and its softmax would be NaN. Is a whole sequence padding (length 0), or is the "
-                "mask transposed or negated?"
+                f"a query row has every key masked: mask[{where}{', ' if where else ''}:] is "
+                f"all False (mask {_shape(mask.shape)}, scores (B, H, T_q, T_k) = "
+                f"{_shape(expected)}). That query has nothing to attend to and its softmax would "
+                "be NaN. Is a whole sequence padding (length 0), or is the mask transposed or "
+                "negated?"
             )
 
     @classmethod
     def from_torch(cls, m: nn.MultiheadAttention) -> MultiHeadAttention:
-        """A ``MultiHeadAttention`` with the weights of ``torch.nn.MultiheadAttention(batch_first=True)``.
+        """A ``MultiHeadAttention`` with the weights of
+        ``torch.nn.MultiheadAttention(batch_first=True)``.
 
         PyTorch packs the three input projections into one ``in_proj_weight``
         of shape ``(3D, D)``: rows ``0..D-1`` are ``W^Q``, then ``W^K``, then
@@ -295,18 +288,19 @@ class MultiHeadAttention(nn.Module):
             )
         if not m.batch_first:
             raise ValueError(
-                "the torch.nn.MultiheadAttention has batch_first=False: it reads (T, B, D) tensors, ours reads "
-                "(B, T, D). Build it with batch_first=True"
+                "the torch.nn.MultiheadAttention has batch_first=False: it reads (T, B, D) "
+                "tensors, ours reads (B, T, D). Build it with batch_first=True"
             )
         if not m._qkv_same_embed_dim:
             raise ValueError(
-                f"the torch.nn.MultiheadAttention has kdim={m.kdim}, vdim={m.vdim} but embed_dim={m.embed_dim}: "
-                "ours projects keys and values from D-wide vectors, so kdim and vdim must equal embed_dim"
+                f"the torch.nn.MultiheadAttention has kdim={m.kdim}, vdim={m.vdim} but "
+                f"embed_dim={m.embed_dim}: ours projects keys and values from D-wide vectors, so "
+                "kdim and vdim must equal embed_dim"
             )
         if m.bias_k is not None or m.add_zero_attn:
             raise ValueError(
-                "the torch.nn.MultiheadAttention has add_bias_kv=True or add_zero_attn=True: these add an "
-                "extra key that ours does not have"
+                "the torch.nn.MultiheadAttention has add_bias_kv=True or add_zero_attn=True: "
+                "these add an extra key that ours does not have"
             )
         weight = m.in_proj_weight
         new = cls(m.embed_dim, m.num_heads, dropout=m.dropout, bias=m.in_proj_bias is not None)
@@ -341,7 +335,8 @@ def padding_attention_mask(lengths_or_bool, max_len: int | None = None) -> torch
     if x.dtype == torch.bool:
         if x.ndim != 2:
             raise ValueError(
-                f"a boolean padding mask must have shape (B, S) with True on real tokens, got shape {_shape(x.shape)}"
+                "a boolean padding mask must have shape (B, S) with True on real tokens, got "
+                f"shape {_shape(x.shape)}"
             )
         if max_len is not None and max_len != x.shape[1]:
             raise ValueError(f"max_len={max_len} but the boolean mask has S={x.shape[1]} positions")
@@ -369,8 +364,9 @@ def padding_attention_mask(lengths_or_bool, max_len: int | None = None) -> torch
         real = torch.arange(max_len, device=x.device)[None, :] < x[:, None]
     else:
         raise ValueError(
-            f"expected (B,) integer lengths or a (B, S) boolean mask (True = real token), got dtype {x.dtype} "
-            f"of shape {_shape(x.shape)}. Lengths of dtype float: use lengths.long()"
+            "expected (B,) integer lengths or a (B, S) boolean mask (True = real token), got "
+            f"dtype {x.dtype} of shape {_shape(x.shape)}. Lengths of dtype float: use "
+            "lengths.long()"
         )
     # (B, S) -> (B, 1, 1, S)
     return real[:, None, None, :]
@@ -451,15 +447,16 @@ class PositionalEncoding(nn.Module):
             self.pe = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
         else:
             raise ValueError(f'kind must be "sinusoidal" or "learned", got {kind!r}')
-        self.dropout = nn.Dropout(_check_dropout(dropout))
+        self.dropout = nn.Dropout(dropout_probability(dropout))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _check_tokens(x, self.d_model, "x")
         T = x.shape[1]
         if T > self.max_len:
             raise ValueError(
-                f"the input has T={T} positions (x {_shape(x.shape)}) but this PositionalEncoding has "
-                f"max_len={self.max_len} position vectors: build it with max_len >= {T}, or shorten the input"
+                f"the input has T={T} positions (x {_shape(x.shape)}) but this PositionalEncoding "
+                f"has max_len={self.max_len} position vectors: build it with max_len >= {T}, or "
+                "shorten the input"
             )
         # (B, T, D) + (T, D) -> (B, T, D)
         return self.dropout(x + self.pe[:T])
@@ -481,7 +478,7 @@ class FeedForward(nn.Module):
         super().__init__()
         self.d_model = whole_number("d_model", d_model, 1)
         self.linear1 = nn.Linear(d_model, whole_number("d_ff", d_ff, 1))
-        self.dropout = nn.Dropout(_check_dropout(dropout))
+        self.dropout = nn.Dropout(dropout_probability(dropout))
         self.linear2 = nn.Linear(d_ff, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -544,7 +541,8 @@ class EncoderLayer(nn.Module):
 
     @classmethod
     def from_torch(cls, m: nn.TransformerEncoderLayer) -> EncoderLayer:
-        """An ``EncoderLayer`` with the weights of ``torch.nn.TransformerEncoderLayer(batch_first=True)``.
+        """An ``EncoderLayer`` with the weights of
+        ``torch.nn.TransformerEncoderLayer(batch_first=True)``.
 
         ``activation`` must be ReLU; ``norm_first`` is taken over. The copy is
         in ``m``'s dtype, device and train/eval mode.
@@ -564,7 +562,8 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    """One decoder layer: masked self-attention, cross-attention, feed-forward; each with residual + LayerNorm.
+    """One decoder layer: masked self-attention, cross-attention, feed-forward; each with
+    residual + LayerNorm.
 
     Post-norm, as in the paper (default)::
 
@@ -639,7 +638,8 @@ class DecoderLayer(nn.Module):
     def forward_step(
         self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: dict, tgt_mask=None
     ) -> torch.Tensor:
-        """``forward`` for the newest positions only, with a KV cache: ``x (B, T_new, D) -> (B, T_new, D)``.
+        """``forward`` for the newest positions only, with a KV cache:
+        ``x (B, T_new, D) -> (B, T_new, D)``.
 
         ``cache`` (a dict, empty at the first step) holds the self-attention's
         keys and values of the earlier positions and the cross-attention's of
@@ -671,7 +671,8 @@ class DecoderLayer(nn.Module):
 
     @classmethod
     def from_torch(cls, m: nn.TransformerDecoderLayer) -> DecoderLayer:
-        """A ``DecoderLayer`` with the weights of ``torch.nn.TransformerDecoderLayer(batch_first=True)``.
+        """A ``DecoderLayer`` with the weights of
+        ``torch.nn.TransformerDecoderLayer(batch_first=True)``.
 
         PyTorch's ``multihead_attn`` becomes ``cross_attn``. ``activation``
         must be ReLU; ``norm_first`` is taken over. The copy is in ``m``'s
@@ -697,17 +698,19 @@ def _check_torch_layer(m, kind) -> None:
         raise ValueError(f"from_torch expects a torch.nn.{kind.__name__}, got {type(m).__name__}")
     if not m.self_attn.batch_first:
         raise ValueError(
-            f"the torch.nn.{kind.__name__} has batch_first=False: it reads (T, B, D) tensors, ours reads "
-            "(B, T, D). Build it with batch_first=True"
+            f"the torch.nn.{kind.__name__} has batch_first=False: it reads (T, B, D) tensors, "
+            "ours reads (B, T, D). Build it with batch_first=True"
         )
     if not (m.activation is F.relu or isinstance(m.activation, nn.ReLU)):
         raise ValueError(
-            f"the torch.nn.{kind.__name__} uses activation {getattr(m.activation, '__name__', m.activation)!r}, "
+            f"the torch.nn.{kind.__name__} uses activation "
+            f"{getattr(m.activation, '__name__', m.activation)!r}, "
             'but FeedForward uses ReLU as in the paper: build it with activation="relu"'
         )
     if m.linear1.bias is None or m.norm1.bias is None:
         raise ValueError(
-            f"the torch.nn.{kind.__name__} has bias=False; ours has biases in every Linear and LayerNorm"
+            f"the torch.nn.{kind.__name__} has bias=False; ours has biases in every Linear and "
+            "LayerNorm"
         )
 
 
@@ -822,7 +825,8 @@ class Decoder(nn.Module):
     def forward_step(
         self, x: torch.Tensor, memory: torch.Tensor, memory_mask, cache: list, tgt_mask=None
     ) -> torch.Tensor:
-        """``forward`` for the newest positions only, with a KV cache: ``x (B, T_new, D) -> (B, T_new, D)``.
+        """``forward`` for the newest positions only, with a KV cache:
+        ``x (B, T_new, D) -> (B, T_new, D)``.
 
         ``cache`` is a list, empty at the first step, that receives one dict
         per layer (``DecoderLayer.forward_step``); pass the same list at every
@@ -837,32 +841,3 @@ class Decoder(nn.Module):
         if self.norm is not None:
             x = self.norm(x)
         return x
-
-
-# --- attention in today's models (chapter 15) --------------------------------------
-
-# RoPE, grouped-query attention, sliding windows and the KV cache's size live in
-# tutorlib.modern, which builds on this module; they are offered here too, imported on
-# first use so that neither module imports the other while it loads.
-_MODERN = (
-    "apply_rope",
-    "GroupedQueryAttention",
-    "repeat_kv",
-    "sliding_window_mask",
-    "kv_cache_bytes",
-)
-
-
-__all__ += _MODERN
-
-
-def __getattr__(name: str):
-    if name in _MODERN:
-        from . import modern
-
-        return getattr(modern, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_MODERN))

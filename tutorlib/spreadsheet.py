@@ -491,6 +491,19 @@ def export_cross_attention_xlsx(
     Derived in chapter 7 (Cross-attention).
     """
     p = _check_path(path)
+    (q_labels, xq), (k_labels, xk), (v_labels, xv) = _checked_vectors(queries, keys, values)
+    projections = _checked_projections(xq, xk, xv, w_q, w_k, w_v)
+    writer = _Writer()
+    q, k, v = _inputs_sheet(writer, (q_labels, xq), (k_labels, xk), (v_labels, xv), values is None)
+    if projections is not None:
+        _projections_sheet(writer, q, k, v, *projections)
+    _save(writer, p)
+    return p
+
+
+def _checked_vectors(queries, keys, values):
+    """``(labels, (T, d) array)`` for the queries, the keys and the values (the keys' when
+    ``values`` is None), or a ValueError when they do not fit together."""
     q_labels, xq = _check_vectors(queries, "queries")
     k_labels, xk = _check_vectors(keys, "keys")
     if xq.shape[1] != xk.shape[1]:
@@ -509,24 +522,35 @@ def export_cross_attention_xlsx(
                 f"{k_labels}, values are {v_labels}. Every key carries exactly one value"
             )
     _check_exp_fits(xq, xk, "queries and keys")
+    return (q_labels, xq), (k_labels, xk), (v_labels, xv)
 
+
+def _checked_projections(xq, xk, xv, w_q, w_k, w_v):
+    """``(W_Q, W_K, W_V)`` as arrays, None when none is given, or a ValueError (one or two
+    given, a wrong shape, Q and K projected to different widths, scores EXP cannot hold)."""
     given = [w is not None for w in (w_q, w_k, w_v)]
     if any(given) and not all(given):
         missing = [n for n, g in zip(("w_q", "w_k", "w_v"), given) if not g]
         raise ValueError(f"give all three projections w_q, w_k, w_v or none; missing {missing}")
-    if all(given):
-        w_q = _check_matrix(w_q, "w_q", xq.shape[1], "the queries'")
-        w_k = _check_matrix(w_k, "w_k", xk.shape[1], "the keys'")
-        w_v = _check_matrix(w_v, "w_v", xv.shape[1], "the values'")
-        if w_q.shape[1] != w_k.shape[1]:
-            raise ValueError(
-                f"w_q projects to width {w_q.shape[1]} but w_k to width {w_k.shape[1]}: the "
-                "projected queries and keys meet in a dot product, so both need the same width d_k"
-            )
-        # (T_q, D) @ (D, d_k) -> (T_q, d_k); (T_k, D) @ (D, d_k) -> (T_k, d_k)
-        _check_exp_fits(xq @ w_q, xk @ w_k, "the projected queries and keys")
+    if not all(given):
+        return None
+    w_q = _check_matrix(w_q, "w_q", xq.shape[1], "the queries'")
+    w_k = _check_matrix(w_k, "w_k", xk.shape[1], "the keys'")
+    w_v = _check_matrix(w_v, "w_v", xv.shape[1], "the values'")
+    if w_q.shape[1] != w_k.shape[1]:
+        raise ValueError(
+            f"w_q projects to width {w_q.shape[1]} but w_k to width {w_k.shape[1]}: the "
+            "projected queries and keys meet in a dot product, so both need the same width d_k"
+        )
+    # (T_q, D) @ (D, d_k) -> (T_q, d_k); (T_k, D) @ (D, d_k) -> (T_k, d_k)
+    _check_exp_fits(xq @ w_q, xk @ w_k, "the projected queries and keys")
+    return w_q, w_k, w_v
 
-    writer = _Writer()
+
+def _inputs_sheet(writer: _Writer, queries, keys, values, values_are_keys: bool):
+    """The sheet "Cross-attention": its notes, the Q, K, V inputs (V copies K by formulas when
+    ``values_are_keys``) and the attention on them. Returns the Q, K, V tables."""
+    (q_labels, xq), (k_labels, xk), (v_labels, xv) = queries, keys, values
     ws = writer.sheet(_MAIN, first=True)
     writer.text(ws, 1, 1, "Cross-attention, step by step: softmax(Q·Kᵀ / √d_k) · V", "title")
     writer.text(
@@ -550,11 +574,11 @@ def export_cross_attention_xlsx(
     width_q = _dims(xq.shape[1], "dim ")
     q = _Table(_MAIN, top, 1, "Q: queries (target)", q_labels, width_q)
     k = _Table(_MAIN, top, q.left + q.width + 1, "K: keys (source)", k_labels, width_q)
-    v_title = "V: values (= the keys)" if values is None else "V: values (source)"
+    v_title = "V: values (= the keys)" if values_are_keys else "V: values (source)"
     v = _Table(_MAIN, top, k.left + k.width + 1, v_title, v_labels, _dims(xv.shape[1], "dim "))
     writer.table(ws, q, xq.tolist(), "queries", True)
     writer.table(ws, k, xk.tolist(), "keys", True)
-    if values is None:
+    if values_are_keys:
         writer.table(
             ws,
             v,
@@ -567,85 +591,93 @@ def export_cross_attention_xlsx(
     _attention_tables(
         writer, ws, q, k, v, top + max(q.height, k.height) + 2, (top, v.left + v.width + 1), ""
     )
+    return q, k, v
 
-    if all(given):
-        wp = writer.sheet(_PROJ)
-        writer.text(
-            wp,
-            1,
-            1,
-            "Cross-attention with learned projections: Q = X_q·W_Q, K = X_k·W_K, V = X_v·W_V",
-            "title",
-        )
-        writer.text(
-            wp,
-            2,
-            1,
-            "X_q, X_k, X_v are read from the sheet 'Cross-attention' (change them there). "
-            "In a trained model W_Q, W_K, W_V are learned; here they are given numbers.",
-            "note",
-        )
-        writer.text(
-            wp,
-            3,
-            1,
-            "Light blue cells are inputs: change one and every table below updates.",
-            "note",
-        )
-        top = 5
-        xq_t = _Table(_PROJ, top, 1, "X_q (target)", q_labels, q.cols)
-        xk_t = _Table(_PROJ, top, xq_t.left + xq_t.width + 1, "X_k (source)", k_labels, k.cols)
-        xv_t = _Table(_PROJ, top, xk_t.left + xk_t.width + 1, "X_v (source)", v_labels, v.cols)
-        for src, dst, name in ((q, xq_t, "proj_x_q"), (k, xk_t, "proj_x_k"), (v, xv_t, "proj_x_v")):
-            writer.table(
-                wp,
-                dst,
-                [
-                    [f"={src.ref(i, j, sheet=_PROJ)}" for j in range(len(src.cols))]
-                    for i in range(len(src.rows))
-                ],
-                name,
-                False,
-            )
-        top += max(xq_t.height, xk_t.height) + 2
-        out_k, out_v = _dims(w_q.shape[1], "k"), _dims(w_v.shape[1], "v")
-        wq_t = _Table(_PROJ, top, 1, "W_Q", q.cols, out_k)
-        wk_t = _Table(_PROJ, top, wq_t.left + wq_t.width + 1, "W_K", k.cols, out_k)
-        wv_t = _Table(_PROJ, top, wk_t.left + wk_t.width + 1, "W_V", v.cols, out_v)
-        writer.table(wp, wq_t, w_q.tolist(), "proj_w_q", True)
-        writer.table(wp, wk_t, w_k.tolist(), "proj_w_k", True)
-        writer.table(wp, wv_t, w_v.tolist(), "proj_w_v", True)
-        top += max(wq_t.height, wk_t.height, wv_t.height) + 2
-        pq = _Table(_PROJ, top, 1, "Q = X_q·W_Q", q_labels, out_k)
-        pk = _Table(_PROJ, top, pq.left + pq.width + 1, "K = X_k·W_K", k_labels, out_k)
-        pv = _Table(_PROJ, top, pk.left + pk.width + 1, "V = X_v·W_V", v_labels, out_v)
-        for x_t, w_t, dst, name in (
-            (xq_t, wq_t, pq, "proj_q"),
-            (xk_t, wk_t, pk, "proj_k"),
-            (xv_t, wv_t, pv, "proj_v"),
-        ):
-            n = len(x_t.cols)
-            writer.table(
-                wp,
-                dst,
-                [
-                    [_product_formula(x_t, i, w_t, j, n) for j in range(len(dst.cols))]
-                    for i in range(len(dst.rows))
-                ],
-                name,
-                False,
-            )
-        _attention_tables(
-            writer,
-            wp,
-            pq,
-            pk,
-            pv,
-            top + max(pq.height, pk.height) + 2,
-            (top, pv.left + pv.width + 1),
-            "proj_",
-        )
 
+def _projections_sheet(writer: _Writer, q: _Table, k: _Table, v: _Table, w_q, w_k, w_v) -> None:
+    """The sheet "Learned projections": X_q, X_k, X_v read from the first sheet by formulas,
+    W_Q, W_K, W_V (inputs), Q = X_q·W_Q, K = X_k·W_K, V = X_v·W_V, and the attention on them."""
+    wp = writer.sheet(_PROJ)
+    writer.text(
+        wp,
+        1,
+        1,
+        "Cross-attention with learned projections: Q = X_q·W_Q, K = X_k·W_K, V = X_v·W_V",
+        "title",
+    )
+    writer.text(
+        wp,
+        2,
+        1,
+        "X_q, X_k, X_v are read from the sheet 'Cross-attention' (change them there). "
+        "In a trained model W_Q, W_K, W_V are learned; here they are given numbers.",
+        "note",
+    )
+    writer.text(
+        wp,
+        3,
+        1,
+        "Light blue cells are inputs: change one and every table below updates.",
+        "note",
+    )
+    q_labels, k_labels, v_labels = q.rows, k.rows, v.rows
+    top = 5
+    xq_t = _Table(_PROJ, top, 1, "X_q (target)", q_labels, q.cols)
+    xk_t = _Table(_PROJ, top, xq_t.left + xq_t.width + 1, "X_k (source)", k_labels, k.cols)
+    xv_t = _Table(_PROJ, top, xk_t.left + xk_t.width + 1, "X_v (source)", v_labels, v.cols)
+    for src, dst, name in ((q, xq_t, "proj_x_q"), (k, xk_t, "proj_x_k"), (v, xv_t, "proj_x_v")):
+        writer.table(
+            wp,
+            dst,
+            [
+                [f"={src.ref(i, j, sheet=_PROJ)}" for j in range(len(src.cols))]
+                for i in range(len(src.rows))
+            ],
+            name,
+            False,
+        )
+    top += max(xq_t.height, xk_t.height) + 2
+    out_k, out_v = _dims(w_q.shape[1], "k"), _dims(w_v.shape[1], "v")
+    wq_t = _Table(_PROJ, top, 1, "W_Q", q.cols, out_k)
+    wk_t = _Table(_PROJ, top, wq_t.left + wq_t.width + 1, "W_K", k.cols, out_k)
+    wv_t = _Table(_PROJ, top, wk_t.left + wk_t.width + 1, "W_V", v.cols, out_v)
+    writer.table(wp, wq_t, w_q.tolist(), "proj_w_q", True)
+    writer.table(wp, wk_t, w_k.tolist(), "proj_w_k", True)
+    writer.table(wp, wv_t, w_v.tolist(), "proj_w_v", True)
+    top += max(wq_t.height, wk_t.height, wv_t.height) + 2
+    pq = _Table(_PROJ, top, 1, "Q = X_q·W_Q", q_labels, out_k)
+    pk = _Table(_PROJ, top, pq.left + pq.width + 1, "K = X_k·W_K", k_labels, out_k)
+    pv = _Table(_PROJ, top, pk.left + pk.width + 1, "V = X_v·W_V", v_labels, out_v)
+    for x_t, w_t, dst, name in (
+        (xq_t, wq_t, pq, "proj_q"),
+        (xk_t, wk_t, pk, "proj_k"),
+        (xv_t, wv_t, pv, "proj_v"),
+    ):
+        n = len(x_t.cols)
+        writer.table(
+            wp,
+            dst,
+            [
+                [_product_formula(x_t, i, w_t, j, n) for j in range(len(dst.cols))]
+                for i in range(len(dst.rows))
+            ],
+            name,
+            False,
+        )
+    _attention_tables(
+        writer,
+        wp,
+        pq,
+        pk,
+        pv,
+        top + max(pq.height, pk.height) + 2,
+        (top, pv.left + pv.width + 1),
+        "proj_",
+    )
+
+
+def _save(writer: _Writer, p: Path) -> None:
+    """Save the workbook at ``p`` with the same bytes for the same tables, or a ValueError."""
     # Excel recalculates everything on opening; LibreOffice and Google Sheets compute
     # formulas that have no stored value (openpyxl stores none).
     writer.wb.calculation.fullCalcOnLoad = True
@@ -656,7 +688,6 @@ def export_cross_attention_xlsx(
         raise ValueError(
             f"could not write {p.name!r} in {str(p.parent)!r}: {exc.strerror or exc}"
         ) from exc
-    return p
 
 
 _FIXED_TIME = "2026-01-01T00:00:00Z"

@@ -20,8 +20,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-# First lines of the generated notebooks' setup cells (tools/exercises.py): never run by the grader.
-SETUP_MARKERS = ("# Colab, Binder or a fresh Jupyter: install", "# Check your answers in place:")
+# How the course's two setup cells of an exercise notebook start, written here only: the install
+# cell (tools/notebooks.py's install templates, chapters' and exercises' alike, start with
+# INSTALL_MARKER) and the cell that writes the public tests (tools/exercises.py builds its template
+# from SETUP_MARKER). The grader never runs a cell that starts with either.
+INSTALL_MARKER = "# Colab, Binder or a fresh Jupyter: install"
+SETUP_MARKER = "# Check your answers in place:"
+SETUP_MARKERS = (INSTALL_MARKER, SETUP_MARKER)
 MAX_NOTEBOOK = 64 << 20  # bytes: a bigger file is not read
 CHECK_CELL = re.compile(r"(grader\.(check|check_all|export)\([^()]*\)\s*;?\s*)+")
 
