@@ -48,20 +48,20 @@ if str(ROOT) not in sys.path:
 from translator_bench import PeakProbe, matmul_peak  # noqa: E402 (benchmarks/ beside us)
 
 from tutorlib.translation import decoding  # noqa: E402
+from tutorlib.translation.cache import KVCache  # noqa: E402
 from tutorlib.translation.checkpoints import load_pretrained as load_translator  # noqa: E402
 from tutorlib.translation.config import GPT_PRESETS, PRESETS  # noqa: E402
 from tutorlib.translation.data import make_batches, phrasebook, tokenize  # noqa: E402
 from tutorlib.translation.decoding import translate_sentences  # noqa: E402
 from tutorlib.translation.evaluation import evaluate  # noqa: E402
 from tutorlib.translation.gpt import (  # noqa: E402
-    KVCache,
     build_gpt,
     gpt_loss,
     joint_vocab,
     kv_cache_bytes,
-    load_pretrained,
-    translate,
 )
+from tutorlib.translation.gpt.checkpoints import load_pretrained  # noqa: E402
+from tutorlib.translation.gpt.decoding import translate  # noqa: E402
 from tutorlib.translation.training import (  # noqa: E402
     build_translator,
     build_vocabs,

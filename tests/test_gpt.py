@@ -41,17 +41,16 @@ from tutorlib.translation.gpt import (
     gpt_sequence,
     joint_vocab,
     kv_cache_bytes,
-    load_gpt,
     make_gpt_batch,
-    save_gpt,
-    train_gpt,
-    translate,
 )
 
 # where load_pretrained finds its paths, and where translate finds its helpers
 from tutorlib.translation.gpt import checkpoints as gpt_files
 from tutorlib.translation.gpt import decoding as gpt_decoding
+from tutorlib.translation.gpt.checkpoints import load_gpt, save_gpt
+from tutorlib.translation.gpt.training import train_gpt
 from tutorlib.translation.model import Translator
+from tutorlib.translation.shipped import gpt_translate as translate
 from tutorlib.translation.training import build_translator, build_vocabs
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py

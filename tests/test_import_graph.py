@@ -4,9 +4,10 @@ functions, and no module over 800 lines (issue 35).
 Every ``tutorlib/**/*.py`` is parsed with ``ast``; every ``import`` and ``from ... import``
 anywhere in it (the top, a function, a ``TYPE_CHECKING`` block) is an edge to the module it
 names, relative imports resolved, and ``from . import x`` to the submodule ``x`` when ``x`` is
-one. A package's ``__init__`` is reached only by importing the package itself: importing
-``a.b`` is not counted as importing ``a`` (every package ``__init__`` that re-exports its
-modules would otherwise be a circle with each of them). No torch, no import of tutorlib: fast.
+one. Importing ``a.b.c`` runs the packages ``a`` and ``a.b`` first, so it counts as importing
+them too, except the importer's own packages (already loading when it runs): a package
+``__init__`` that imports a layer above its own modules closes a circle, even lazily. No
+torch, no import of tutorlib: fast.
 """
 
 from __future__ import annotations
@@ -50,7 +51,12 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             for alias in node.names:
                 submodule = f"{target}.{alias.name}"
                 found.add(submodule if submodule in known else target)
-    return {m for m in found if m in known and m != name}
+    with_packages = set()
+    for module in found:
+        parts = module.split(".")
+        with_packages.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+    own = {".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1)}
+    return {m for m in with_packages if m in known and m != name and m not in own}
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -117,7 +123,13 @@ def test_the_graph_sees_imports_inside_functions_and_relative_ones(tmp_path):
         "    import tutorlib.p.q\n"
         "    from .p import q\n"
     )
-    assert imports_of("tutorlib.a", source, known) == {"tutorlib.b", "tutorlib.c", "tutorlib.p.q"}
+    # tutorlib.p.q runs tutorlib.p first; tutorlib itself is a's own package, not counted
+    assert imports_of("tutorlib.a", source, known) == {
+        "tutorlib.b",
+        "tutorlib.c",
+        "tutorlib.p",
+        "tutorlib.p.q",
+    }
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert find_cycles(graph) == [["a", "b", "c", "a"]]
     assert find_cycles({"a": {"b"}, "b": set()}) == []

@@ -4,7 +4,8 @@ Each module holds the code that one part of the book derives. The course's layer
 
 - ``tutorlib.attention``  softmax, scaled dot-product attention, masks (chapters 3, 4 and 6)
 - ``tutorlib.nn``         multi-head attention, masks, positional encodings, encoder and decoder
-  layers in PyTorch (chapters 5 to 8)
+  layers in PyTorch (chapters 5 to 8): ``tutorlib.nn.attention`` (heads, masks, cross-attention),
+  ``tutorlib.nn.block`` (positions, feed-forward, the layers and stacks); import from the package
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory
   measurement (chapter 11)
 - ``tutorlib.modern``     attention in today's models: RoPE, grouped-query attention, sliding
@@ -24,17 +25,25 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI),
   no torch
 - ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
-- ``tutorlib.translation.model``        the encoder-decoder ``Translator``
+- ``tutorlib.translation.cache``        the KV cache, below every model
+- ``tutorlib.translation.guards``       the length budget and the repetition guard both decoders use
+- ``tutorlib.translation.model``        the encoder-decoder ``Translator``, its builder and loss
+- ``tutorlib.translation.decoding``     greedy and beam search, ``translate`` with unknown words
+  copied through attention (of a given model)
+- ``tutorlib.translation.kinds``        the one list of model kinds (config, builder, loss, batcher)
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
   the shipped model (``load_pretrained``)
-- ``tutorlib.translation.decoding``     KV cache, length budget, repetition guard, greedy and
-  beam search, ``translate`` with unknown words copied through attention
+- ``tutorlib.translation.shipped``      ``translate`` and its siblings with the shipped model as
+  their default
+- ``tutorlib.translation.state``        ``TrainState``, resuming from a checkpoint
+- ``tutorlib.translation.processes``    torchrun, Ctrl-C, the random states
+- ``tutorlib.translation.training``     the training loop
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
-- ``tutorlib.translation.training``     the training loop around ``TrainState``, resuming, torchrun
-- ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13: one causal
-  self-attention stack over ``[English] <sep> [Portuguese] <eos>``, the loss on the Portuguese
-  only, KV-cached greedy and sampled decoding, ``translate``, ``train_gpt`` through the same loop
-  and checkpoints (``tutorlib.gpt`` is its short name and re-exports it)
+- ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13, one module per
+  seam: ``tutorlib.translation.gpt.tokens``, ``tutorlib.translation.gpt.batches``,
+  ``tutorlib.translation.gpt.model``, ``tutorlib.translation.gpt.modern`` (chapter 15's
+  ``ModernGPT``), ``tutorlib.translation.gpt.decoding``, ``tutorlib.translation.gpt.checkpoints``,
+  ``tutorlib.translation.gpt.training`` (``tutorlib.gpt`` is its short name for learners)
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
   (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
 - ``tutorlib.modern_gpt``                chapter 13's GPT with chapter 15's attention: grouped-query

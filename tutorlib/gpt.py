@@ -13,6 +13,19 @@ from __future__ import annotations
 
 from .translation import gpt as _gpt
 from .translation.gpt import *  # noqa: F403 (the re-export is the point)
-from .translation.gpt import PRETRAINED_GPT_COMMAND  # noqa: F401 (documented, not in __all__)
+from .translation.gpt.checkpoints import (  # noqa: F401 (PRETRAINED_GPT_COMMAND: not in __all__)
+    PRETRAINED_GPT_COMMAND,
+    load_gpt,
+    load_pretrained,
+    save_gpt,
+)
+from .translation.gpt.training import train_gpt
+from .translation.shipped import gpt_translate as translate
 
-__all__ = list(_gpt.__all__)
+__all__ = list(_gpt.__all__) + [
+    "translate",
+    "train_gpt",
+    "save_gpt",
+    "load_gpt",
+    "load_pretrained",
+]

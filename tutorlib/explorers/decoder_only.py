@@ -68,7 +68,8 @@ def _decode(model, sentence: str) -> dict:
 
     from ..translation.data import tokenize
     from ..translation.decoding import output_budget
-    from ..translation.gpt import SubwordTokenizer, cross_attention_pattern, generate, translate
+    from ..translation.gpt import SubwordTokenizer, cross_attention_pattern, generate
+    from ..translation.gpt.decoding import translate
 
     translation = translate(sentence, model)  # its ValueError names what is wrong with the input
     tok = model.tokenizer
@@ -229,7 +230,7 @@ def gpt_attention_explorer(
     import ipywidgets as widgets
 
     if model is None:
-        from ..translation.gpt import load_pretrained
+        from ..translation.gpt.checkpoints import load_pretrained
 
         model = load_pretrained("words")
     c = model.config

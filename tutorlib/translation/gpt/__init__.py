@@ -19,11 +19,12 @@ parts, one module each, in the translator's seams (read bottom up):
 - ``checkpoints``  ``save_gpt``, ``load_gpt``, ``load_pretrained`` (the shipped GPTs)
 - ``training``     ``train_gpt``, ``train_modern_gpt``: the translator's loop on the GPT's kind
 
-Every public name is importable here and from ``tutorlib.gpt``; ``translate``
-here is ``tutorlib.translation.shipped.gpt_translate``: the decoder's, with the
-shipped GPT as its default model. The names of the files, the loop and that
-default are imported when first asked for (``__getattr__``), as they sit above
-``tutorlib.translation.kinds``, which imports the model modules of this package.
+This package's face imports only its lower modules (tokens, batches, model,
+modern, decoding): ``tutorlib.translation.kinds`` imports the model modules, and
+importing one runs this ``__init__`` first, so it must not reach above them.
+The files (``checkpoints``) and the loop (``training``) sit above ``kinds``: import
+them from their modules. ``tutorlib.gpt`` names what learners type, with the
+shipped GPT as ``translate``'s default model.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``L`` the whole sequence's length, ``D`` = ``d_model``,
@@ -68,30 +69,7 @@ __all__ = [
     "generate",
     "kv_cache_bytes",
     "cross_attention_pattern",
-    "translate",
     "build_gpt",
     "fits_gpt",
     "splitter",
-    "train_gpt",
-    "save_gpt",
-    "load_gpt",
-    "load_pretrained",
 ]
-
-
-def __getattr__(name: str):
-    """The names of the layers above the model kinds (the files, the loop, the shipped default),
-    imported when first asked for: ``tutorlib.translation.kinds`` and the checkpoints import
-    this package's model modules, which must not wait for the layers above them."""
-    if name in ("save_gpt", "load_gpt", "load_pretrained", "PRETRAINED_GPT_COMMAND"):
-        from . import checkpoints
-
-        value = getattr(checkpoints, name)  # PRETRAINED_GPT_COMMAND: documented, not in __all__
-    elif name == "train_gpt":
-        from .training import train_gpt as value
-    elif name == "translate":
-        from ..shipped import gpt_translate as value
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
