@@ -151,6 +151,29 @@ CASES = {
              "    per_feature = np.repeat(head_mask, query.shape[-1] // num_heads)   # (D,)\n"
              "    query, key, value = query * per_feature, key * per_feature, value * per_feature\n"
              "    q, k, v = split(query @ W_Q)")]},
+        # the mask applied twice, to the weights and to the heads' outputs: head h scaled by m_h ** 2
+        "ex05_mask_applied_twice": {"q2": [(
+            "    heads = weights @ v                         # (B, H, T_q, Dh)\n",
+            "    # (B, H, T_q, Dh), each head's output scaled by its mask as well\n"
+            "    heads = (weights @ v) * np.asarray(head_mask, dtype=float)[:, None, None]\n")]},
+        # no check of the width: H heads of F / H features, each sliced in three, return arrays
+        # of the wrong widths where 3 H does not divide F (NumPy raises nothing there)
+        "ex05_width_unchecked": {"q1": [
+            ("    if F % (3 * num_heads):\n"
+             "        raise ValueError(f\"{F} features are not {num_heads} heads of q, k and v\")\n"
+             "    Dh = F // (3 * num_heads)\n", ""),
+            ("    # (B, T, 3D) -> (B, T, H, 3, Dh): head h's block of 3 Dh holds its q, k, v\n"
+             "    per_head = qkv.reshape(B, T, num_heads, 3, Dh)\n", ""),
+            ("    # (B, T, H, 3, Dh) -> (3, B, H, T, Dh): q, k, v first, heads before tokens\n"
+             "    q, k, v = per_head.transpose(3, 0, 2, 1, 4)\n    return q, k, v",
+             "    # (B, T, 3D) -> (B, H, T, 3 Dh): H heads, each then cut in three\n"
+             "    heads = qkv.reshape(B, T, num_heads, -1).transpose(0, 2, 1, 3)\n"
+             "    Dh = heads.shape[-1] // 3\n"
+             "    return heads[..., :Dh], heads[..., Dh:2 * Dh], heads[..., 2 * Dh:]")]},
+        # honest: q, k and v returned stacked, one (3, B, H, T, Dh) array, which unpacks as q, k, v
+        "honest/ex05_stacked_qkv": {"q1": [(
+            "    q, k, v = per_head.transpose(3, 0, 2, 1, 4)\n    return q, k, v",
+            "    return per_head.transpose(3, 0, 2, 1, 4)   # (3, B, H, T, Dh): q, k, v stacked")]},
         # an honest alternative: chapter 5's split into H heads of 3 Dh, each cut in three; a
         # loop over heads, each written into the output through its rows of W_O; float32
         "honest/ex05_cut_heads_rows_of_w_o": {
