@@ -66,8 +66,9 @@ WITHHELD = {
     # question 1 builds masked attention, which tutorlib.attention.scaled_dot_product_attention
     # is but for a query with every key masked (issue 32)
     "ex04": ("tutorlib.attention",),
-    # questions 1 and 2 build split_heads, merge_heads and multi-head attention in NumPy, which
-    # tutorlib.nn (PyTorch) exports (issue 32)
+    # question 1 cuts heads from a fused projection and question 2 builds multi-head attention
+    # with a head mask, in NumPy; torch's view, transpose and nn.MultiheadAttention would be
+    # chapter 5's code pasted (issue 32)
     "ex05": ("torch",),
     # question 2 builds label smoothing in another convention; F.cross_entropy's
     # label_smoothing rescaled is that convention (issue 32, fault 7): NumPy and plain Python only
