@@ -90,7 +90,7 @@ def ids_of(vocab, text):
 def test_tutorlib_gpt_is_the_short_name_of_translation_gpt():
     for name in gpt_module.__all__:
         assert getattr(gpt_short, name) is getattr(gpt_module, name), name
-    assert gpt_short.PRETRAINED_GPT_COMMAND == gpt_module.PRETRAINED_GPT_COMMAND
+    assert gpt_short.PRETRAINED_GPT_COMMAND == gpt_files.PRETRAINED_GPT_COMMAND
 
 
 def test_the_words_preset_matches_the_translators_parameter_count():
@@ -365,13 +365,13 @@ def test_load_pretrained_says_how_to_make_a_missing_checkpoint(monkeypatch, tmp_
     with pytest.raises(
         FileNotFoundError, match="GPT translator is missing.*train --model gpt --preset pretrained"
     ):
-        gpt_module.load_pretrained()
+        gpt_files.load_pretrained()
     with pytest.raises(FileNotFoundError, match="train --model gpt --preset words"):
-        gpt_module.load_pretrained("words")
+        gpt_files.load_pretrained("words")
     with pytest.raises(FileNotFoundError, match="is missing"):
         translate("you are thin")
     with pytest.raises(ValueError, match="tokens must be one of \\['bpe', 'words'\\].*'word'"):
-        gpt_module.load_pretrained("word")
+        gpt_files.load_pretrained("word")
 
 
 # --- training through the translator's loop, and the files ----------------------------------------
@@ -658,12 +658,12 @@ def test_bpe_vocab_size_below_the_bytes_is_refused():
 
 @pytest.fixture(scope="module")
 def shipped_words():
-    return gpt_module.load_pretrained("words")
+    return gpt_files.load_pretrained("words")
 
 
 @pytest.fixture(scope="module")
 def shipped_bpe():
-    return gpt_module.load_pretrained()
+    return gpt_files.load_pretrained()
 
 
 def test_the_shipped_gpts_are_small_and_read_their_tokens(shipped_words, shipped_bpe):
