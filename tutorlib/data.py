@@ -3,7 +3,7 @@
 Tokens, vocabularies, batches and the Tatoeba loader, and the phrasebook
 (``tutorlib.translation.phrasebook``) re-exported, as before.
 
-Used in chapter 9 (Training a translator).
+Derived in chapter 9 (Training a translator).
 """
 
 from .translation import data as _moved

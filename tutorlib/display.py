@@ -8,7 +8,7 @@ rounded values and a colour scale. The colour maps are colour-blind safe
 :data:`COLOUR_BLIND_SAFE_CMAPS`, and lines and points use the Okabe-Ito
 palette (:data:`OKABE_ITO`).
 
-Introduced in chapter 2 (Embeddings and dot products) and used throughout.
+Derived in chapter 2 (Embeddings and dot products) and used throughout.
 """
 
 from __future__ import annotations

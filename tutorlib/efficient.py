@@ -62,7 +62,7 @@ def softmax_state(x) -> tuple[np.ndarray, np.ndarray]:
     A block whose entries are all ``-inf`` (all masked) has the state
     ``(-inf, 0)``, which ``merge_softmax_states`` treats as "nothing seen yet".
 
-    Derived in chapter 11 (The cost of attention).
+    Derived in chapter 11 (The cost of attention and how to cut it).
     """
     x = _as_float_array(x, "x")
     if x.ndim == 0 or x.shape[-1] == 0:
@@ -90,7 +90,7 @@ def merge_softmax_states(a, b) -> tuple[np.ndarray, np.ndarray]:
     so blocks can be merged in any grouping: that is what lets a long row be
     processed block by block, or split across processors.
 
-    Derived in chapter 11 (The cost of attention).
+    Derived in chapter 11 (The cost of attention and how to cut it).
     """
     (m_a, l_a), (m_b, l_b) = a, b
     m = np.maximum(m_a, m_b)
@@ -108,7 +108,7 @@ def online_softmax(x, block_size: int) -> np.ndarray:
     ``tutorlib.attention.softmax(x, axis=-1)``. In attention even the second
     pass disappears (``tiled_attention``).
 
-    Derived in chapter 11 (The cost of attention).
+    Derived in chapter 11 (The cost of attention and how to cut it).
     """
     block_size = whole_number("block_size", block_size, 1)
     x = _checked_scores(x)
@@ -198,7 +198,7 @@ def tiled_attention(q, k, v, block_size=64, causal: bool = False) -> np.ndarray:
     BLAS runs them on one thread: for many small products, starting threads
     costs more than it gains, and on a busy machine much more.
 
-    Derived in chapter 11 (The cost of attention).
+    Derived in chapter 11 (The cost of attention and how to cut it).
     """
     q, k, v, batch = _checked_qkv(q, k, v)
     block_q, block_k = _block_sizes(block_size)
@@ -265,7 +265,7 @@ def peak_memory(fn, *args, **kwargs) -> int:
     and measure its memory in the same call. If tracemalloc is already
     tracing, its peak is reset.
 
-    Derived in chapter 11 (The cost of attention).
+    Derived in chapter 11 (The cost of attention and how to cut it).
     """
     if not callable(fn):
         raise ValueError(
@@ -305,7 +305,7 @@ def attention_memory(
     side is charged for them. Returns ``{"T", "d_k", "block_size", "causal",
     "naive_bytes", "tiled_bytes", "ratio"}``.
 
-    Derived in chapter 11 (The cost of attention).
+    Derived in chapter 11 (The cost of attention and how to cut it).
     """
     T = whole_number("T", T, 1)
     d_k = whole_number("d_k", d_k, 1)

@@ -4,7 +4,7 @@ Chapters import these instead of re-typing them, so a number is written once
 and every chapter that uses it agrees. Where a source gave no numbers (its
 figures were images) the course chose its own and says so.
 
-Used in chapters 1 to 7.
+Derived in chapters 1 (Why attention) to 7 (Cross-attention).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ keys, about sqrt(d_k) long: chapter 4 measures it, and finds its median
 collapsing while a few near-tied queries get large steps.) Dividing by
 sqrt(d_k) keeps the variance at 1 for every width.
 
-Derived in chapters 3 (the Jacobian) and 4 (Scaled dot-product attention).
+Derived in chapters 3 (Softmax) and 4 (Scaled dot-product attention).
 """
 
 from __future__ import annotations

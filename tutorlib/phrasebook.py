@@ -6,7 +6,7 @@ tables), ``grammar`` (specs, agreement, conjugation, ``render``) and
 combinations). This module re-exports what chapters, exercises and tests
 import from ``tutorlib.phrasebook``. No torch.
 
-Used in chapter 9 (Training a translator).
+Derived in chapter 9 (Training a translator).
 """
 
 from __future__ import annotations

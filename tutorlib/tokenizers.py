@@ -43,7 +43,7 @@ and its Portuguese translation for the GPT of chapter 13) are never produced
 from text unless ``encode`` is asked to (``allowed_special``): otherwise the
 text "<sep>" is five bytes' worth of ordinary tokens.
 
-Used in chapter 14 (From words to tokens: byte-pair encoding).
+Derived in chapter 14 (From words to tokens: byte-pair encoding).
 """
 
 from __future__ import annotations
@@ -87,7 +87,9 @@ FORMAT_VERSION = 1
 def split_text(text: str) -> list[str]:
     """The chunks BPE works on: ``"I have 3 dogs."`` → ``["I", " have", " 3", " dogs", "."]``.
 
-    ``"".join(split_text(text)) == text`` for every string. Used in chapter 14.
+    ``"".join(split_text(text)) == text`` for every string.
+
+    Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
     _check_text(text)
     return _SPLIT.findall(text)
@@ -195,7 +197,7 @@ class BPE:
 
     Build one with ``BPE.train`` or ``BPE.load``; ``BPE(merges, special_tokens)``
     rebuilds one from its merges (pairs of ids, merge ``i`` making token
-    ``256 + i``). Used in chapter 14 (From words to tokens: byte-pair encoding).
+    ``256 + i``). Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
 
     _CACHE_SIZE = 100_000  # chunks whose encoding is remembered; the cache is emptied when full

@@ -3,7 +3,7 @@
 ``attention_maps`` collects every attention's weights while a model runs;
 ``attention_entropy`` finds saturated (one-hot) and uniform heads in them.
 
-Introduced in chapter 12 (Why doesn't my Transformer learn?).
+Derived in chapter 12 (Why doesn't my Transformer learn?).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def attention_maps(model: nn.Module, *args, **kwargs) -> dict:
     gradients on so that PyTorch's fused fast path, which returns no weights,
     stays off.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     maps, handles = {}, []
     for name, m in model.named_modules():
@@ -83,7 +83,7 @@ def attention_entropy(
     :math:`\sqrt{d_k}`) or the queries and keys learnt nothing. An untrained
     model's heads are close to uniform; that is no bug.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     if isinstance(weights, nn.Module):
         weights = attention_maps(weights, *args, **kwargs)

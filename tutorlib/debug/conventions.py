@@ -4,7 +4,7 @@
 ``check_shift`` the teacher-forcing shift of a batch, ``check_loss_padding``
 whether a loss ignores padded positions, and ``check_bleu`` which BLEU a score is.
 
-Introduced in chapter 12 (Why doesn't my Transformer learn?).
+Derived in chapter 12 (Why doesn't my Transformer learn?).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def check_mask_convention(mask, *, expected: str = "tutorlib") -> Report:
     (library -> bool) hold the verdict. Masks on the wrong axis, ``(B, 1, T, 1)``
     instead of ``(B, 1, 1, T)``, are reported too.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     targets = {
         "tutorlib": "attend",
@@ -176,7 +176,7 @@ def check_shift(
     padding): position ``t`` reads the words before ``t`` and predicts word ``t``.
     The ids default to tutorlib's (``<pad>`` 0, ``<bos>`` 1, ``<eos>`` 2).
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     if isinstance(batch, (tuple, list)) and len(batch) == 2:
         tgt_in, tgt_out = batch
@@ -259,7 +259,7 @@ def check_loss_padding(loss_fn, logits, targets, *, pad_id: int = PAD_ID, seed: 
     rewards the model for them, and changes with the amount of padding in a
     batch. ``logits (B, T, V)``, ``targets (B, T)``.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     pad = targets == pad_id
     if not bool(pad.any()):
@@ -305,7 +305,7 @@ def check_bleu(score: float, hypotheses, references, *, tolerance: float = 0.01)
     whitespace split that leaves punctuation on the words, and a score on a
     0-1 scale. ``details["variants"]`` holds every variant's value.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     import sacrebleu
 

@@ -6,7 +6,7 @@ Each runs ``fn`` (any callable or ``nn.Module`` mapping an embedded
 reports which positions of the output moved that should not have (or stayed
 that should have moved).
 
-Introduced in chapter 12 (Why doesn't my Transformer learn?).
+Derived in chapter 12 (Why doesn't my Transformer learn?).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def check_determinism(fn, x, *, atol: float = 1e-6, where=None) -> Report:
     was not called, or a ``F.dropout(x, p)`` without ``training=self.training``.
     ``where``, a boolean ``(B, T)`` tensor, restricts the comparison to those positions.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     with torch.no_grad():
         a, b = fn(x), fn(x)
@@ -84,7 +84,7 @@ def check_causality(fn, x, *, atol: float = 1e-5, seed: int = 0) -> Report:
     never do, or it learns to copy the answer. ``details["reads"]`` is the
     ``(T, T)`` table: entry ``[i, j]`` True when output ``i`` moved with input ``j``.
 
-    The chapter 6 experiment, made a tool. Introduced in chapter 12 (Why
+    The chapter 6 experiment, made a tool. Derived in chapter 12 (Why
     doesn't my Transformer learn?).
     """
     x = embedded_input(x)
@@ -151,7 +151,7 @@ def check_padding(fn, x, lengths, *, atol: float = 1e-5, seed: int = 0) -> Repor
     sentence gives another answer in another batch. (What happens *at*
     padded positions does not matter: the loss ignores them.)
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     x = embedded_input(x)
     lengths = torch.as_tensor(lengths).long().cpu()
@@ -222,7 +222,7 @@ def check_positions(fn, x, *, atol: float = 1e-5, swap: tuple = (0, 1)) -> Repor
     ``fn`` the inputs before positions are added, so that a model that forgets
     to add them is caught.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     if not isinstance(x, torch.Tensor) or x.ndim < 2:
         raise ValueError(

@@ -6,7 +6,7 @@ embedded input ``x (B, T, D)``, run a callable without gradients, compare two
 outputs position by position, draw seeded noise, find NaN outputs, and find the
 ``nn.Module`` s behind a callable (to name dropout left on).
 
-Introduced in chapter 12 (Why doesn't my Transformer learn?).
+Derived in chapter 12 (Why doesn't my Transformer learn?).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Report:
     the likely cause, ``details`` the numbers behind the verdict (for plots
     and tables). ``str(report)`` reads as one paragraph.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
 
     check: str

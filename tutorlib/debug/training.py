@@ -4,7 +4,7 @@
 by heart (or says why it cannot); ``gradient_norms`` reports dead and exploding
 gradients, per layer and per attention head.
 
-Introduced in chapter 12 (Why doesn't my Transformer learn?).
+Derived in chapter 12 (Why doesn't my Transformer learn?).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def overfit_one_batch(
     (a ``tutorlib.data.Batch`` and a ``Translator``). ``details["losses"]``
     holds the curve.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     if not isinstance(model, nn.Module):
         raise ValueError(f"model must be an nn.Module, got {type(model).__name__}")
@@ -131,7 +131,7 @@ def gradient_norms(model: nn.Module, *, explode: float = 1e3) -> Report:
     each tutorlib ``MultiHeadAttention`` to the norm of each head's slice of
     ``w_q`` and ``w_k``.
 
-    Introduced in chapter 12 (Why doesn't my Transformer learn?).
+    Derived in chapter 12 (Why doesn't my Transformer learn?).
     """
     groups: dict = {}
     missing = []

@@ -41,7 +41,7 @@ The package's modules, each importing only those above it:
 - one module per family of explorers (the table's last column); importing this package imports
   them all, which files every explorer in :data:`REGISTRY`, and offers their names here
 
-Introduced in chapter 3 (Softmax); chapters 4 to 6, 10, 13 and 15 add the others.
+Derived in chapter 3 (Softmax); chapters 4 to 6, 10, 13 and 15 add the others.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ weights as bars beside the whole table as a heatmap with its row outlined
 (marked ▶ as well), or the mask as a ✓/✕ grid beside the weights it leaves, the
 hidden cells marked ✕ as well as hatched.
 
-Introduced in chapter 4 (Scaled dot-product attention); chapters 5 and 6 add the others.
+Derived in chapter 4 (Scaled dot-product attention); chapters 5 and 6 add the others.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ for what each row gave to ``<sep>`` and the Portuguese before it.
 ``gpt_attention_explorer`` puts a text box (a menu of sentences in the book),
 the two views and menus for the block and the head around it.
 
-Derived in chapter 13 (the translator as a GPT).
+Derived in chapter 13 (The translator as a GPT).
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ def gpt_attention_view(
 
     Returns ``(translation, weights, html)``.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     from ..translation.gpt import GPT
 
@@ -225,7 +225,7 @@ def gpt_attention_explorer(
     offers a menu of ``sentences`` (``sentence`` first) instead of the text box,
     each translated once.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     import ipywidgets as widgets
 

@@ -11,7 +11,7 @@ The temperature slider divides one row of scores before the softmax; the d_k
 slider widens one seeded query and its keys, scaled by sqrt(d_k) or not, and
 shows how far the weights can still move (the softmax Jacobian's size).
 
-Introduced in chapter 3 (Softmax); chapter 4 adds the d_k slider.
+Derived in chapter 3 (Softmax); chapter 4 adds the d_k slider.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ training loop's resuming; the kind read from the file decides the config
 class and the model class, once. ``tutorlib.translator`` and
 ``tutorlib.training`` re-export these names (their old homes).
 
-Derived in chapters 9 and 10.
+Derived in chapters 9 (Training a translator) and 10 (Translating and evaluating).
 """
 
 from __future__ import annotations

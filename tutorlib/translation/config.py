@@ -8,7 +8,7 @@ home). ``GPTConfig`` and ``GPT_PRESETS`` do the same for the decoder-only
 translator of ``tutorlib.translation.gpt``: its own sizes, the same training
 settings under the same names, so that one training loop reads both.
 
-Derived in chapters 9 (Training a translator) and 13 (the translator as a GPT).
+Derived in chapters 9 (Training a translator) and 13 (The translator as a GPT).
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ class GPTConfig(_AsDict):
     carry ``TranslatorConfig``'s names and meanings, so that
     ``tutorlib.translation.training.train`` runs either model.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
 
     # the model

@@ -102,7 +102,7 @@ def tokenize(text: str, lower: bool = True) -> list[str]:
     ``lower=False`` the tokens keep the text's capital letters (the same
     tokens otherwise), which is how ``translate`` copies a name as it was typed.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     if not isinstance(text, str):
         raise ValueError(f"tokenize expects a string, got {type(text).__name__}: {text!r}")
@@ -141,7 +141,7 @@ def is_punctuation(token: str) -> bool:
     """True for a token ``tokenize`` split off as punctuation (``.`` ``,`` ``!`` ``?`` ...), not a
     word.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     return len(token) == 1 and token in _PUNCT
 
@@ -153,7 +153,7 @@ def detokenize(tokens: Sequence[str]) -> str:
     No space goes before ``. , ! ? ; : )`` or after ``( ¿ ¡``. For every
     sentence of the phrasebook, ``detokenize(tokenize(s)) == s``.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     if isinstance(tokens, str):
         raise ValueError(
@@ -178,7 +178,7 @@ class Vocab:
     names it), ``decode`` turns ids back into tokens, and ``to_dict`` /
     ``from_dict`` store it in a checkpoint.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
 
     def __init__(self, tokens: Sequence[str]):
@@ -209,7 +209,7 @@ class Vocab:
         Tokens are ordered by how often they occur (most frequent first; ties
         alphabetically), so the same data always gives the same ids.
 
-        Used in chapter 9 (Training a translator).
+        Derived in chapter 9 (Training a translator).
         """
         whole_number("min_freq", min_freq, 1)
         counts: Counter = Counter()
@@ -278,7 +278,7 @@ class Vocab:
         A token not in the vocabulary becomes ``<unk>``; with ``warn_unknown``
         one warning names every such word of the call.
 
-        Used in chapter 9 (Training a translator).
+        Derived in chapter 9 (Training a translator).
         """
         if isinstance(tokens, str):
             raise ValueError(
@@ -305,7 +305,7 @@ class Vocab:
         ``<eos>`` are left out (``<unk>`` stays: it stands for a word);
         without, they are kept, the ``<eos>`` included.
 
-        Used in chapter 9 (Training a translator).
+        Derived in chapter 9 (Training a translator).
         """
         if hasattr(ids, "tolist"):
             ids = ids.tolist()
@@ -359,7 +359,7 @@ class Batch:
 
     Masks follow tutorlib's convention: True means "may attend".
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
 
     src: torch.Tensor
@@ -414,7 +414,7 @@ def fits(src_tokens: Sequence[str], tgt_tokens: Sequence[str], max_len: int) -> 
     with its ``<bos>`` (or ``<eos>``) too. ``make_batches``, ``train`` and ``evaluate`` leave out
     the pairs that do not.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     return len(src_tokens) <= max_len and len(tgt_tokens) + 1 <= max_len
 
@@ -429,7 +429,7 @@ def batch_order(lengths, batch_size: int, shuffle: bool = True, seed: int = 0) -
     ``make_batches`` does with the translator's pairs and
     ``tutorlib.gpt.make_gpt_batches`` (chapter 14) with a GPT's sequences.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     order = list(range(len(lengths)))
     if shuffle:
@@ -478,7 +478,7 @@ def make_batches(
     are left out with a warning. Unknown words become ``<unk>``, with one
     warning naming them all.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     whole_number("batch_size", batch_size, 1)
     if max_len is not None:
@@ -549,7 +549,7 @@ def load_tatoeba(path, max_pairs: int | None = None) -> list[tuple[str, str]]:
     file and the line. ``max_pairs`` stops after that many pairs (the file is ordered from short to
     long). The strings are returned as they are; ``tokenize`` lower-cases them.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     if max_pairs is not None:
         whole_number("max_pairs", max_pairs, 1, hint="None reads all pairs")

@@ -4,7 +4,7 @@ The model was trained on one sentence at a time, so a text of several is
 split first and each sentence translated alone. No torch (the command line
 imports it before torch).
 
-Used in chapter 10 (Translating and evaluating).
+Derived in chapter 10 (Translating and evaluating).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def split_sentences(text: str) -> list[str]:
     after a title ("Mr.", "Mrs.", "Ms.", "Dr."); a line break ends one too.
     Blank text gives ``[]``.
 
-    Used in chapter 10 (Translating and evaluating).
+    Derived in chapter 10 (Translating and evaluating).
     """
     if not isinstance(text, str):
         raise ValueError(

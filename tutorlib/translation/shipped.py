@@ -9,7 +9,7 @@ functions ``tutorlib.translator`` and ``tutorlib.gpt`` (``tutorlib.translation.g
 give learners, each the decoder's own with ``model`` defaulting to the shipped
 one (``load_pretrained``).
 
-Used in chapters 10 (Translating and evaluating) and 13 (the translator as a GPT).
+Derived in chapters 10 (Translating and evaluating) and 13 (The translator as a GPT).
 """
 
 from __future__ import annotations

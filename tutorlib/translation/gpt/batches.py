@@ -11,7 +11,7 @@ kind's batcher for the training loop (words or BPE, by the vocabulary).
 Shape letters: ``B`` batch, ``S`` source length, ``T`` target length, ``L``
 the sequence's length.
 
-Derived in chapter 13 (the translator as a GPT).
+Derived in chapter 13 (The translator as a GPT).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def gpt_sequence(
 ) -> list[int]:
     """``[src] <sep> [tgt] <eos>``: one training sequence of the decoder-only translator.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     return [*src_ids, sep_id, *tgt_ids, eos_id]
 
@@ -62,7 +62,7 @@ class GPTBatch:
         src_lengths (B,)    S of each row: the prompt is positions 0 .. S (its <sep> included)
         num_tgt_tokens      the loss mask's True count (target tokens + <eos>)
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
 
     tokens: torch.Tensor
@@ -89,7 +89,7 @@ class GPTBatch:
 def make_gpt_batch(src_rows, tgt_rows, pad_id: int, sep_id: int, eos_id: int) -> GPTBatch:
     """A ``GPTBatch`` from lists of source ids and target ids (without ``<sep>`` or ``<eos>``).
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     seqs = [gpt_sequence(s, t, sep_id, eos_id) for s, t in zip(src_rows, tgt_rows)]
     if not seqs:
@@ -125,7 +125,7 @@ def gpt_batch_from(batch: Batch, sep_id: int = BOS_ID, eos_id: int = EOS_ID) -> 
     operations on the batch's device, no Python loop over the rows; the same
     tensors as ``make_gpt_batch`` of the pairs' ids.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     src, tgt_out = batch.src, batch.tgt_out  # (B, S) source; (B, T) target + <eos>, padded
     B, S = src.shape
@@ -172,7 +172,7 @@ def make_gpt_batches(
     is left out with a warning. ``train``'s ``batcher`` for a GPT on BPE
     tokens (``train_gpt`` passes it).
 
-    Derived in chapter 14 (from words to tokens: byte-pair encoding).
+    Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
     whole_number("batch_size", batch_size, 1)
     encoded, too_long = [], 0
@@ -210,7 +210,7 @@ def fits_gpt(src_tokens: Sequence, tgt_tokens: Sequence, config: GPTConfig) -> b
     """Whether a pair fits the GPT: at most ``max_source_len`` source tokens, and the source,
     ``<sep>`` and the target within ``max_len`` positions (``<eos>`` is only predicted, never read).
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     return (
         len(src_tokens) <= config.max_source_len

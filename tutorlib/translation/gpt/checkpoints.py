@@ -7,7 +7,7 @@ reads the shipped GPT on BPE tokens (``tutorlib/pretrained/gpt.pt``) or on
 words (``gpt_words.pt``); ``PRETRAINED_GPT_COMMANDS`` holds the commands that
 made them.
 
-Derived in chapter 13 (the translator as a GPT).
+Derived in chapter 13 (The translator as a GPT).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def save_gpt(model: GPT, path, **meta):
     """Write ``model``'s weights, config and vocabulary to ``path`` (``save_model``'s file,
     ``kind="gpt"``).
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     if not isinstance(model, GPT):
         raise ValueError(f"save_gpt saves a GPT, got {type(model).__name__}")
@@ -40,7 +40,7 @@ def load_gpt(path, device=None) -> GPT:
     """The GPT stored at ``path`` (a file from ``save_gpt`` or ``train_gpt``, or its folder), in
     eval mode.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     model, _, _ = load_checkpoint(path, device=device)
     if not isinstance(model, GPT):
@@ -74,7 +74,7 @@ def load_pretrained(tokens: str = "bpe", device=None) -> GPT:
     same batches, the same number of parameters within 0.3 %).
     ``PRETRAINED_GPT_COMMANDS`` holds the command that made each.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     if tokens not in PRETRAINED_GPT_COMMANDS:
         raise ValueError(

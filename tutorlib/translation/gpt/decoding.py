@@ -11,7 +11,7 @@ unknown words. Decodes the model it is given: ``tutorlib.gpt.translate``
 Shape letters: ``B`` batch, ``P`` the prompt's length, ``S`` source length,
 ``T`` target length, ``N`` blocks, ``H`` heads, ``V`` the vocabulary size.
 
-Derived in chapter 13 (the translator as a GPT).
+Derived in chapter 13 (The translator as a GPT).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def generate(
     translator's repetition guard (``max_run``, ``no_repeat_ngram``) acts
     before the choice. Returns each row's new tokens without ``<eos>``.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     check_guard(max_run, no_repeat_ngram)
     if temperature is None and (top_k is not None or top_p is not None):
@@ -159,7 +159,7 @@ def kv_cache_bytes(cache: KVCache) -> int:
     """The memory a ``KVCache`` holds: every block's keys and values, ``2 x N x (B, H, t, Dh)``
     numbers.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     return sum(
         t.numel() * t.element_size()
@@ -183,7 +183,7 @@ def cross_attention_pattern(model: GPT, src_ids, tgt_ids) -> torch.Tensor:
     Portuguese written before. End ``tgt_ids`` with ``<eos>`` to see the
     step that ended.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     src_ids = [int(i) for i in src_ids]
     tgt_ids = [int(i) for i in tgt_ids]
@@ -323,7 +323,7 @@ def translate(
     ``ValueError`` naming it; with ``skip_errors`` such a sentence translates
     to ``""`` and the others go on (``evaluate`` scores it as empty).
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     sentences, single = as_sentences(sentences)
     batch_size = whole_number("batch_size", batch_size, 1, hint="sentences decoded together")

@@ -23,7 +23,7 @@ sequence's length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``, ``V`` the
 vocabulary size (one for both languages). Masks are boolean, True = may
 attend, as everywhere in tutorlib.
 
-Derived in chapter 13 (the translator as a GPT).
+Derived in chapter 13 (The translator as a GPT).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Block(EncoderLayer):
     before, ``(B, H, t, Dh)``; ``mask`` is None for one new position, else
     ``(T_new, t + T_new)``.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
 
     def forward_step(self, x: torch.Tensor, cache: dict, mask=None) -> torch.Tensor:
@@ -89,7 +89,7 @@ class GPT(nn.Module):
     positions are chapter 8's sinusoids, added in ``add_positions``, the one
     place a later chapter swaps them for another scheme.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
 
     kind = "gpt"  # what a checkpoint records, so that load_checkpoint builds a GPT
@@ -247,7 +247,7 @@ def build_gpt(config: GPTConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> GPT:
     """``train``'s ``build_model`` for a GPT: the config sized to the (one) vocabulary, then a fresh
     ``GPT``.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     return GPT(replace(config, vocab_size=len(src_vocab)), src_vocab, tgt_vocab)
 
@@ -264,7 +264,7 @@ def gpt_loss(model: GPT, batch, config: GPTConfig, *, prompt_loss: bool = False)
     part with the translation. With ``prompt_loss`` every real position
     counts (chapter 13's demonstration of what goes wrong).
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     if isinstance(batch, Batch):
         tok = model.tokenizer if getattr(model, "vocab", None) is not None else WordTokenizer
@@ -286,6 +286,6 @@ def gpt_loss_with_prompt(model: GPT, batch, config: GPTConfig) -> torch.Tensor:
     """``gpt_loss`` over the prompt too: the loss of a plain language model, for chapter 13's
     comparison.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     return gpt_loss(model, batch, config, prompt_loss=True)

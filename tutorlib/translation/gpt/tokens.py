@@ -6,7 +6,7 @@
 says how a text is cut into the tokens a length check counts. Below the model:
 the model reads ids only.
 
-Derived in chapters 13 (the translator as a GPT) and 14 (byte-pair encoding).
+Derived in chapters 13 (The translator as a GPT) and 14 (From words to tokens: byte-pair encoding).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class WordTokenizer:
     Portuguese starts here". ``pieces(text)`` gives the tokens as typed
     (capital letters kept), one per id, for copying unknown words.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
 
     pad_id, sep_id, eos_id, unk_id = PAD_ID, BOS_ID, EOS_ID, UNK_ID
@@ -79,7 +79,7 @@ class SubwordTokenizer:
     before a model trained on the phrasebook reads it. ``to_dict`` /
     ``from_dict`` store it in a checkpoint, as ``Vocab``'s do.
 
-    Derived in chapter 14 (from words to tokens: byte-pair encoding).
+    Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
 
     SPECIALS = ("<pad>", "<sep>", "<eos>")
@@ -156,7 +156,7 @@ def joint_vocab(pairs, min_freq: int = 2) -> Vocab:
     language alone leaves it out, as the translator's vocabularies do
     (``build_vocabs``), so that unseen names are ``<unk>`` in both models.
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     pairs = list(pairs)
     english = Vocab.build([tokenize(e) for e, _ in pairs], min_freq=min_freq)
@@ -170,6 +170,6 @@ def splitter(vocab):
     """How a pair's texts are cut into the tokens ``fits_gpt`` counts: chapter 9's words
     (``tokenize``) for a ``Vocab``, the BPE's ids for a ``SubwordTokenizer``.
 
-    Derived in chapter 14 (from words to tokens: byte-pair encoding).
+    Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
     return vocab.encode if isinstance(vocab, SubwordTokenizer) else tokenize

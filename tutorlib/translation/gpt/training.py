@@ -7,7 +7,7 @@ after leaving out the pairs that do not fit the positions (``fits_gpt``) and
 choosing the tokens (the joint word vocabulary, or chapter 14's BPE).
 ``train_modern_gpt`` does it for chapter 15's ``ModernGPT``.
 
-Derived in chapter 13 (the translator as a GPT).
+Derived in chapter 13 (The translator as a GPT).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def train_gpt(
     ``train_options`` are ``train``'s (``max_steps``, ``progress``, ``resume``,
     ``device``...).
 
-    Derived in chapter 13 (the translator as a GPT).
+    Derived in chapter 13 (The translator as a GPT).
     """
     if config is None:
         if not train_options.get("resume") or out_dir is None:

@@ -35,7 +35,7 @@ agreement, conjugation, ``render``) and ``splits`` (drawing sentences, the
 seeded splits, the held-out combinations). The names below are re-exported
 here; ``tutorlib.phrasebook`` re-exports them too, where they used to live.
 
-Used in chapter 9 (Training a translator).
+Derived in chapter 9 (Training a translator).
 """
 
 from .grammar import NP, Compound, Name, Phrase, Pron, Sentence, english_words, render

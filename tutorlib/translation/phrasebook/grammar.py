@@ -6,7 +6,7 @@ number of articles, adjectives, possessives), the conjugation, ser or estar,
 do-support, dropped subjects and contractions (de + o = do). The words come
 from ``tutorlib.translation.phrasebook.lexicon``. No torch.
 
-Used in chapter 9 (Training a translator).
+Derived in chapter 9 (Training a translator).
 """
 
 from __future__ import annotations

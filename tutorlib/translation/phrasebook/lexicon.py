@@ -7,7 +7,7 @@ subjects and objects it takes. ``tutorlib.translation.phrasebook.grammar``
 writes sentences from them; ``...phrasebook.splits`` draws the sentences.
 No torch.
 
-Used in chapter 9 (Training a translator).
+Derived in chapter 9 (Training a translator).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ of training, so that the test split measures generalisation, not recall.
 The generator is SplitMix64 in a few lines of integer arithmetic: the same
 pairs on every machine and every Python. No torch.
 
-Used in chapter 9 (Training a translator).
+Derived in chapter 9 (Training a translator).
 """
 
 from __future__ import annotations
@@ -750,7 +750,7 @@ def phrasebook(split: str = "train") -> list[tuple[str, str]]:
     sentences that contain them make the test split. The validation split
     does the same with other combinations (``held_out`` lists both).
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     if split not in SPLIT_SIZES:
         raise ValueError(f"split must be one of {sorted(SPLIT_SIZES)}, got {split!r}")
@@ -766,7 +766,7 @@ def held_out(split: str = "test") -> dict[str, frozenset[tuple[str, str]]]:
     that verb's object; every sentence of ``split`` contains at least one of
     its own combinations and none of the other split's.
 
-    Used in chapter 9 (Training a translator).
+    Derived in chapter 9 (Training a translator).
     """
     if split not in ("test", "valid"):
         raise ValueError(f"only 'test' and 'valid' hold combinations out, got {split!r}")
