@@ -670,3 +670,30 @@ def test_the_loop_takes_its_loss_from_batch_loss(data, straight):
     )
     first_three = straight[0].history["train"]["loss"][:3]
     assert halved.history["train"]["loss"] != first_three, "batch_loss is used"
+
+
+def test_an_epochs_batches_are_built_once_across_runs_and_anew_when_the_pairs_change():
+    # chapter 9 stops and resumes its run three times: each train() call asks for the same
+    # epochs of the same pairs; they are batched once, and again only if the pairs change
+    from tutorlib.translation import training as loop
+
+    pairs = [("the red car", "o carro vermelho"), ("i am happy.", "sou feliz.")] * 8
+    src, tgt = loop.build_vocabs(pairs, min_freq=1)
+    config = replace(PRESETS["tiny"], batch_size=4)
+    calls = []
+
+    def batcher(pairs, src_vocab, tgt_vocab, batch_size, shuffle, seed, max_len):
+        calls.append(seed)
+        return [(seed, i) for i in range(len(pairs) // batch_size)]
+
+    loop._RECENT_EPOCHS.clear()
+    first = loop._EpochBatches(pairs, src, tgt, config, 0, 1, batcher)
+    assert first(0) == [(0, 0), (0, 1), (0, 2), (0, 3)] and calls == [0]
+    again = loop._EpochBatches(list(pairs), src, tgt, config, 0, 1, batcher)  # a new run
+    assert again(0) == first(0) and calls == [0]
+    assert again(1)[0] == (1, 0) and calls == [0, 1]
+    pairs[3] = ("the black cats", "os gatos pretos")  # changed in place: batched anew
+    assert loop._EpochBatches(pairs, src, tgt, config, 0, 1, batcher)(0) and calls == [0, 1, 0]
+    # the other process of two takes every second batch of the same epoch
+    assert loop._EpochBatches(pairs, src, tgt, config, 1, 2, batcher)(0) == [(0, 1), (0, 3)]
+    loop._RECENT_EPOCHS.clear()

@@ -43,6 +43,7 @@ import math
 import random
 import time
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,10 +220,40 @@ class Run:
     batch_loss: Callable = translator_loss  # (model, batch, config) -> the loss to minimise
 
 
+# The last epochs built, by what they were built from: chapter 9 stops its run three times and
+# resumes it, and each train() call would otherwise tokenize and batch the same 46,000 pairs again
+# (a second each). Keyed by the pairs' and vocabularies' contents, never by identity, so a list
+# changed in place between calls is batched anew.
+_RECENT_EPOCHS: OrderedDict = OrderedDict()
+_RECENT_KEPT = 2
+
+
+def _content_key(pairs, src_vocab, tgt_vocab, batcher, config: TranslatorConfig, epoch: int):
+    """What an epoch's batches depend on, or None where it cannot be told (vocabularies that are
+    not ``Vocab`` objects: nothing is kept then)."""
+    if not (isinstance(src_vocab, Vocab) and isinstance(tgt_vocab, Vocab)):
+        return None
+    try:
+        contents = hash(tuple(tuple(pair) for pair in pairs))
+    except TypeError:  # something unhashable in the pairs: make_batches will say what
+        return None
+    return (
+        contents,
+        len(pairs),
+        tuple(src_vocab.tokens),
+        tuple(tgt_vocab.tokens),
+        batcher,
+        config.batch_size,
+        config.seed + epoch,
+        config.max_len,
+    )
+
+
 class _EpochBatches:
     """This process's batches of an epoch: the same shuffle in every process, every ``world``-th.
 
-    The last epoch's batches are kept (an epoch is asked for again when a run resumes).
+    The last two epochs built are kept, in this call and across calls (an epoch is asked for
+    again when a run resumes).
     """
 
     def __init__(
@@ -237,10 +268,15 @@ class _EpochBatches:
     ):
         self.pairs, self.src_vocab, self.tgt_vocab = pairs, src_vocab, tgt_vocab
         self.config, self.rank, self.world, self.batcher = config, rank, world, batcher
-        self.built = {}
 
     def __call__(self, epoch: int) -> list:
-        if epoch not in self.built:
+        key = _content_key(
+            self.pairs, self.src_vocab, self.tgt_vocab, self.batcher, self.config, epoch
+        )
+        if key is not None and key in _RECENT_EPOCHS:
+            _RECENT_EPOCHS.move_to_end(key)
+            batches = _RECENT_EPOCHS[key]
+        else:
             c = self.config
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # unknown words: translate() says them
@@ -253,9 +289,11 @@ class _EpochBatches:
                     seed=c.seed + epoch,
                     max_len=c.max_len,
                 )
-            self.built.clear()
-            self.built[epoch] = batches[self.rank :: self.world][: len(batches) // self.world]
-        return self.built[epoch]
+            if key is not None:
+                _RECENT_EPOCHS[key] = batches
+                while len(_RECENT_EPOCHS) > _RECENT_KEPT:
+                    _RECENT_EPOCHS.popitem(last=False)
+        return batches[self.rank :: self.world][: len(batches) // self.world]
 
 
 class _Progress:
