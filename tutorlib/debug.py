@@ -568,7 +568,7 @@ def check_shift(
 ) -> Report:
     """Is the decoder's input the target shifted right behind BOS, as teacher forcing needs?
 
-    ``batch`` has ``tgt_in`` and ``tgt_out`` (a ``tutorlib.data.Batch``), or is
+    ``batch`` has ``tgt_in`` and ``tgt_out`` (a ``tutorlib.translation.data.Batch``), or is
     a pair ``(tgt_in, tgt_out)`` of ``(B, T)`` token ids. Healthy: each row of
     ``tgt_in`` is ``BOS w1 ... wn`` and of ``tgt_out`` ``w1 ... wn EOS`` (then
     padding): position ``t`` reads the words before ``t`` and predicts word ``t``.
@@ -710,7 +710,7 @@ def overfit_one_batch(
     below ``target`` (default 0.1: without label smoothing a memorised batch
     costs almost nothing). ``loss_fn(model, batch)`` returns the loss; by
     default ``F.cross_entropy(model(batch), batch.tgt_out)``, padding ignored
-    (a ``tutorlib.data.Batch`` and a ``Translator``). ``details["losses"]``
+    (a ``tutorlib.translation.data.Batch`` and a ``Translator``). ``details["losses"]``
     holds the curve.
 
     Introduced in chapter 12 (Why doesn't my Transformer learn?).
@@ -720,8 +720,8 @@ def overfit_one_batch(
     if loss_fn is None:
         if not hasattr(batch, "tgt_out"):
             raise ValueError(
-                "without loss_fn, batch must have tgt_out (a tutorlib.data.Batch); pass "
-                "loss_fn(model, batch) -> loss for other models"
+                "without loss_fn, batch must have tgt_out (a tutorlib.translation.data.Batch); "
+                "pass loss_fn(model, batch) -> loss for other models"
             )
 
         def loss_fn(m, b):

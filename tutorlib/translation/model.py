@@ -147,7 +147,7 @@ class Translator(nn.Module):
         return self.generator(x)
 
     def forward(self, batch) -> torch.Tensor:
-        """Teacher forcing on a ``tutorlib.data.Batch``: ``logits (B, T, V)`` for
+        """Teacher forcing on a ``tutorlib.translation.data.Batch``: ``logits (B, T, V)`` for
         ``batch.tgt_out``."""
         memory = self.encode(batch.src, batch.src_key_mask)
         return self.decode(batch.tgt_in, memory, batch.src_key_mask, batch.tgt_mask)

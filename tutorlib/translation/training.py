@@ -34,7 +34,7 @@ and the last checkpoint on disk is still the last good one.
 Ctrl-C and random states ``tutorlib.translation.processes``.
 ``build_translator``, ``translation_loss`` and ``translator_loss`` live with
 the model (``tutorlib.translation.model``) and are importable here as before;
-``tutorlib.training`` re-exports every name here (its old home).
+This is the loop's home (``tutorlib.training`` held it before).
 """
 
 from __future__ import annotations

@@ -13,13 +13,14 @@ parts, one module each, in the translator's seams (read bottom up):
 - ``model``        ``Block``, ``GPT`` (as nanoGPT's ``model.py``, in this course's
   notation), ``build_gpt``, ``gpt_loss``, ``gpt_loss_with_prompt``
 - ``modern``       chapter 15's ``ModernGPT`` (RoPE, grouped-query attention), ``ModernGPTConfig``,
-  ``modern_config``, ``group_kv_heads`` (``tutorlib.modern_gpt`` names them for the chapter)
+  ``modern_config``, ``group_kv_heads`` (imported from there)
 - ``decoding``     ``filter_logits``, ``generate`` (greedy and sampling, KV cache),
   ``kv_cache_bytes``, ``cross_attention_pattern``, ``translate`` (of a given model)
 - ``checkpoints``  ``save_gpt``, ``load_gpt``, ``load_pretrained`` (the shipped GPTs)
 - ``training``     ``train_gpt``, ``train_modern_gpt``: the translator's loop on the GPT's kind
 
-Every public name is importable here and from ``tutorlib.gpt``; ``translate``
+Every public name is importable here, the GPT's public face (``tutorlib.gpt`` keeps
+only ``translate`` and ``load_pretrained``, the stable API learners type); ``translate``
 here is ``tutorlib.translation.shipped.gpt_translate``: the decoder's, with the
 shipped GPT as its default model. The names of the files, the loop and that
 default are imported when first asked for (``__getattr__``), as they sit above
