@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import tutorlib.data as data
-from tutorlib.data import (
+import tutorlib.translation.data as data
+from tutorlib.translation.data import (
     BOS,
     EOS,
     PAD,
@@ -22,9 +22,9 @@ from tutorlib.data import (
     detokenize,
     load_tatoeba,
     make_batches,
-    phrasebook,
     tokenize,
 )
+from tutorlib.translation.phrasebook import phrasebook
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("train", "valid", "test")
