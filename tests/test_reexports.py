@@ -284,9 +284,8 @@ def _problems():
             if not at_home:
                 problems.append(f"{at}: {module} is not the home of {name}")
             if course:
-                value = getattr(importlib.import_module(module), name, None)
-                homes.setdefault(id(value), (name, set()))[1].add(module)
-    for name, modules in homes.values():
+                homes.setdefault(name, set()).add(module)
+    for name, modules in homes.items():
         if len(modules) > 1:
             problems.append(f"the chapters and exercises import {name} from {sorted(modules)}")
     return problems
