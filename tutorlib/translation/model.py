@@ -5,8 +5,7 @@ trained one is ``tutorlib.translation.decoding``, saving and loading it
 ``tutorlib.translation.checkpoints``. Read top to bottom: the model, then what
 the training loop needs of it (``build_translator``, ``translator_loss``),
 which ``tutorlib.translation.kinds`` names for the kind ``"translator"``.
-``tutorlib.translator`` re-exports the model, ``tutorlib.translation.training``
-the builder and the losses (their names before).
+This module is the one home of the model, its builder and its losses.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,

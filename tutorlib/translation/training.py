@@ -56,28 +56,18 @@ from ..display import Progress
 from .checkpoints import (
     CHECKPOINT_NAME,
     MODEL_NAME,
-    CheckpointError,
-    load_checkpoint,
-    pick_device,
-    read_checkpoint,
     save_checkpoint,
     save_model,
 )
 from .config import TranslatorConfig
 from .data import Batch, Vocab, fits, tokenize
 from .kinds import ModelKind, kind_of
-from .model import Translator, build_translator, translation_loss, translator_loss
+from .model import Translator, translator_loss
 from .processes import StopRequest, check_ranks_agree, rng_state, set_rng_state, setup_distributed
 from .state import TrainState, resume_checkpoint
 
 __all__ = [
-    "CheckpointError",
     "TrainResult",
-    "TrainState",
-    "pick_device",
-    "translation_loss",
-    "translator_loss",
-    "build_translator",
     "learning_rate",
     "build_vocabs",
     "make_optimizer",
@@ -87,12 +77,7 @@ __all__ = [
     "validate",
     "end_epoch",
     "save_state",
-    "save_model",
-    "load_checkpoint",
-    "read_checkpoint",
     "plot_history",
-    "CHECKPOINT_NAME",
-    "MODEL_NAME",
 ]
 
 
