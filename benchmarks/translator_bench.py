@@ -13,7 +13,7 @@ cache.
    second of ``Translator`` against an equivalent ``torch.nn.Transformer``
    model (the same sizes, embeddings, tied output layer and sinusoidal
    positions; the same weights, checked by comparing their logits; the same
-   batches, loss, fused AdamW (``tutorlib.training.make_optimizer``) and
+   batches, loss, fused AdamW (``tutorlib.translation.training.make_optimizer``) and
    foreach gradient clipping, as ``train`` runs them), steps alternating
    between the two. Goal: ours/torch >= 1.0. Also as a fraction of this
    machine's fp32 matmul peak: the best GFLOP/s of several ``torch.mm``

@@ -578,7 +578,7 @@ def test_phrasebook_is_deterministic_and_pinned(splits):
     """
     assert phrasebook("train") == splits["train"]
     code = (
-        "import hashlib, json; from tutorlib.phrasebook import phrasebook; "
+        "import hashlib, json; from tutorlib.translation.phrasebook import phrasebook; "
         "print(hashlib.sha256(json.dumps({s: phrasebook(s) for s in ('train', 'valid', 'test')}, "
         "ensure_ascii=False).encode()).hexdigest())"
     )

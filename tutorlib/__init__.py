@@ -1,5 +1,19 @@
 """tutorlib: the helper package of the course *Attention, step by step*.
 
+The stable public API, what learners type (it stays, without warnings):
+
+- ``tutorlib.translator``: ``translate``, ``translate_sentences``,
+  ``translate_with_alignment`` (chapter 10's translator; the shipped one unless a model is
+  given) and ``load_pretrained`` (the shipped translator and its vocabularies)
+- ``tutorlib.gpt``: ``translate`` and ``load_pretrained`` (chapter 13's GPT translator)
+- ``python -m tutorlib train|evaluate|translate``: the command line (``tutorlib.__main__``)
+
+Everything else is imported from its one home below: the module that defines it, or for
+``tutorlib.translation.gpt``, ``tutorlib.translation.phrasebook`` and ``tutorlib.explorers``
+the package itself. The other names of the old short modules (``tutorlib.translator``,
+``.gpt``, ``.training``, ``.data``, ``.phrasebook``, ``.config``, ``.static``,
+``.modern_gpt``) still resolve, with a ``DeprecationWarning`` that names their home.
+
 Each module holds the code that one part of the book derives. The course's layers:
 
 - ``tutorlib.attention``  softmax, scaled dot-product attention, masks (chapters 3, 4 and 6)
@@ -26,23 +40,23 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation.model``        the encoder-decoder ``Translator``
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
   the shipped model (``load_pretrained``)
-- ``tutorlib.translation.decoding``     KV cache, length budget, repetition guard, greedy and
-  beam search, ``translate`` with unknown words copied through attention
+- ``tutorlib.translation.cache``        the KV cache (``KVCache``)
+- ``tutorlib.translation.guards``       the length budget and the repetition guard of every decoder
+- ``tutorlib.translation.decoding``     greedy and beam search, ``translate`` of a given model with
+  unknown words copied through attention, cross-attention maps
+- ``tutorlib.translation.shipped``      ``translate`` and its kin with the shipped model as default
+  (what ``tutorlib.translator`` and ``tutorlib.gpt`` give learners)
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
 - ``tutorlib.translation.training``     the training loop around ``TrainState``, resuming, torchrun
 - ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13: one causal
   self-attention stack over ``[English] <sep> [Portuguese] <eos>``, the loss on the Portuguese
   only, KV-cached greedy and sampled decoding, ``translate``, ``train_gpt`` through the same loop
-  and checkpoints (``tutorlib.gpt`` is its short name and re-exports it)
+  and checkpoints
+- ``tutorlib.translation.gpt.modern``   chapter 13's GPT with chapter 15's attention: grouped-query
+  attention and RoPE in every block, key/value heads mean-pooled (``train_modern_gpt`` in
+  ``tutorlib.translation.gpt.training``, through the same loop)
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
   (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
-- ``tutorlib.modern_gpt``                chapter 13's GPT with chapter 15's attention: grouped-query
-  attention and RoPE in every block, trained through the same loop, key/value heads mean-pooled
-
-The old homes of those names, kept so that every import keeps working (they re-export):
-
-- ``tutorlib.translator`` (model, decoding, evaluation, checkpoints), ``tutorlib.training``,
-  ``tutorlib.data``, ``tutorlib.phrasebook``, ``tutorlib.config``
 
 Explorers and what they show:
 
@@ -55,7 +69,6 @@ Explorers and what they show:
   live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
   declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every
   state computed when a chapter runs, for the book)
-- ``tutorlib.static``     the old home of the static twins (re-exports ``tutorlib.explorers.static``)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 
