@@ -11,8 +11,9 @@ The stable public API, what learners type (it stays, without warnings):
 Everything else is imported from its one home below: the module that defines it, or for
 ``tutorlib.translation.gpt``, ``tutorlib.translation.phrasebook`` and ``tutorlib.explorers``
 the package itself. The other names of the old short modules (``tutorlib.translator``,
-``.gpt``, ``.training``, ``.data``, ``.phrasebook``, ``.config``, ``.static``,
-``.modern_gpt``) still resolve, with a ``DeprecationWarning`` that names their home.
+``tutorlib.gpt``) and every name of the deprecated ones (``tutorlib.training``,
+``tutorlib.data``, ``tutorlib.phrasebook``, ``tutorlib.config``, ``tutorlib.static``,
+``tutorlib.modern_gpt``) still resolve, with a ``DeprecationWarning`` that names their home.
 
 Each module holds the code that one part of the book derives. The course's layers:
 
@@ -46,12 +47,18 @@ training loop and checkpoints other models can share:
   unknown words copied through attention, cross-attention maps
 - ``tutorlib.translation.shipped``      ``translate`` and its kin with the shipped model as default
   (what ``tutorlib.translator`` and ``tutorlib.gpt`` give learners)
+- ``tutorlib.translation.kinds``        the one list of model kinds (translator, GPT, modern GPT)
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
-- ``tutorlib.translation.training``     the training loop around ``TrainState``, resuming, torchrun
+- ``tutorlib.translation.state``        ``TrainState`` (to and from a checkpoint), resuming
+- ``tutorlib.translation.processes``    torchrun, Ctrl-C and random states for the loop
+- ``tutorlib.translation.training``     the training loop around ``TrainState``
 - ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13: one causal
   self-attention stack over ``[English] <sep> [Portuguese] <eos>``, the loss on the Portuguese
   only, KV-cached greedy and sampled decoding, ``translate``, ``train_gpt`` through the same loop
-  and checkpoints
+  and checkpoints; one module per seam: ``tutorlib.translation.gpt.tokens``,
+  ``tutorlib.translation.gpt.batches``, ``tutorlib.translation.gpt.model``,
+  ``tutorlib.translation.gpt.decoding``, ``tutorlib.translation.gpt.checkpoints``,
+  ``tutorlib.translation.gpt.training``
 - ``tutorlib.translation.gpt.modern``   chapter 13's GPT with chapter 15's attention: grouped-query
   attention and RoPE in every block, key/value heads mean-pooled (``train_modern_gpt`` in
   ``tutorlib.translation.gpt.training``, through the same loop)
