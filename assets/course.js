@@ -1,6 +1,6 @@
 /* The book's own script: explorers that answer without a kernel, and sidebars that open.
  *
- * 1. Static explorers (tutorlib/static.py). Each explorer output holds its controls
+ * 1. Static explorers (tutorlib/explorers/static.py). Each explorer output holds its controls
  *    (disabled until this script runs), the starting view, and every other view, packed as
  *    gzip + base64 JSON. Moving a control swaps in the stored view for the new state: the
  *    very HTML the live explorer shows in a kernel, made by the same Python function.

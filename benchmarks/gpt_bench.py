@@ -51,7 +51,7 @@ from tutorlib.translation import decoding  # noqa: E402
 from tutorlib.translation.cache import KVCache  # noqa: E402
 from tutorlib.translation.checkpoints import load_pretrained as load_translator  # noqa: E402
 from tutorlib.translation.config import GPT_PRESETS, PRESETS  # noqa: E402
-from tutorlib.translation.data import make_batches, phrasebook, tokenize  # noqa: E402
+from tutorlib.translation.data import make_batches, tokenize  # noqa: E402
 from tutorlib.translation.decoding import translate_sentences  # noqa: E402
 from tutorlib.translation.evaluation import evaluate  # noqa: E402
 from tutorlib.translation.gpt import (  # noqa: E402
@@ -62,12 +62,9 @@ from tutorlib.translation.gpt import (  # noqa: E402
 )
 from tutorlib.translation.gpt.checkpoints import load_pretrained  # noqa: E402
 from tutorlib.translation.gpt.decoding import translate  # noqa: E402
-from tutorlib.translation.training import (  # noqa: E402
-    build_translator,
-    build_vocabs,
-    make_optimizer,
-    translator_loss,
-)
+from tutorlib.translation.model import build_translator, translator_loss  # noqa: E402
+from tutorlib.translation.phrasebook import phrasebook  # noqa: E402
+from tutorlib.translation.training import build_vocabs, make_optimizer  # noqa: E402
 
 BLEU_GOAL, EXACT_GOAL, NAMES_GOAL = 95.0, 90.0, 90.0
 

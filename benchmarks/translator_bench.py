@@ -13,7 +13,7 @@ cache.
    second of ``Translator`` against an equivalent ``torch.nn.Transformer``
    model (the same sizes, embeddings, tied output layer and sinusoidal
    positions; the same weights, checked by comparing their logits; the same
-   batches, loss, fused AdamW (``tutorlib.training.make_optimizer``) and
+   batches, loss, fused AdamW (``tutorlib.translation.training.make_optimizer``) and
    foreach gradient clipping, as ``train`` runs them), steps alternating
    between the two. Goal: ours/torch >= 1.0. Also as a fraction of this
    machine's fp32 matmul peak: the best GFLOP/s of several ``torch.mm``
@@ -46,19 +46,15 @@ import warnings
 import torch
 from torch import nn
 
-from tutorlib.data import PAD, SPECIALS, make_batches, phrasebook, tokenize
 from tutorlib.nn import DecoderLayer, EncoderLayer
-from tutorlib.training import build_vocabs, make_optimizer, read_checkpoint, translation_loss
-from tutorlib.translator import (
-    EOS_ID,
-    PRESETS,
-    PRETRAINED_PATH,
-    Translator,
-    TranslatorConfig,
-    beam_search,
-    evaluate,
-    load_pretrained,
-)
+from tutorlib.translation.checkpoints import load_pretrained, read_checkpoint
+from tutorlib.translation.config import PRESETS, PRETRAINED_PATH, TranslatorConfig
+from tutorlib.translation.data import EOS_ID, PAD, SPECIALS, make_batches, tokenize
+from tutorlib.translation.decoding import beam_search
+from tutorlib.translation.evaluation import evaluate
+from tutorlib.translation.model import Translator, translation_loss
+from tutorlib.translation.phrasebook import phrasebook
+from tutorlib.translation.training import build_vocabs, make_optimizer
 
 THROUGHPUT_GOAL, CACHE_GOAL = 1.0, 2.0
 PEAK_GOALS = {"pretrained": 0.30, "wide": 0.50}  # share of the fp32 matmul peak, per preset

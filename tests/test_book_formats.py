@@ -28,7 +28,7 @@ import book_formats  # noqa: E402
 
 sys.path.pop(0)
 
-from tutorlib.static import OFFLINE_NOTE  # noqa: E402
+from tutorlib.explorers.static import OFFLINE_NOTE  # noqa: E402
 
 pytestmark = pytest.mark.slow  # builds a small book, prints it in Chromium, runs epubcheck
 

@@ -137,9 +137,10 @@ def test_chapter_8_positional_encoding_agrees_with_tutorlib_nn():
 def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
     import torch
 
-    from tutorlib.data import tokenize
     from tutorlib.nn import padding_attention_mask
-    from tutorlib.translator import PAD_ID, beam_search, greedy_decode, load_pretrained
+    from tutorlib.translation.checkpoints import load_pretrained
+    from tutorlib.translation.data import PAD_ID, tokenize
+    from tutorlib.translation.decoding import beam_search, greedy_decode
 
     ns = derivations("10_translating_and_evaluating.ipynb")
     model, src_vocab, _ = load_pretrained(device="cpu")
@@ -173,8 +174,9 @@ def test_chapter_9_loss_and_schedule_agree_with_tutorlib_training():
 
     import torch
 
-    from tutorlib.training import learning_rate, translation_loss
-    from tutorlib.translator import PRESETS
+    from tutorlib.translation.config import PRESETS
+    from tutorlib.translation.model import translation_loss
+    from tutorlib.translation.training import learning_rate
 
     ns = derivations("09_training_a_translator.ipynb")
     torch.manual_seed(0)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import tutorlib.data as data
-from tutorlib.data import (
+import tutorlib.translation.data as data
+from tutorlib.translation.data import (
     BOS,
     EOS,
     PAD,
@@ -23,9 +23,9 @@ from tutorlib.data import (
     detokenize,
     load_tatoeba,
     make_batches,
-    phrasebook,
     tokenize,
 )
+from tutorlib.translation.phrasebook import phrasebook
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("train", "valid", "test")
@@ -363,7 +363,7 @@ def test_docstrings_name_the_chapter():
         obj = getattr(data, name)
         if callable(obj):
             assert (
-                (obj.__doc__ or "").strip().endswith("Used in chapter 9 (Training a translator).")
+                (obj.__doc__ or "").strip().endswith("Derived in chapter 9 (Training a translator).")
             ), name
 
 

@@ -12,14 +12,15 @@ import torch.nn.functional as F
 from torch import nn
 
 from tutorlib import debug
-from tutorlib.data import make_batches
 from tutorlib.nn import (
     causal_attention_mask,
     padding_attention_mask,
     sinusoidal_positional_encoding,
 )
-from tutorlib.training import translation_loss
-from tutorlib.translator import Translator, TranslatorConfig, load_pretrained
+from tutorlib.translation.checkpoints import load_pretrained
+from tutorlib.translation.config import TranslatorConfig
+from tutorlib.translation.data import make_batches
+from tutorlib.translation.model import Translator, translation_loss
 
 PAIRS = [
     ("the red car", "o carro vermelho"),

@@ -439,7 +439,7 @@ def test_kv_cache_explorer_redraws_for_every_control():
 
 @pytest.fixture(scope="module")
 def pretrained():
-    from tutorlib.translator import load_pretrained
+    from tutorlib.translation.checkpoints import load_pretrained
 
     model, src_vocab, tgt_vocab = load_pretrained(device="cpu")
     return model
@@ -486,7 +486,7 @@ def recorded_cross_attention(model, run):
 )
 @pytest.mark.parametrize("beam_size", [1, 4])
 def test_translator_view_translates_as_translate_does(pretrained, sentence, beam_size):
-    from tutorlib.translator import translate
+    from tutorlib.translation.shipped import translate
 
     translation, weights, page = explorers.translator_view(pretrained, sentence, beam_size)
     assert translation == translate(sentence, pretrained, beam_size)
@@ -495,7 +495,7 @@ def test_translator_view_translates_as_translate_does(pretrained, sentence, beam
 
 
 def test_translator_view_weights_are_that_layers_cross_attention(pretrained):
-    from tutorlib.data import tokenize
+    from tutorlib.translation.data import tokenize
 
     sentence = "the tall girl is tired"
     (translation, _, _), by_hand = recorded_cross_attention(
@@ -541,7 +541,7 @@ def test_translator_view_names_unknown_words_and_copies_them_as_translate_does(p
     name."""
     import warnings
 
-    from tutorlib.translator import translate
+    from tutorlib.translation.shipped import translate
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -653,7 +653,7 @@ def test_translator_explorer_redraws_for_every_control(pretrained):
 
 @pytest.fixture(scope="module")
 def gpt_words():
-    from tutorlib.gpt import load_pretrained
+    from tutorlib.translation.gpt.checkpoints import load_pretrained
 
     return load_pretrained("words", device="cpu")
 
@@ -692,7 +692,7 @@ def recorded_self_attention(model, tokens):
     "sentence", ["the black cats", "She is tired.", "Maria likes the black cats"]
 )
 def test_gpt_attention_view_translates_as_translate_does(gpt_words, sentence):
-    from tutorlib.gpt import translate
+    from tutorlib.translation.gpt.decoding import translate
 
     translation, _, page = explorers.gpt_attention_view(gpt_words, sentence)
     assert translation == translate(sentence, gpt_words)
@@ -704,7 +704,7 @@ def test_gpt_attention_view_shows_each_blocks_self_attention(gpt_words):
     """The whole-sequence table is the block's causal self-attention over [English] <sep>
     [Portuguese], recomputed from the attention's inputs; the cross table is its rows from <sep> on
     over the English columns, with 1 - their sum beside them."""
-    from tutorlib.data import BOS_ID, EOS_ID, tokenize
+    from tutorlib.translation.data import BOS_ID, EOS_ID, tokenize
 
     sentence = "the red car"
     translation, _, _ = explorers.gpt_attention_view(gpt_words, sentence)
@@ -766,7 +766,7 @@ def test_gpt_attention_view_rejects_bad_input(gpt_words, args, message):
 
 
 def test_gpt_attention_view_needs_a_gpt(pretrained):
-    with pytest.raises(ValueError, match="shows a tutorlib.gpt.GPT, got Translator"):
+    with pytest.raises(ValueError, match="shows a tutorlib.translation.gpt.GPT, got Translator"):
         explorers.gpt_attention_view(pretrained, "the red car")
 
 

@@ -11,23 +11,13 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-import tutorlib.gpt as gpt_short
 from tutorlib.debug import check_causality
 from tutorlib.translation import gpt as gpt_module
+from tutorlib.translation.cache import KVCache
 from tutorlib.translation.checkpoints import CheckpointError, load_checkpoint, save_model
 from tutorlib.translation.cli import main
 from tutorlib.translation.config import GPT_PRESETS, PRESETS, GPTConfig
-from tutorlib.translation.data import (
-    BOS_ID,
-    EOS_ID,
-    PAD_ID,
-    UNK_ID,
-    Vocab,
-    make_batches,
-    phrasebook,
-    tokenize,
-)
-from tutorlib.translation.decoding import KVCache, output_budget
+from tutorlib.translation.data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, make_batches, tokenize
 from tutorlib.translation.gpt import (
     GPT,
     WordTokenizer,
@@ -49,9 +39,11 @@ from tutorlib.translation.gpt import checkpoints as gpt_files
 from tutorlib.translation.gpt import decoding as gpt_decoding
 from tutorlib.translation.gpt.checkpoints import load_gpt, save_gpt
 from tutorlib.translation.gpt.training import train_gpt
-from tutorlib.translation.model import Translator
+from tutorlib.translation.guards import output_budget
+from tutorlib.translation.model import Translator, build_translator
+from tutorlib.translation.phrasebook import phrasebook
 from tutorlib.translation.shipped import gpt_translate as translate
-from tutorlib.translation.training import build_translator, build_vocabs
+from tutorlib.translation.training import build_vocabs
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
@@ -85,12 +77,6 @@ def ids_of(vocab, text):
 
 
 # --- the names and the sizes ----------------------------------------------------------------------
-
-
-def test_tutorlib_gpt_is_the_short_name_of_translation_gpt():
-    for name in gpt_module.__all__:
-        assert getattr(gpt_short, name) is getattr(gpt_module, name), name
-    assert gpt_short.PRETRAINED_GPT_COMMAND == gpt_files.PRETRAINED_GPT_COMMAND
 
 
 def test_the_words_preset_matches_the_translators_parameter_count():

@@ -503,8 +503,8 @@ def test_kv_cache_view_shows_kv_cache_bytes_for_each_variant():
 
 @pytest.fixture(scope="module")
 def small_vocab():
-    from tutorlib.gpt import joint_vocab
-    from tutorlib.phrasebook import phrasebook
+    from tutorlib.translation.gpt import joint_vocab
+    from tutorlib.translation.phrasebook import phrasebook
 
     return joint_vocab(phrasebook("train")[:200])
 
@@ -512,15 +512,15 @@ def small_vocab():
 def small_config(vocab, **kw):
     from dataclasses import replace
 
-    from tutorlib.gpt import GPTConfig
-    from tutorlib.modern_gpt import modern_config
+    from tutorlib.translation.gpt import GPTConfig
+    from tutorlib.translation.gpt.modern import modern_config
 
     base = GPTConfig(d_model=16, num_heads=4, d_ff=32, num_layers=2, dropout=0.0, max_len=24)
     return replace(modern_config(base, **kw), vocab_size=len(vocab))
 
 
 def modern_gpt(vocab, seed=0, **kw):
-    from tutorlib.modern_gpt import ModernGPT
+    from tutorlib.translation.gpt.modern import ModernGPT
 
     torch.manual_seed(seed)
     return randomize(ModernGPT(small_config(vocab, **kw), vocab, vocab).double(), seed).eval()
@@ -530,8 +530,8 @@ def test_modern_gpt_with_every_head_its_own_kv_and_no_rope_is_chapter_13s_gpt(sm
     """The same state dict loads into both and gives the same logits, through forward and through
     the KV cache: a ModernGPT that dropped the sinusoids, renamed a projection or scaled the
     scores differently fails."""
-    from tutorlib.gpt import GPT, GPTConfig
-    from tutorlib.translation.decoding import KVCache
+    from tutorlib.translation.cache import KVCache
+    from tutorlib.translation.gpt import GPT, GPTConfig
 
     modern = modern_gpt(small_vocab)
     plain = {k: v for k, v in modern.config.to_dict().items() if k in GPTConfig().to_dict()}
@@ -552,7 +552,7 @@ def test_modern_gpt_cache_equals_recomputation(small_vocab, kv_heads, rope_base)
     """A prompt, then one token at a time, through tutorlib.gpt's Block.forward_step: the logits of
     the whole sequence at once. A cache that rotated the new key at position 0 instead of its own,
     or repeated the heads in another order than forward, fails; the cache holds Hkv heads."""
-    from tutorlib.translation.decoding import KVCache
+    from tutorlib.translation.cache import KVCache
 
     model = modern_gpt(small_vocab, num_kv_heads=kv_heads, rope_base=rope_base)
     tokens = torch.randint(5, len(small_vocab), (2, 12), generator=torch.Generator().manual_seed(2))
@@ -583,7 +583,7 @@ def test_modern_gpt_with_rope_reads_positions_inside_attention_only(small_vocab)
 
 
 def test_modern_gpt_generates_the_same_with_and_without_the_cache(small_vocab):
-    from tutorlib.gpt import generate
+    from tutorlib.translation.gpt import generate
 
     model = modern_gpt(small_vocab, num_kv_heads=1, rope_base=10000.0).float()
     prompts = torch.tensor([[11, 12, 13, 2], [14, 15, 16, 2]])
@@ -595,7 +595,7 @@ def test_group_kv_heads_is_the_mean_of_each_group_in_repeat_kv_order(small_vocab
     """Pooling 4 heads into 2: the new head j is the mean of old heads 2j and 2j+1 (query heads 0
     and 1 read head 0). When the heads of a group are equal the pooled model computes exactly what
     the original did; pooling heads 0 and 2 together (tile's order) would not."""
-    from tutorlib.modern_gpt import group_kv_heads
+    from tutorlib.translation.gpt.modern import group_kv_heads
 
     model = modern_gpt(small_vocab, rope_base=10000.0)
     attn = model.blocks[1].self_attn
@@ -625,8 +625,8 @@ def test_group_kv_heads_is_the_mean_of_each_group_in_repeat_kv_order(small_vocab
 
 
 def test_modern_gpt_config_and_model_refuse_what_cannot_be_built(small_vocab):
-    from tutorlib.gpt import GPTConfig
-    from tutorlib.modern_gpt import ModernGPT, group_kv_heads, modern_config
+    from tutorlib.translation.gpt import GPTConfig
+    from tutorlib.translation.gpt.modern import ModernGPT, group_kv_heads, modern_config
 
     with pytest.raises(ValueError, match="num_kv_heads=3 does not divide num_heads=4"):
         modern_config(num_kv_heads=3)
@@ -644,8 +644,9 @@ def test_train_modern_gpt_trains_and_goes_on_training_a_pooled_model(small_vocab
     in is trained further (a loop that built a fresh model would lose the pooled weights)."""
     from dataclasses import replace
 
-    from tutorlib.modern_gpt import group_kv_heads, train_modern_gpt
-    from tutorlib.phrasebook import phrasebook
+    from tutorlib.translation.gpt.modern import group_kv_heads
+    from tutorlib.translation.gpt.training import train_modern_gpt
+    from tutorlib.translation.phrasebook import phrasebook
 
     pairs = phrasebook("train")[:200]
     config = replace(small_config(small_vocab, rope_base=10000.0), lr=3e-3, warmup_steps=2)
@@ -668,8 +669,8 @@ def test_train_modern_gpt_trains_and_goes_on_training_a_pooled_model(small_vocab
 def test_chapter_13s_cache_bytes_count_a_grouped_cache(small_vocab, kv_heads):
     """tutorlib.gpt.kv_cache_bytes reads a ModernGPT's cache too (its rolling window keeps a
     position counter beside the tensors) and agrees with kv_cache_bytes' formula."""
-    from tutorlib.gpt import kv_cache_bytes as cache_bytes
-    from tutorlib.translation.decoding import KVCache
+    from tutorlib.translation.cache import KVCache
+    from tutorlib.translation.gpt import kv_cache_bytes as cache_bytes
 
     model = modern_gpt(small_vocab, num_kv_heads=kv_heads)
     cache = KVCache()
@@ -693,8 +694,8 @@ def test_shipped_or_trained_reads_a_copy_only_when_its_recipe_matches(
     that differs; TUTORLIB_SAVE_VARIANTS=1 writes what was trained with its recipe."""
     from dataclasses import replace
 
-    from tutorlib.modern_gpt import ModernGPT, modern_config
     from tutorlib.translation import checkpoints
+    from tutorlib.translation.gpt.modern import ModernGPT, modern_config
 
     monkeypatch.setattr(checkpoints, "VARIANTS_DIR", tmp_path)
     for var in ("TUTORLIB_RETRAIN", "TUTORLIB_SAVE_VARIANTS", "TUTORLIB_REQUIRE_SHIPPED"):

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-import tutorlib.phrasebook as pb
+import tutorlib.translation.phrasebook as pb
 import tutorlib.translation.phrasebook.lexicon as pb_lexicon
-from tutorlib.data import Vocab, tokenize
-from tutorlib.phrasebook import held_out, phrasebook
+from tutorlib.translation.data import Vocab, tokenize
+from tutorlib.translation.phrasebook import held_out, phrasebook
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("train", "valid", "test")
@@ -47,7 +47,9 @@ def by_start(lookup):
     return index
 
 
-PHRASES = {en for en, _ in pb.PHRASES}  # fixed expressions: "i love you" -> "te amo" is no template
+PHRASES = {
+    en for en, _ in pb_lexicon.PHRASES
+}  # fixed expressions: "i love you" -> "te amo" is no template
 
 
 @pytest.fixture(scope="module")
@@ -247,7 +249,7 @@ def test_fixed_expressions(splits):
         # "no, thanks" is an answer ("não, obrigado"), not "no" said to someone named "thanks"
         if m and m[1] in PHRASES and m[2] not in words:
             said_to[m[1]] += 1
-            assert pt == f"{dict(pb.PHRASES)[m[1]]}, {m[2]}{m[3]}", (en, pt)
+            assert pt == f"{dict(pb_lexicon.PHRASES)[m[1]]}, {m[2]}{m[3]}", (en, pt)
     assert said_to == {en: 50 for en in PHRASES}, "each expression is said to 20 + 30 people"
 
 
@@ -581,7 +583,7 @@ def test_phrasebook_is_deterministic_and_pinned(splits):
     """
     assert phrasebook("train") == splits["train"]
     code = (
-        "import hashlib, json; from tutorlib.phrasebook import phrasebook; "
+        "import hashlib, json; from tutorlib.translation.phrasebook import phrasebook; "
         "print(hashlib.sha256(json.dumps({s: phrasebook(s) for s in ('train', 'valid', 'test')}, "
         "ensure_ascii=False).encode()).hexdigest())"
     )
@@ -640,13 +642,13 @@ def _combos_in(en, held):
     before a noun or after it ("the car is (not) red", "the car will be red", "is the car red"), a
     verb before the noun's determiner (and a preposition: "go to the park")."""
     if not NOUN_FORMS:
-        for noun in pb.NOUNS:
+        for noun in pb_lexicon.NOUNS:
             NOUN_FORMS[noun.en] = noun.en
             if noun.en_pl:
                 NOUN_FORMS[noun.en_pl] = noun.en
     if not VERB_FORMS:
         VERB_FORMS.update(
-            {form: v.en for v in pb.VERBS for form in (v.en, v.en_3s, v.en_past) if form}
+            {form: v.en for v in pb_lexicon.VERBS for form in (v.en, v.en_3s, v.en_past) if form}
         )
     toks = _bare(en).replace(",", " ").split()
     verbs = VERB_FORMS
@@ -663,7 +665,7 @@ def _combos_in(en, held):
         if j < len(toks):
             found.add(("adjective_noun", toks[j], noun))
         k = i - 1
-        if k >= 0 and toks[k] in pb.ADJECTIVE:
+        if k >= 0 and toks[k] in pb_lexicon.ADJECTIVE:
             k -= 1
         if k >= 0 and (toks[k] in DETERMINERS_EN or toks[k].isdigit()):
             k -= 1
@@ -1031,9 +1033,9 @@ def test_answers_full_names_and_commas_render(spec, en, pt):
         _, word, (k, subj, adj, neg) = spec
         s = Reply(word, Sentence(k, Pron(subj), neg, False, adj))
     elif kind == "reply_phrase":
-        s = Reply(spec[1], Phrase(spec[2], dict(pb.PHRASES)[spec[2]]))
+        s = Reply(spec[1], Phrase(spec[2], dict(pb_lexicon.PHRASES)[spec[2]]))
     elif kind == "phrase":
-        s = Phrase(spec[1], dict(pb.PHRASES)[spec[1]])
+        s = Phrase(spec[1], dict(pb_lexicon.PHRASES)[spec[1]])
     elif kind == "name" and spec[3] == "be":
         s = Sentence("be", Name(spec[1], spec[2]), x=spec[4])
     elif kind == "name":

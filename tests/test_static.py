@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from tutorlib import static
-from tutorlib.static import Control
+from tutorlib.explorers import static
+from tutorlib.explorers.static import Control
 
 
 def _twin_data(page: str) -> dict:
@@ -132,7 +132,7 @@ def test_the_gpt_attention_twin_holds_every_state_of_chapter_13s_explorer():
     import xml.etree.ElementTree as ET
 
     from tutorlib import explorers
-    from tutorlib.gpt import load_pretrained
+    from tutorlib.translation.gpt.checkpoints import load_pretrained
 
     model = load_pretrained("words", device="cpu")
     box = explorers.gpt_attention_explorer(

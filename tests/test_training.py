@@ -18,21 +18,19 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from tutorlib.data import phrasebook
-from tutorlib.training import (
+from tutorlib.translation.checkpoints import (
     CHECKPOINT_NAME,
     MODEL_NAME,
     CheckpointError,
-    learning_rate,
     load_checkpoint,
-    make_optimizer,
     pick_device,
-    plot_history,
     read_checkpoint,
-    train,
-    translation_loss,
 )
-from tutorlib.translator import PAD_ID, PRESETS, Translator, TranslatorConfig
+from tutorlib.translation.config import PRESETS, TranslatorConfig
+from tutorlib.translation.data import PAD_ID
+from tutorlib.translation.model import Translator, translation_loss
+from tutorlib.translation.phrasebook import phrasebook
+from tutorlib.translation.training import learning_rate, make_optimizer, plot_history, train
 
 TINY = TranslatorConfig(
     d_model=32,
@@ -452,7 +450,7 @@ def test_cli_splits_a_tatoeba_file_by_a_hash_of_the_english(tmp_path):
     file's order."""
     from argparse import Namespace
 
-    from tutorlib.__main__ import _pairs
+    from tutorlib.translation.cli import _pairs
 
     lines = [
         f"Sentence number {i}.\tFrase número {i}.\tCC-BY 2.0 (France) Attribution: tatoeba.org #{i}"
@@ -476,7 +474,8 @@ def test_cli_splits_a_tatoeba_file_by_a_hash_of_the_english(tmp_path):
 # --- issue 14: every option checked before work starts --------------------------------------------
 
 
-from tutorlib.__main__ import main, split_sentences  # noqa: E402
+from tutorlib.translation.cli import main  # noqa: E402
+from tutorlib.translation.sentences import split_sentences  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -606,7 +605,8 @@ def test_train_state_goes_to_a_checkpoint_and_back_exactly(data, tmp_path):
     AdamW's moments, the scheduler or the counters would each change them."""
     from tutorlib.translation.checkpoints import save_checkpoint, save_model
     from tutorlib.translation.data import make_batches
-    from tutorlib.translation.training import Run, TrainState, build_vocabs, train_step
+    from tutorlib.translation.state import TrainState
+    from tutorlib.translation.training import Run, build_vocabs, train_step
 
     train_pairs, _ = data
     src_vocab, tgt_vocab = build_vocabs(train_pairs)
@@ -649,7 +649,7 @@ def test_the_loop_takes_its_loss_from_batch_loss(data, straight):
     """The one model-specific step is batch_loss(model, batch, config): train calls it for every
     step and every validation batch, and the translator's default gives the very run it always
     did."""
-    from tutorlib.translation.training import translator_loss
+    from tutorlib.translation.model import translator_loss
 
     calls = {"train": 0, "valid": 0}
 

@@ -18,7 +18,6 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from tutorlib.data import Vocab, make_batches, phrasebook, tokenize
 from tutorlib.nn import (
     Decoder,
     DecoderLayer,
@@ -27,35 +26,30 @@ from tutorlib.nn import (
     causal_attention_mask,
     padding_attention_mask,
 )
-from tutorlib.training import (
+from tutorlib.translation import decoding as decoding_module  # where translate() finds its helpers
+from tutorlib.translation.cache import KVCache
+from tutorlib.translation.checkpoints import (
     CheckpointError,
-    build_vocabs,
     load_checkpoint,
+    load_pretrained,
     read_checkpoint,
     save_model,
 )
-from tutorlib.translation import decoding as decoding_module  # where translate() finds its helpers
-from tutorlib.translator import (
-    BOS_ID,
-    EOS_ID,
-    MAX_RUN,
-    NO_REPEAT_NGRAM,
-    PAD_ID,
-    PRETRAINED_PATH,
-    KVCache,
-    Translator,
-    TranslatorConfig,
-    _repetition_mask,
+from tutorlib.translation.config import PRETRAINED_PATH, TranslatorConfig
+from tutorlib.translation.data import BOS_ID, EOS_ID, PAD_ID, Vocab, make_batches, tokenize
+from tutorlib.translation.decoding import (
     beam_search,
     cross_attention,
-    evaluate,
     greedy_decode,
     length_penalty_factor,
-    load_pretrained,
-    translate,
-    translate_sentences,
-    translate_with_alignment,
 )
+from tutorlib.translation.evaluation import evaluate
+from tutorlib.translation.guards import MAX_RUN, NO_REPEAT_NGRAM
+from tutorlib.translation.guards import repetition_mask as _repetition_mask
+from tutorlib.translation.model import Translator
+from tutorlib.translation.phrasebook import phrasebook
+from tutorlib.translation.shipped import translate, translate_sentences, translate_with_alignment
+from tutorlib.translation.training import build_vocabs
 
 F64 = torch.float64
 TIGHT = dict(rtol=0, atol=1e-10)
@@ -67,7 +61,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 @pytest.fixture(scope="module")
 def pairs():
     """400 training pairs after the fixed expressions ("hello, maria"), which open the split."""
-    from tutorlib.phrasebook import PHRASES
+    from tutorlib.translation.phrasebook.lexicon import PHRASES
 
     fixed = {en for en, _ in PHRASES}
     train = phrasebook("train")
@@ -474,12 +468,13 @@ def test_shipped_model_meets_the_issues_figures_and_its_cache_changes_nothing(pr
 def _core_pairs():
     """The core lexicon's sentences: the examples of the text and every small template (a pronoun
     with be, be hungry, a verb alone), as the phrasebook writes them."""
-    from tutorlib import phrasebook as pb
+    from tutorlib.translation.phrasebook import render
+    from tutorlib.translation.phrasebook import splits as pb
 
     pairs = [
-        pb.render(spec, contracted, mark) for spec, contracted in pb._EXAMPLES for mark in ("", ".")
+        render(spec, contracted, mark) for spec, contracted in pb._EXAMPLES for mark in ("", ".")
     ]
-    return pairs + [pb.render(spec, False, ".") for spec in pb._small_templates()]
+    return pairs + [render(spec, False, ".") for spec in pb._small_templates()]
 
 
 @shipped
@@ -488,7 +483,7 @@ def test_shipped_model_gets_the_core_sentences_all_right(pretrained):
     the old ones fails. The fixed expressions ("good morning", "thank you", each in about 50 of
     46,000 sentences) alone, with a mark, and said to someone ("hello, Maria!"): all 132 (before
     issue 23 the bare "no" came out as "não não")."""
-    from tutorlib import phrasebook as pb
+    from tutorlib.translation.phrasebook import lexicon as pb
 
     pairs = _core_pairs()
     assert len(pairs) > 700
@@ -641,7 +636,7 @@ def test_each_sentence_gets_its_own_budget_of_2s_plus_5(vocabs):
 def test_output_budget_is_the_budget_decoding_stops_at(vocabs):
     """tutorlib.translation.decoding.output_budget, on ints and on tensors, is where greedy and beam
     search stop a model that never writes EOS: the rule the translator explorer reads."""
-    from tutorlib.translation.decoding import output_budget
+    from tutorlib.translation.guards import output_budget
 
     model = stuck_model(vocabs)
     lengths = [1, 3, 6, 20]

@@ -99,8 +99,8 @@ def synced(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     }
     nb.metadata.setdefault("language_info", {"name": "python"})
     nb.metadata.pop("colab", None)
-    # No widget state: the book shows each explorer's static twin (tutorlib/static.py), and a
-    # live kernel makes its own widgets.
+    # No widget state: the book shows each explorer's static twin
+    # (tutorlib/explorers/static.py), and a live kernel makes its own widgets.
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)

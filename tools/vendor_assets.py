@@ -9,7 +9,7 @@
 _build/html/_static (`html_static_path` in _config.yml), and `mathjax_path`
 points there, so a reader's browser asks nothing of a CDN. (The explorers need
 no widget library in the book: their static twins are plain HTML switched by
-assets/course.js; see tutorlib/static.py.)
+assets/course.js; see tutorlib/explorers/static.py.)
 
 axe-core, the accessibility checker tests/test_browser.py runs on every page,
 is vendored the same way into vendor/tests/axe-core: the tests inject it into

@@ -1,11 +1,29 @@
 """tutorlib: the helper package of the course *Attention, step by step*.
 
+The stable public API, what learners type (it stays, without warnings):
+
+- ``tutorlib.translator``: ``translate``, ``translate_sentences``,
+  ``translate_with_alignment`` (chapter 10's translator; the shipped one unless a model is
+  given) and ``load_pretrained`` (the shipped translator and its vocabularies)
+- ``tutorlib.gpt``: chapter 13's GPT as learners meet it, every public name of the GPT's
+  package and of its checkpoints and loop (``GPT``, ``train_gpt``, ``load_pretrained``, and
+  ``translate`` with the shipped GPT as its default model): the package's own face cannot
+  name the checkpoints and the loop, which sit above the model kinds that import its models
+- ``python -m tutorlib train|evaluate|translate``: the command line (``tutorlib.__main__``)
+
+Everything else is imported from its one home below: the module that defines it, or for
+``tutorlib.nn``, ``tutorlib.translation.gpt``, ``tutorlib.translation.phrasebook``,
+``tutorlib.debug`` and ``tutorlib.explorers`` the package itself. The other names of
+``tutorlib.translator`` and every name of the deprecated ones (``tutorlib.training``,
+``tutorlib.data``, ``tutorlib.phrasebook``, ``tutorlib.config``, ``tutorlib.static``,
+``tutorlib.modern_gpt``) still resolve, with a ``DeprecationWarning`` that names their home.
+
 Each module holds the code that one part of the book derives. The course's layers:
 
 - ``tutorlib.attention``  softmax, scaled dot-product attention, masks (chapters 3, 4 and 6)
 - ``tutorlib.nn``         multi-head attention, masks, positional encodings, encoder and decoder
   layers in PyTorch (chapters 5 to 8): ``tutorlib.nn.attention`` (heads, masks, cross-attention),
-  ``tutorlib.nn.block`` (positions, feed-forward, the layers and stacks); import from the package
+  ``tutorlib.nn.block`` (positions, feed-forward, the layers and stacks)
 - ``tutorlib.efficient``  online softmax, tiled (FlashAttention-style) attention, peak-memory
   measurement (chapter 11)
 - ``tutorlib.modern``     attention in today's models: RoPE, grouped-query attention, sliding
@@ -25,34 +43,32 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI),
   no torch
 - ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
-- ``tutorlib.translation.cache``        the KV cache, below every model
-- ``tutorlib.translation.guards``       the length budget and the repetition guard both decoders use
-- ``tutorlib.translation.model``        the encoder-decoder ``Translator``, its builder and loss
-- ``tutorlib.translation.decoding``     greedy and beam search, ``translate`` with unknown words
-  copied through attention (of a given model)
-- ``tutorlib.translation.kinds``        the one list of model kinds (config, builder, loss, batcher)
+- ``tutorlib.translation.model``        the encoder-decoder ``Translator``
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
   the shipped model (``load_pretrained``)
-- ``tutorlib.translation.shipped``      ``translate`` and its siblings with the shipped model as
-  their default
-- ``tutorlib.translation.state``        ``TrainState``, resuming from a checkpoint
-- ``tutorlib.translation.processes``    torchrun, Ctrl-C, the random states
-- ``tutorlib.translation.training``     the training loop
+- ``tutorlib.translation.cache``        the KV cache (``KVCache``)
+- ``tutorlib.translation.guards``       the length budget and the repetition guard of every decoder
+- ``tutorlib.translation.decoding``     greedy and beam search, ``translate`` of a given model with
+  unknown words copied through attention, cross-attention maps
+- ``tutorlib.translation.shipped``      ``translate`` and its kin with the shipped model as default
+  (what ``tutorlib.translator`` and ``tutorlib.gpt`` give learners)
+- ``tutorlib.translation.kinds``        the one list of model kinds (translator, GPT, modern GPT)
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
-- ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13, one module per
-  seam: ``tutorlib.translation.gpt.tokens``, ``tutorlib.translation.gpt.batches``,
-  ``tutorlib.translation.gpt.model``, ``tutorlib.translation.gpt.modern`` (chapter 15's
-  ``ModernGPT``), ``tutorlib.translation.gpt.decoding``, ``tutorlib.translation.gpt.checkpoints``,
-  ``tutorlib.translation.gpt.training`` (``tutorlib.gpt`` is its short name for learners)
+- ``tutorlib.translation.state``        ``TrainState`` (to and from a checkpoint), resuming
+- ``tutorlib.translation.processes``    torchrun, Ctrl-C and random states for the loop
+- ``tutorlib.translation.training``     the training loop around ``TrainState``
+- ``tutorlib.translation.gpt``          the decoder-only translator of chapter 13: one causal
+  self-attention stack over ``[English] <sep> [Portuguese] <eos>``, the loss on the Portuguese
+  only, KV-cached greedy and sampled decoding, ``translate``, ``train_gpt`` through the same loop
+  and checkpoints; one module per seam: ``tutorlib.translation.gpt.tokens``,
+  ``tutorlib.translation.gpt.batches``, ``tutorlib.translation.gpt.model``,
+  ``tutorlib.translation.gpt.decoding``, ``tutorlib.translation.gpt.checkpoints``,
+  ``tutorlib.translation.gpt.training``
+- ``tutorlib.translation.gpt.modern``   chapter 13's GPT with chapter 15's attention: grouped-query
+  attention and RoPE in every block, key/value heads mean-pooled (``train_modern_gpt`` in
+  ``tutorlib.translation.gpt.training``, through the same loop)
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
   (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
-- ``tutorlib.modern_gpt``                chapter 13's GPT with chapter 15's attention: grouped-query
-  attention and RoPE in every block, trained through the same loop, key/value heads mean-pooled
-
-The old homes of those names, kept so that every import keeps working (they re-export):
-
-- ``tutorlib.translator`` (model, decoding, evaluation, checkpoints), ``tutorlib.training``,
-  ``tutorlib.data``, ``tutorlib.phrasebook``, ``tutorlib.config``
 
 Explorers and what they show:
 
@@ -65,8 +81,6 @@ Explorers and what they show:
   live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
   declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every
   state computed when a chapter runs, for the book)
-- ``tutorlib.static``     the old home of the static twins (re-exports
-  ``tutorlib.explorers.static``)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 
@@ -81,8 +95,7 @@ And the rest:
 - ``tutorlib.bughunt``    exercise 12's graded bug hunt: an attention with one bug planted per
   learner id
 - ``tutorlib.checks``     the one home of the argument and shape rules every module shares (whole
-  numbers, finite numbers, dropout rates, the heads dividing the width, the q/k/v shapes of
-  attention)
+  numbers, finite numbers, the q/k/v shapes of attention)
 """
 
 __version__ = "0.1.0"

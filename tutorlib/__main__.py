@@ -1,8 +1,8 @@
 """``python -m tutorlib train|evaluate|translate``: the translator's command line (chapters 9
 and 10).
 
-The commands live in ``tutorlib.translation.cli``; this entry point only
-starts them. The names the tests use stay importable here.
+A stable public entry point. The commands live in ``tutorlib.translation.cli``;
+this module only starts them.
 
     python -m tutorlib train --preset tiny --out runs/tiny   # train (torchrun works too)
     python -m tutorlib evaluate --checkpoint runs/tiny --beam 4
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from .translation.cli import CommandError, _pairs, main, split_sentences  # noqa: F401 (re-exported)
+from .translation.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

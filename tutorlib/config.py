@@ -1,8 +1,15 @@
-"""Moved to ``tutorlib.translation.config``; these names stay importable here (torch-free).
+"""Deprecated: the translator's config (chapter 9) lives in ``tutorlib.translation.config``.
 
-Derived in chapter 9 (Training a translator).
+Reading ``TranslatorConfig``, ``PRESETS`` or ``PRETRAINED_PATH`` here still works
+but raises a ``DeprecationWarning`` that names their home. No torch.
 """
 
-from .translation.config import PRESETS, PRETRAINED_PATH, TranslatorConfig
+from __future__ import annotations
 
-__all__ = ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"]
+from ._moved import moved_getattr
+
+_MOVED = dict.fromkeys(
+    ["TranslatorConfig", "PRESETS", "PRETRAINED_PATH"], "tutorlib.translation.config"
+)
+
+__getattr__ = moved_getattr(__name__, _MOVED)

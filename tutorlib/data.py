@@ -1,12 +1,40 @@
-"""Moved to ``tutorlib.translation.data``; these names stay importable here.
+"""Deprecated: tokens, vocabularies and batches (chapter 9) live in ``tutorlib.translation.data``.
 
-Tokens, vocabularies, batches and the Tatoeba loader, and the phrasebook
-(``tutorlib.translation.phrasebook``) re-exported, as before.
-
-Derived in chapter 9 (Training a translator).
+Every name this module held moved to its home (``_MOVED`` below; the phrasebook's
+names to ``tutorlib.translation.phrasebook``); reading one here still works but
+raises a ``DeprecationWarning`` that names its home.
 """
 
-from .translation import data as _moved
-from .translation.data import *  # noqa: F403 (re-exported: every public name of the new home)
+from __future__ import annotations
 
-__all__ = list(_moved.__all__)
+from ._moved import moved_getattr
+
+_DATA = "tutorlib.translation.data"
+_MOVED = {
+    **dict.fromkeys(
+        [
+            "PAD",
+            "BOS",
+            "EOS",
+            "UNK",
+            "SPECIALS",
+            "PAD_ID",
+            "BOS_ID",
+            "EOS_ID",
+            "UNK_ID",
+            "tokenize",
+            "detokenize",
+            "is_punctuation",
+            "Vocab",
+            "Batch",
+            "make_batches",
+            "batch_order",
+            "fits",
+            "load_tatoeba",
+        ],
+        _DATA,
+    ),
+    **dict.fromkeys(["phrasebook", "held_out", "SPLIT_SIZES"], "tutorlib.translation.phrasebook"),
+}
+
+__getattr__ = moved_getattr(__name__, _MOVED)

@@ -411,7 +411,7 @@ def plot_word_vectors(
 
 # --- HTML for the explorers: bars, heatmap tables, mask grids -------------------------------
 # Used by tutorlib.explorers (in a live kernel) and by their static twins in the book
-# (tutorlib.static). Styles are inline so that the same HTML reads the same in Jupyter,
+# (tutorlib.explorers.static). Styles are inline so that the same HTML reads the same in Jupyter,
 # Colab and the book. Colour is never the only cue: every weight is written out, the chosen
 # row is marked with ▶ as well as outlined, and hidden cells carry ✕ on a hatched background.
 

@@ -1,84 +1,76 @@
-"""Moved to ``tutorlib.translation.phrasebook``; these names stay importable here.
+"""Deprecated: the phrasebook (chapter 9) lives in ``tutorlib.translation.phrasebook``.
 
-The phrasebook is now three files, one idea each: ``lexicon`` (the word
-tables), ``grammar`` (specs, agreement, conjugation, ``render``) and
-``splits`` (drawing sentences, the seeded splits, the held-out
-combinations). This module re-exports what chapters, exercises and tests
-import from ``tutorlib.phrasebook``. No torch.
-
-Derived in chapter 9 (Training a translator).
+That package is three files, one idea each: ``lexicon`` (the word tables),
+``grammar`` (specs, agreement, conjugation, ``render``) and ``splits`` (drawing
+sentences, the seeded splits, the held-out combinations); its ``__init__`` is
+its public face. Every name this module held moved there (``_MOVED`` below);
+reading one here still works but raises a ``DeprecationWarning`` that names its
+home. No torch.
 """
 
 from __future__ import annotations
 
-from .translation.phrasebook.grammar import (  # noqa: F401 (re-exported)
-    NP,
-    Compound,
-    Name,
-    Phrase,
-    Pron,
-    Sentence,
-    Subject,
-    agreement,
-    combinations,
-    en_np,
-    english_words,
-    pt_np,
-    render,
-)
-from .translation.phrasebook.lexicon import (  # noqa: F401 (re-exported)
-    ADJECTIVE,
-    ADJECTIVES,
-    ALL,
-    ANIMAL,
-    ANIMATE,
-    BE,
-    CONTAINERS,
-    CONTRACT,
-    DETERMINERS,
-    DRINK,
-    FOOD,
-    GO,
-    NOT_PERSON,
-    NOUN,
-    NOUNS,
-    NUMBERS,
-    OBJECTS,
-    PAPER,
-    PERSON,
-    PERSONS,
-    PHRASES,
-    PLACE,
-    PRONOUN,
-    PRONOUNS,
-    THING,
-    TIMES,
-    VERB,
-    VERBS,
-    WITH,
-    Adjective,
-    Noun,
-    Pronoun,
-    Verb,
-)
-from .translation.phrasebook.splits import (  # noqa: F401 (re-exported; the private two: tests)
-    _EXAMPLES,
-    SPLIT_SIZES,
-    _small_templates,
-    held_out,
-    phrasebook,
-)
+from ._moved import moved_getattr
 
-__all__ = [
-    "phrasebook",
-    "held_out",
-    "SPLIT_SIZES",
-    "english_words",
-    "render",
-    "NP",
-    "Pron",
-    "Name",
-    "Sentence",
-    "Compound",
-    "Phrase",
-]
+_MOVED = {
+    **dict.fromkeys(
+        [
+            "phrasebook",
+            "held_out",
+            "SPLIT_SIZES",
+            "english_words",
+            "render",
+            "NP",
+            "Pron",
+            "Name",
+            "Sentence",
+            "Compound",
+            "Phrase",
+        ],
+        "tutorlib.translation.phrasebook",
+    ),
+    **dict.fromkeys(
+        ["Subject", "agreement", "combinations", "en_np", "pt_np"],
+        "tutorlib.translation.phrasebook.grammar",
+    ),
+    **dict.fromkeys(
+        [
+            "ADJECTIVE",
+            "ADJECTIVES",
+            "ALL",
+            "ANIMAL",
+            "ANIMATE",
+            "BE",
+            "CONTAINERS",
+            "CONTRACT",
+            "DETERMINERS",
+            "DRINK",
+            "FOOD",
+            "GO",
+            "NOT_PERSON",
+            "NOUN",
+            "NOUNS",
+            "NUMBERS",
+            "OBJECTS",
+            "PAPER",
+            "PERSON",
+            "PERSONS",
+            "PHRASES",
+            "PLACE",
+            "PRONOUN",
+            "PRONOUNS",
+            "THING",
+            "TIMES",
+            "VERB",
+            "VERBS",
+            "WITH",
+            "Adjective",
+            "Noun",
+            "Pronoun",
+            "Verb",
+        ],
+        "tutorlib.translation.phrasebook.lexicon",
+    ),
+}
+
+__getattr__ = moved_getattr(__name__, _MOVED)

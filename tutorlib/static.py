@@ -1,10 +1,16 @@
-"""The explorers' static twins, importable under their old name.
+"""Deprecated: the explorers' static twins live in ``tutorlib.explorers.static``.
 
-They live in :mod:`tutorlib.explorers.static`, next to the explorers they
-serve; this module re-exports them, so that ``from tutorlib.static import
-Control`` and ``tutorlib.static.OFFLINE_NOTE`` keep working.
+Reading one of their names here (``Control``, ``OFFLINE_NOTE``, ...) still works
+but raises a ``DeprecationWarning`` that names their home.
 """
 
-from .explorers.static import KINDS, MAX_STATES, OFFLINE_NOTE, Control, explorer_html, unpack
+from __future__ import annotations
 
-__all__ = ["Control", "explorer_html", "MAX_STATES", "KINDS", "OFFLINE_NOTE", "unpack"]
+from ._moved import moved_getattr
+
+_MOVED = dict.fromkeys(
+    ["Control", "explorer_html", "MAX_STATES", "KINDS", "OFFLINE_NOTE", "unpack"],
+    "tutorlib.explorers.static",
+)
+
+__getattr__ = moved_getattr(__name__, _MOVED)

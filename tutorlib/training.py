@@ -1,52 +1,38 @@
-"""Training the translator (chapter 9): moved to ``tutorlib.translation.training``.
+"""Deprecated: training the translator (chapter 9) lives in the translation stack.
 
-These names stay importable here, as the chapters, exercises and tests
-import them; the checkpoint names come from
-``tutorlib.translation.checkpoints``, as they did through this module.
+Every name this module held moved to its home (``_MOVED`` below: the loop in
+``tutorlib.translation.training``, the losses in ``tutorlib.translation.model``,
+``TrainState`` in ``tutorlib.translation.state``, the files in
+``tutorlib.translation.checkpoints``); reading one here still works but raises a
+``DeprecationWarning`` that names its home.
 """
 
 from __future__ import annotations
 
-from .translation.checkpoints import (  # noqa: F401 (re-exported)
-    CHECKPOINT_NAME,
-    MODEL_NAME,
-    CheckpointError,
-    load_checkpoint,
-    pick_device,
-    read_checkpoint,
-    save_model,
-)
-from .translation.checkpoints import atomic_save as _atomic_save  # noqa: F401 (their names before)
-from .translation.checkpoints import model_from_state as _model_from_state  # noqa: F401
-from .translation.checkpoints import model_state as _model_state  # noqa: F401
-from .translation.config import TranslatorConfig  # noqa: F401
-from .translation.model import Translator  # noqa: F401
-from .translation.training import (  # noqa: F401 (re-exported)
-    TOO_LONG_SHARE,
-    TrainResult,
-    TrainState,
-    build_vocabs,
-    learning_rate,
-    make_optimizer,
-    plot_history,
-    train,
-    translation_loss,
-    translator_loss,
-)
+from ._moved import moved_getattr
 
-__all__ = [
-    "CheckpointError",
-    "TrainResult",
-    "pick_device",
-    "translation_loss",
-    "learning_rate",
-    "build_vocabs",
-    "make_optimizer",
-    "train",
-    "save_model",
-    "load_checkpoint",
-    "read_checkpoint",
-    "plot_history",
-    "CHECKPOINT_NAME",
-    "MODEL_NAME",
-]
+_CHECKPOINTS = "tutorlib.translation.checkpoints"
+_TRAINING = "tutorlib.translation.training"
+_MOVED = {
+    "TrainResult": _TRAINING,
+    "TOO_LONG_SHARE": _TRAINING,
+    "build_vocabs": _TRAINING,
+    "learning_rate": _TRAINING,
+    "make_optimizer": _TRAINING,
+    "plot_history": _TRAINING,
+    "train": _TRAINING,
+    "TrainState": "tutorlib.translation.state",
+    "translation_loss": "tutorlib.translation.model",
+    "translator_loss": "tutorlib.translation.model",
+    "Translator": "tutorlib.translation.model",
+    "TranslatorConfig": "tutorlib.translation.config",
+    "CheckpointError": _CHECKPOINTS,
+    "CHECKPOINT_NAME": _CHECKPOINTS,
+    "MODEL_NAME": _CHECKPOINTS,
+    "load_checkpoint": _CHECKPOINTS,
+    "pick_device": _CHECKPOINTS,
+    "read_checkpoint": _CHECKPOINTS,
+    "save_model": _CHECKPOINTS,
+}
+
+__getattr__ = moved_getattr(__name__, _MOVED)

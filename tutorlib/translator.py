@@ -1,94 +1,69 @@
-"""The English -> Portuguese translator of chapters 9 and 10: moved to ``tutorlib.translation``.
+"""The translator of chapters 9 and 10, as learners call it: a stable public API.
 
-These names stay importable here, as the chapters, exercises and tests
-import them. Where each one lives now:
+Four names stay here for good, and warn about nothing:
 
-- ``tutorlib.translation.config``       ``TranslatorConfig``, ``PRESETS``, ``PRETRAINED_PATH``
-- ``tutorlib.translation.model``        ``Translator``
-- ``tutorlib.translation.cache``        ``KVCache``
-- ``tutorlib.translation.decoding``     ``output_budget``, ``greedy_decode``,
-  ``beam_search``, ``length_penalty_factor``, ``model_vocabs``, ``Translation``,
-  ``cross_attention``, ``cross_attention_maps``
-- ``tutorlib.translation.shipped``      ``translate``, ``translate_sentences``,
-  ``translate_with_alignment``: the decoder's, with the shipped translator as the default model
-- ``tutorlib.translation.evaluation``   ``evaluate``
-- ``tutorlib.translation.checkpoints``  ``load_pretrained``, ``load_checkpoint``, ``save_model``,
-  ``read_checkpoint``, ``CheckpointError``, ``pick_device``
-- ``tutorlib.translation.data``         the special tokens' ids (``PAD_ID``, ``BOS_ID``, ...)
+- ``translate(sentences, model=None, ...)``  English into Portuguese (the shipped
+  translator when no model is given), unknown words copied through cross-attention
+- ``translate_sentences``                    the same for a list of sentences
+- ``translate_with_alignment``               a translation with the source word each output
+  word attended to most
+- ``load_pretrained()``                      the shipped model and its two vocabularies
 
     >>> from tutorlib.translator import load_pretrained, translate
     >>> model, src_vocab, tgt_vocab = load_pretrained()
     >>> translate("the red car", model)
     'o carro vermelho'
+
+They live in ``tutorlib.translation.shipped`` and ``tutorlib.translation.checkpoints``.
+Every other name this module used to re-export moved to the translation stack
+(``tutorlib.translation``); reading it here still works but raises a
+``DeprecationWarning`` that names its home (``_MOVED`` below).
 """
 
 from __future__ import annotations
 
-from .translation.cache import KVCache
-from .translation.checkpoints import (  # noqa: F401 (re-exported; the private names as they were)
-    CHECKPOINT_NAME,
-    FORMAT,
-    FORMAT_VERSION,
-    MODEL_NAME,
-    CheckpointError,
-    load_checkpoint,
-    load_pretrained,
-    pick_device,
-    read_checkpoint,
-    save_model,
-)
-from .translation.checkpoints import atomic_save as _atomic_save  # noqa: F401
-from .translation.checkpoints import model_from_state as _model_from_state  # noqa: F401
-from .translation.checkpoints import model_state as _model_state  # noqa: F401
-from .translation.config import PRESETS, PRETRAINED_PATH, TranslatorConfig
-from .translation.data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab  # noqa: F401
-from .translation.decoding import (  # noqa: F401 (re-exported; the private names as they were)
-    ALIGN_LAYER,
-    MAX_RUN,
-    NO_REPEAT_NGRAM,
-    Translation,
-    _budgets,
-    _repetition_mask,
-    beam_search,
-    cross_attention,
-    cross_attention_maps,
-    greedy_decode,
-    length_penalty_factor,
-    model_vocabs,
-    output_budget,
-)
-from .translation.decoding import model_vocabs as _vocabs  # noqa: F401
-from .translation.evaluation import evaluate
-from .translation.model import Translator
+from ._moved import moved_getattr
+from .translation.checkpoints import load_pretrained
 from .translation.shipped import translate, translate_sentences, translate_with_alignment
 
-__all__ = [
-    "TranslatorConfig",
-    "PRESETS",
-    "Translator",
-    "KVCache",
-    "greedy_decode",
-    "beam_search",
-    "length_penalty_factor",
-    "translate",
-    "translate_sentences",
-    "translate_with_alignment",
-    "Translation",
-    "cross_attention",
-    "cross_attention_maps",
-    "ALIGN_LAYER",
-    "MAX_RUN",
-    "NO_REPEAT_NGRAM",
-    "evaluate",
-    "load_pretrained",
-    "PRETRAINED_PATH",
-    "CheckpointError",
-    "pick_device",
-    "save_model",
-    "read_checkpoint",
-    "load_checkpoint",
-    "CHECKPOINT_NAME",
-    "MODEL_NAME",
-    "output_budget",
-    "model_vocabs",
-]
+__all__ = ["translate", "translate_sentences", "translate_with_alignment", "load_pretrained"]
+
+_CHECKPOINTS = "tutorlib.translation.checkpoints"
+_DECODING = "tutorlib.translation.decoding"
+_DATA = "tutorlib.translation.data"
+_MOVED = {
+    "TranslatorConfig": "tutorlib.translation.config",
+    "PRESETS": "tutorlib.translation.config",
+    "PRETRAINED_PATH": "tutorlib.translation.config",
+    "Translator": "tutorlib.translation.model",
+    "KVCache": "tutorlib.translation.cache",
+    "output_budget": "tutorlib.translation.guards",
+    "MAX_RUN": "tutorlib.translation.guards",
+    "NO_REPEAT_NGRAM": "tutorlib.translation.guards",
+    "greedy_decode": _DECODING,
+    "beam_search": _DECODING,
+    "length_penalty_factor": _DECODING,
+    "model_vocabs": _DECODING,
+    "Translation": _DECODING,
+    "cross_attention": _DECODING,
+    "cross_attention_maps": _DECODING,
+    "ALIGN_LAYER": _DECODING,
+    "evaluate": "tutorlib.translation.evaluation",
+    "load_checkpoint": _CHECKPOINTS,
+    "save_model": _CHECKPOINTS,
+    "read_checkpoint": _CHECKPOINTS,
+    "CheckpointError": _CHECKPOINTS,
+    "pick_device": _CHECKPOINTS,
+    "CHECKPOINT_NAME": _CHECKPOINTS,
+    "MODEL_NAME": _CHECKPOINTS,
+    "FORMAT": _CHECKPOINTS,
+    "FORMAT_VERSION": _CHECKPOINTS,
+    "PAD_ID": _DATA,
+    "BOS_ID": _DATA,
+    "EOS_ID": _DATA,
+    "UNK_ID": _DATA,
+    "SPECIALS": _DATA,
+    "Vocab": _DATA,
+}
+
+__getattr__ = moved_getattr(__name__, _MOVED)

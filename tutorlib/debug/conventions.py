@@ -170,7 +170,7 @@ def check_shift(
 ) -> Report:
     """Is the decoder's input the target shifted right behind BOS, as teacher forcing needs?
 
-    ``batch`` has ``tgt_in`` and ``tgt_out`` (a ``tutorlib.data.Batch``), or is
+    ``batch`` has ``tgt_in`` and ``tgt_out`` (a ``tutorlib.translation.data.Batch``), or is
     a pair ``(tgt_in, tgt_out)`` of ``(B, T)`` token ids. Healthy: each row of
     ``tgt_in`` is ``BOS w1 ... wn`` and of ``tgt_out`` ``w1 ... wn EOS`` (then
     padding): position ``t`` reads the words before ``t`` and predicts word ``t``.

@@ -46,7 +46,7 @@ def overfit_one_batch(
     below ``target`` (default 0.1: without label smoothing a memorised batch
     costs almost nothing). ``loss_fn(model, batch)`` returns the loss; by
     default ``F.cross_entropy(model(batch), batch.tgt_out)``, padding ignored
-    (a ``tutorlib.data.Batch`` and a ``Translator``). ``details["losses"]``
+    (a ``tutorlib.translation.data.Batch`` and a ``Translator``). ``details["losses"]``
     holds the curve.
 
     Derived in chapter 12 (Why doesn't my Transformer learn?).
@@ -56,8 +56,8 @@ def overfit_one_batch(
     if loss_fn is None:
         if not hasattr(batch, "tgt_out"):
             raise ValueError(
-                "without loss_fn, batch must have tgt_out (a tutorlib.data.Batch); pass "
-                "loss_fn(model, batch) -> loss for other models"
+                "without loss_fn, batch must have tgt_out (a tutorlib.translation.data.Batch); "
+                "pass loss_fn(model, batch) -> loss for other models"
             )
 
         def loss_fn(m, b):

@@ -1,13 +1,13 @@
 """Chapter 13's explorer: where the decoder-only translator reads the English.
 
-A GPT translator (``tutorlib.gpt``) has no cross-attention: the Portuguese
+A GPT translator (``tutorlib.translation.gpt``) has no cross-attention: the Portuguese
 positions read the English ones inside the one causal self-attention of each
 block. ``gpt_attention_view`` translates a sentence with ``tutorlib.gpt.translate``
 and shows one block's self-attention (one head, or the heads' mean) in one of
 two ways: the whole sequence ``[English] <sep> [Portuguese]`` (lower-triangular,
 the causal mask's cells marked ✕), or the block a translator's cross-attention
 would hold, the rows of the steps that wrote the Portuguese words over the
-English columns (``tutorlib.gpt.cross_attention_pattern``), with a last column
+English columns (``tutorlib.translation.gpt.cross_attention_pattern``), with a last column
 for what each row gave to ``<sep>`` and the Portuguese before it.
 ``gpt_attention_explorer`` puts a text box (a menu of sentences in the book),
 the two views and menus for the block and the head around it.
@@ -67,9 +67,9 @@ def _decode(model, sentence: str) -> dict:
     import torch
 
     from ..translation.data import tokenize
-    from ..translation.decoding import output_budget
     from ..translation.gpt import SubwordTokenizer, cross_attention_pattern, generate
     from ..translation.gpt.decoding import translate
+    from ..translation.guards import output_budget
 
     translation = translate(sentence, model)  # its ValueError names what is wrong with the input
     tok = model.tokenizer
@@ -177,7 +177,7 @@ def gpt_attention_view(
 ) -> tuple[str, np.ndarray, str]:
     """The GPT attention explorer's logic: translate ``sentence``, show one block's attention.
 
-    ``model`` is a ``tutorlib.gpt.GPT`` with its vocabulary. The sentence is
+    ``model`` is a ``tutorlib.translation.gpt.GPT`` with its vocabulary. The sentence is
     translated greedily by ``tutorlib.gpt.translate`` (its errors, for an
     empty, too long or foreign sentence, are raised as they are); then the
     model reads ``[English] <sep> [Portuguese]`` once more with
@@ -197,8 +197,8 @@ def gpt_attention_view(
 
     if not isinstance(model, GPT):
         raise ValueError(
-            f"gpt_attention_view shows a tutorlib.gpt.GPT, got {type(model).__name__}; the "
-            "encoder-decoder translator has translator_view"
+            "gpt_attention_view shows a tutorlib.translation.gpt.GPT, got "
+            f"{type(model).__name__}; the encoder-decoder translator has translator_view"
         )
     show, block, head = _checks(model, show, block, head)
     decoded = _decode(model, sentence)

@@ -47,14 +47,9 @@ def _decode_with_attention(
     import torch
 
     from ..nn import padding_attention_mask
-    from ..translation.data import UNK_ID, tokenize
-    from ..translation.decoding import (
-        EOS_ID,
-        PAD_ID,
-        cross_attention_maps,
-        output_budget,
-        translate_sentences,
-    )
+    from ..translation.data import EOS_ID, PAD_ID, UNK_ID, tokenize
+    from ..translation.decoding import cross_attention_maps, translate_sentences
+    from ..translation.guards import output_budget
 
     if not isinstance(sentence, str):
         raise ValueError(
@@ -162,7 +157,7 @@ def translator_view(
     """The translator explorer's logic: translate ``sentence`` and show one decoder layer's
     cross-attention.
 
-    ``model`` is a ``tutorlib.translator.Translator`` (its vocabularies ride
+    ``model`` is a ``tutorlib.translation.model.Translator`` (its vocabularies ride
     along, or pass ``src_vocab`` and ``tgt_vocab``). The sentence is translated
     as ``tutorlib.translator.translate`` does it: greedy for ``beam_size=1``,
     beam search (with ``length_penalty``) for more. Then the decoder is run

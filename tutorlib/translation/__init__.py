@@ -9,7 +9,7 @@ checks that no circle comes back, imports inside functions counted):
       -> model, gpt.model, gpt.modern -> decoding, gpt.decoding -> kinds
       -> checkpoints, gpt.checkpoints -> shipped -> processes, state
       -> training, gpt.training -> evaluation -> cli
-    (above them the facades: tutorlib.translator, .gpt, .modern_gpt, .training, ...)
+    (above them the stable API learners type: tutorlib.translator, tutorlib.gpt)
 
 - ``config``       ``TranslatorConfig``, ``GPTConfig`` and their presets; the training
   settings written once (``TrainingSettings``), ``VOCAB_FIELDS``, ``shape_fields``,
@@ -44,8 +44,13 @@ checks that no circle comes back, imports inside functions counted):
 - ``evaluation``   ``evaluate``: BLEU, chrF, exact match, each kind decoded its own way
 - ``cli``          ``python -m tutorlib train|evaluate|translate`` (``--model gpt``)
 
-``tutorlib.translator``, ``.training``, ``.data``, ``.phrasebook``, ``.config``,
-``.gpt`` and ``.modern_gpt`` re-export these names under the names the chapters
-use. This package imports nothing at import time, so ``tutorlib.translation.config``
-and ``.phrasebook`` stay free of torch.
+Each name has one home, the module above that defines it (for the GPT, its package
+``tutorlib.translation.gpt``), and the chapters, exercises, tests and tutorlib import it
+from there. ``tutorlib.translator`` (``translate``, ``translate_sentences``,
+``translate_with_alignment``, ``load_pretrained``) and ``tutorlib.gpt`` (``translate``,
+``load_pretrained``) keep the stable API learners type; the other names of the old
+short modules (``tutorlib.translator``, ``.gpt``, ``.training``, ``.data``,
+``.phrasebook``, ``.config``, ``.modern_gpt``) still resolve, with a
+``DeprecationWarning`` that names their home. This package imports nothing at import
+time, so ``tutorlib.translation.config`` and ``.phrasebook`` stay free of torch.
 """

@@ -4,8 +4,7 @@ It sits below every model of the stack: the translator's decoder
 (``tutorlib.nn.Decoder.forward_step``), chapter 13's ``GPT.forward_step`` and
 chapter 15's grouped-query blocks fill it, and the decoders
 (``tutorlib.translation.decoding``, ``tutorlib.translation.gpt.decoding``)
-create it. It needs torch and nothing of the stack. ``tutorlib.translator`` and
-``tutorlib.translation.decoding`` re-export it (its names before).
+create it. It needs torch and nothing of the stack. This module is its one home.
 
 Shape letters (the book's notation page): ``B`` batch, ``K`` beams, ``H`` heads,
 ``t`` positions decoded so far, ``S`` source length, ``Dh`` the width of one head.

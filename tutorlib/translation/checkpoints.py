@@ -18,8 +18,8 @@ model into the dict and back. The file names the model's ``kind``
 decoder-only ``GPT`` of chapter 13 (``"gpt"``) or chapter 15's ``ModernGPT``
 (``"modern_gpt"``), so that all share these files, their checks and the
 training loop's resuming; the kind read from the file decides the config
-class and the model class, once. ``tutorlib.translator`` and
-``tutorlib.training`` re-export these names (their old homes).
+class and the model class, once. ``tutorlib.translator`` keeps
+``load_pretrained`` as part of its stable API; the other names live only here.
 
 Derived in chapters 9 (Training a translator) and 10 (Translating and evaluating).
 """

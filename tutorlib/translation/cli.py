@@ -135,9 +135,10 @@ def _pairs(args, split: str):
     """``(english, portuguese)`` pairs of ``split``: the phrasebook, or ``--data`` FILE.tsv split
     90/5/5 by a hash."""
     from . import data
+    from .phrasebook import phrasebook
 
     if args.data is None:
-        return data.phrasebook(split)
+        return phrasebook(split)
     pairs = data.load_tatoeba(args.data)
     # the same sentence always lands in the same split, whatever the file's order
     bucket = {"train": range(0, 18), "valid": range(18, 19), "test": range(19, 20)}[split]

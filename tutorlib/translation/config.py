@@ -2,9 +2,8 @@
 
 ``TranslatorConfig`` holds every size and training setting of the
 encoder-decoder translator; ``PRESETS`` names the ones the command line
-offers. The model that reads them is ``tutorlib.translation.model``; both are
-re-exported by ``tutorlib.translator`` (and ``tutorlib.config``, their old
-home). ``GPTConfig`` and ``GPT_PRESETS`` do the same for the decoder-only
+offers. The model that reads them is ``tutorlib.translation.model``.
+``GPTConfig`` and ``GPT_PRESETS`` do the same for the decoder-only
 translator of ``tutorlib.translation.gpt``: its own sizes, the same training
 settings under the same names, so that one training loop reads both.
 

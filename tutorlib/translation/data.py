@@ -1,6 +1,6 @@
 """Sentence pairs for the English→Portuguese translator: the code of chapter 9.
 
-``tutorlib.translation.data``; ``tutorlib.data`` re-exports every name (its old home).
+``tutorlib.translation.data``, the home of these names (``tutorlib.data`` held them before).
 
 Read it top to bottom:
 
@@ -9,7 +9,7 @@ Read it top to bottom:
    ``detokenize`` glues them back for display.
 2. **The phrasebook.** ``phrasebook(split)`` returns ``(english, portuguese)``
    pairs generated from a small grammar of both languages
-   (``tutorlib.translation.phrasebook``, re-exported here): no download, the
+   (``tutorlib.translation.phrasebook``, their home): no download, the
    same pairs on every machine, and a test split of held-out combinations
    that measures generalisation.
 3. **The vocabulary.** ``Vocab`` numbers the tokens, with ``<pad>``,
@@ -43,7 +43,6 @@ from ..checks import whole_number
 # The masks are chapter 6's layers: built once in tutorlib.nn, used here downwards (the translation
 # stack sits on the course's layers; the layers never import the translation stack).
 from ..nn import causal_attention_mask, padding_attention_mask
-from .phrasebook import SPLIT_SIZES, held_out, phrasebook  # the grammar and its splits
 from .sentences import TITLE_ABBREVIATIONS
 
 __all__ = [
@@ -59,9 +58,6 @@ __all__ = [
     "tokenize",
     "detokenize",
     "is_punctuation",
-    "phrasebook",
-    "held_out",
-    "SPLIT_SIZES",
     "Vocab",
     "Batch",
     "make_batches",
@@ -427,7 +423,7 @@ def batch_order(lengths, batch_size: int, shuffle: bool = True, seed: int = 0) -
     holds items of similar length: less padding), cut into batches, and the
     batches shuffled again; the same seed gives the same batches. What
     ``make_batches`` does with the translator's pairs and
-    ``tutorlib.gpt.make_gpt_batches`` (chapter 14) with a GPT's sequences.
+    ``tutorlib.translation.gpt.make_gpt_batches`` (chapter 14) with a GPT's sequences.
 
     Derived in chapter 9 (Training a translator).
     """

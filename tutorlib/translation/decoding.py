@@ -38,15 +38,12 @@ from .guards import (
     check_guard,
     guard,
     output_budget,
-    repetition_mask,
 )
 from .model import Translator
 from .phrasebook.lexicon import TITLES
 from .sentences import as_sentences, split_sentences
 
 __all__ = [
-    "KVCache",  # its home is tutorlib.translation.cache; importable here as before
-    "output_budget",
     "greedy_decode",
     "beam_search",
     "length_penalty_factor",
@@ -58,16 +55,12 @@ __all__ = [
     "cross_attention",
     "cross_attention_maps",
     "ALIGN_LAYER",
-    "MAX_RUN",
-    "NO_REPEAT_NGRAM",
 ]
 
 
 # --- decoding (chapter 10) -------------------------------------------------------------
 
 # The length budget and the repetition guard are every decoder's: tutorlib.translation.guards.
-# Their names before, importable here (tutorlib.translator, tests):
-_repetition_mask = repetition_mask
 
 # These functions decode the model they are given: this module sits below the checkpoints, so the
 # shipped model is supplied above it (tutorlib.translation.shipped, what tutorlib.translator gives).

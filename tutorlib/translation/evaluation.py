@@ -1,6 +1,6 @@
 """Scoring a translator (chapter 10): BLEU, chrF and exact match on sentence pairs.
 
-``tutorlib.translator`` re-exports ``evaluate`` (its old home).
+``evaluate`` is its home (``tutorlib.translator`` held it before).
 """
 
 from __future__ import annotations

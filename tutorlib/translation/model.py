@@ -5,8 +5,7 @@ trained one is ``tutorlib.translation.decoding``, saving and loading it
 ``tutorlib.translation.checkpoints``. Read top to bottom: the model, then what
 the training loop needs of it (``build_translator``, ``translator_loss``),
 which ``tutorlib.translation.kinds`` names for the kind ``"translator"``.
-``tutorlib.translator`` re-exports the model, ``tutorlib.translation.training``
-the builder and the losses (their names before).
+This module is the one home of the model, its builder and its losses.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``,
@@ -147,7 +146,7 @@ class Translator(nn.Module):
         return self.generator(x)
 
     def forward(self, batch) -> torch.Tensor:
-        """Teacher forcing on a ``tutorlib.data.Batch``: ``logits (B, T, V)`` for
+        """Teacher forcing on a ``tutorlib.translation.data.Batch``: ``logits (B, T, V)`` for
         ``batch.tgt_out``."""
         memory = self.encode(batch.src, batch.src_key_mask)
         return self.decode(batch.tgt_in, memory, batch.src_key_mask, batch.tgt_mask)

@@ -34,7 +34,7 @@ and the last checkpoint on disk is still the last good one.
 Ctrl-C and random states ``tutorlib.translation.processes``.
 ``build_translator``, ``translation_loss`` and ``translator_loss`` live with
 the model (``tutorlib.translation.model``) and are importable here as before;
-``tutorlib.training`` re-exports every name here (its old home).
+This is the loop's home (``tutorlib.training`` held it before).
 """
 
 from __future__ import annotations
@@ -57,28 +57,18 @@ from ..display import Progress
 from .checkpoints import (
     CHECKPOINT_NAME,
     MODEL_NAME,
-    CheckpointError,
-    load_checkpoint,
-    pick_device,
-    read_checkpoint,
     save_checkpoint,
     save_model,
 )
 from .config import TranslatorConfig
 from .data import Batch, Vocab, fits, tokenize
 from .kinds import ModelKind, kind_of
-from .model import Translator, build_translator, translation_loss, translator_loss
+from .model import Translator, translator_loss
 from .processes import StopRequest, check_ranks_agree, rng_state, set_rng_state, setup_distributed
 from .state import TrainState, resume_checkpoint
 
 __all__ = [
-    "CheckpointError",
     "TrainResult",
-    "TrainState",
-    "pick_device",
-    "translation_loss",
-    "translator_loss",
-    "build_translator",
     "learning_rate",
     "build_vocabs",
     "make_optimizer",
@@ -88,12 +78,7 @@ __all__ = [
     "validate",
     "end_epoch",
     "save_state",
-    "save_model",
-    "load_checkpoint",
-    "read_checkpoint",
     "plot_history",
-    "CHECKPOINT_NAME",
-    "MODEL_NAME",
 ]
 
 

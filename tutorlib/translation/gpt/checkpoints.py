@@ -46,7 +46,7 @@ def load_gpt(path, device=None) -> GPT:
     if not isinstance(model, GPT):
         raise CheckpointError(
             f"{path} holds a {type(model).__name__}, not a GPT: load it with "
-            "tutorlib.translator.load_checkpoint"
+            "tutorlib.translation.checkpoints.load_checkpoint"
         )
     return model
 

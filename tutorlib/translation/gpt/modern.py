@@ -17,8 +17,8 @@ greedy decoding with a KV cache (``generate``, ``translate``), BLEU
 - ``group_kv_heads``: a trained model's key/value heads mean-pooled into fewer
   (Ainslie et al. 2023), the start of a short further training.
 
-``tutorlib.modern_gpt`` is the chapter's name for these. ``tutorlib.modern``, a
-layer of the course, imports nothing of the translator.
+This module is their home (``tutorlib.modern_gpt`` held them before).
+``tutorlib.modern``, a layer of the course, imports nothing of the translator.
 
 Shape letters as in ``tutorlib.modern``: ``D`` = ``d_model``, ``H`` query heads,
 ``Hkv`` key/value heads, ``G = H / Hkv`` query heads per key/value head,
@@ -112,7 +112,7 @@ class ModernGPT(GPT):
     ``config`` is a ``ModernGPTConfig``. With ``rope_base`` each block turns
     its queries and keys (``apply_rope``) and ``add_positions`` adds nothing
     to the tokens; without, the tokens get chapter 8's sinusoids as in
-    chapter 13. ``tutorlib.gpt.generate`` decodes it with its KV cache:
+    chapter 13. ``tutorlib.translation.gpt.generate`` decodes it with its KV cache:
     ``Block.forward_step`` calls ``GroupedQueryAttention.forward_step``, whose
     cache holds ``Hkv`` heads per block and turns the new queries and keys at
     their positions. ``save_model`` writes it as chapter 13's file with

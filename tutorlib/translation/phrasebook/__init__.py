@@ -33,7 +33,7 @@ both languages, and that is all the grammar there is.
 Three files, one idea each: ``lexicon`` (the word tables), ``grammar`` (specs,
 agreement, conjugation, ``render``) and ``splits`` (drawing sentences, the
 seeded splits, the held-out combinations). The names below are re-exported
-here; ``tutorlib.phrasebook`` re-exports them too, where they used to live.
+here: this package is their public home.
 
 Derived in chapter 9 (Training a translator).
 """
