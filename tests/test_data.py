@@ -363,7 +363,9 @@ def test_docstrings_name_the_chapter():
         obj = getattr(data, name)
         if callable(obj):
             assert (
-                (obj.__doc__ or "").strip().endswith("Derived in chapter 9 (Training a translator).")
+                (obj.__doc__ or "")
+                .strip()
+                .endswith("Derived in chapter 9 (Training a translator).")
             ), name
 
 

@@ -31,7 +31,7 @@ Each module holds the code that one part of the book derives. The course's layer
 - ``tutorlib.tokenizers`` byte-level byte-pair encoding (``BPE``): train, encode, decode, save
   (chapter 14)
 
-The translation stack, built on those layers (chapters 9 and 10), a subpackage whose data,
+The translation stack, built on those layers (chapters 9, 10 and 13 to 15), a subpackage whose data,
 training loop and checkpoints other models can share:
 
 - ``tutorlib.translation``              the subpackage; its docstring reads it bottom up

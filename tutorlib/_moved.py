@@ -1,6 +1,6 @@
 """The deprecated short modules' one mechanism: a moved name warns, names its home, resolves.
 
-``tutorlib.translator``, ``.gpt`` (beyond their stable names), ``.training``, ``.data``,
+``tutorlib.translator`` (beyond its stable names), ``.training``, ``.data``,
 ``.phrasebook``, ``.config``, ``.static`` and ``.modern_gpt`` each hold a table of their
 old names and the module each now lives in, and a module-level ``__getattr__`` made here:
 an old name still resolves to the very object of its home (a copy would drift), with a

@@ -107,7 +107,7 @@ def rope_score(q, k, m, n, base=10000.0):
     k_turned = apply_rope(np.asarray(k, dtype=float)[None], positions=n, base=base)
     return float((q_turned @ k_turned.T)[0, 0])
 ''',
-    '''from tutorlib.modern_gpt import group_kv_heads
+    '''from tutorlib.gpt import group_kv_heads
 
 
 def pool_kv_heads(w, num_kv_heads):

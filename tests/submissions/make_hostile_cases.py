@@ -145,7 +145,7 @@ CALLS_WITHHELD = {
                 "    return apply_rope(np.asarray(x, dtype=float), positions=start, base=base)\n\n\n"
                 "def unused(x, start=0, base=10000.0):\n")],
         "q2": [("def pool_kv_heads(w, num_kv_heads):\n",
-                "from tutorlib.modern_gpt import group_kv_heads\n\n\n"
+                "from tutorlib.gpt import group_kv_heads\n\n\n"
                 "def pool_kv_heads(w, num_kv_heads):\n"
                 "    return group_kv_heads(w, num_kv_heads)\n\n\n"
                 "def unused(w, num_kv_heads):\n")],

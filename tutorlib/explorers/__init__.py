@@ -14,8 +14,8 @@ explorer               its pure function                           chapter    mo
 =====================  ==========================================  =========  ===============
 temperature_explorer   temperature_view(scores, labels, τ)         3          softmax
 saturation_explorer    saturation_view(d_k, scaled)                4          softmax
-attention_explorer     attention_view(q, k, labels, query=...)     4          attention
-head_explorer          head_view(weights, head, labels, query=...) 5          attention
+attention_explorer     attention_view(q, k, query_labels, ...)     4          attention
+head_explorer          head_view(weights, head, query_labels, ...) 5          attention
 mask_editor            mask_view(n_words, n_pad, causal)           6          attention
 translator_explorer    translator_view(model, sentence, ...)       10         encoder_decoder
 gpt_attention_explorer gpt_attention_view(model, sentence, ...)    13         decoder_only

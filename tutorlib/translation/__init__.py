@@ -1,9 +1,12 @@
 """The translation stack: the English -> Portuguese translators of chapters 9, 10 and 13 to 15.
 
-It sits on the course's layers (``tutorlib.checks``, ``tutorlib.attention``,
-``tutorlib.nn``, ``tutorlib.modern``, ``tutorlib.tokenizers``) and never the
-other way round. Its modules import one way, bottom up (``tests/test_import_graph.py``
-checks that no circle comes back, imports inside functions counted):
+It sits on the course's layers (``tutorlib.checks``, ``tutorlib.nn``,
+``tutorlib.modern``, ``tutorlib.tokenizers``, and ``tutorlib.display`` for the training
+bar) and never the other way round. Importing any ``gpt.*`` module runs the GPT
+package's face first, which imports ``gpt.tokens``, ``gpt.batches``, ``gpt.model`` and
+``gpt.decoding`` (and below them ``cache`` and ``guards``). Its modules import one way,
+bottom up (``tests/test_import_graph.py`` checks that no circle comes back, imports inside
+functions counted):
 
     config -> phrasebook, sentences -> data -> gpt.tokens, gpt.batches -> cache, guards
       -> model, gpt.model, gpt.modern -> decoding, gpt.decoding -> kinds
@@ -44,13 +47,14 @@ checks that no circle comes back, imports inside functions counted):
 - ``evaluation``   ``evaluate``: BLEU, chrF, exact match, each kind decoded its own way
 - ``cli``          ``python -m tutorlib train|evaluate|translate`` (``--model gpt``)
 
-Each name has one home, the module above that defines it (for the GPT, its package
-``tutorlib.translation.gpt``), and the chapters, exercises, tests and tutorlib import it
-from there. ``tutorlib.translator`` (``translate``, ``translate_sentences``,
-``translate_with_alignment``, ``load_pretrained``) and ``tutorlib.gpt`` (``translate``,
-``load_pretrained``) keep the stable API learners type; the other names of the old
-short modules (``tutorlib.translator``, ``.gpt``, ``.training``, ``.data``,
-``.phrasebook``, ``.config``, ``.modern_gpt``) still resolve, with a
+Each name has one home, the module above that defines it (or the face of the GPT's
+package for its lower modules), and tests, tools and tutorlib import it from there.
+``tutorlib.translator`` (``translate``, ``translate_sentences``,
+``translate_with_alignment``, ``load_pretrained``) keeps the stable API learners type, and
+``tutorlib.gpt`` is the GPT's face for learners (every public name of the GPT's package,
+modern variant, checkpoints and loop): the chapters and exercises take GPT names from it.
+The other names of the old short modules (``tutorlib.translator``, ``.training``,
+``.data``, ``.phrasebook``, ``.config``, ``.static``, ``.modern_gpt``) still resolve, with a
 ``DeprecationWarning`` that names their home. This package imports nothing at import
 time, so ``tutorlib.translation.config`` and ``.phrasebook`` stay free of torch.
 """

@@ -13,18 +13,18 @@ parts, one module each, in the translator's seams (read bottom up):
 - ``model``        ``Block``, ``GPT`` (as nanoGPT's ``model.py``, in this course's
   notation), ``build_gpt``, ``gpt_loss``, ``gpt_loss_with_prompt``
 - ``modern``       chapter 15's ``ModernGPT`` (RoPE, grouped-query attention), ``ModernGPTConfig``,
-  ``modern_config``, ``group_kv_heads`` (``tutorlib.modern_gpt`` names them for the chapter)
+  ``modern_config``, ``group_kv_heads``
 - ``decoding``     ``filter_logits``, ``generate`` (greedy and sampling, KV cache),
   ``kv_cache_bytes``, ``cross_attention_pattern``, ``translate`` (of a given model)
 - ``checkpoints``  ``save_gpt``, ``load_gpt``, ``load_pretrained`` (the shipped GPTs)
 - ``training``     ``train_gpt``, ``train_modern_gpt``: the translator's loop on the GPT's kind
 
 This package's face imports only its lower modules (tokens, batches, model,
-modern, decoding): ``tutorlib.translation.kinds`` imports the model modules, and
-importing one runs this ``__init__`` first, so it must not reach above them.
-The files (``checkpoints``) and the loop (``training``) sit above ``kinds``: import
-them from their modules. ``tutorlib.gpt`` names what learners type, with the
-shipped GPT as ``translate``'s default model.
+decoding, and the config): ``tutorlib.translation.kinds`` imports the model modules,
+and importing one runs this ``__init__`` first, so it must not reach above them.
+Import ``modern``, the files (``checkpoints``) and the loop (``training``) from their
+modules. ``tutorlib.gpt`` names all of them for learners, with the shipped GPT as
+``translate``'s default model.
 
 Shape letters (the book's notation page): ``B`` batch, ``S`` source length,
 ``T`` target length, ``L`` the whole sequence's length, ``D`` = ``d_model``,
