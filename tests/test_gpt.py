@@ -314,10 +314,10 @@ def test_translate_guards_and_errors(model):
     assert len(translate(["you are thin", "she is tired!"], model)) == 2
     with pytest.raises(ValueError, match=r"sentences\[1\] is a int"):
         translate(["you are thin", 3], model)
-    with pytest.raises(ValueError, match=r"sentences\[0\] .* holds no words"):
-        translate(["   "], model)
-    with pytest.raises(ValueError, match="holds no words"):
-        translate(["?!"], model)
+    # nothing to translate is an empty translation, as the translator gives (issue 36): one
+    # blank line in a list no longer stops the others
+    assert translate(["   ", "?!", "you are thin"], model)[:2] == ["", ""]
+    assert translate("", model) == ""
     long = " ".join(["thin"] * 24)
     with pytest.raises(
         ValueError, match=r"24 tokens.*max_len=48.*at most 23 \(GPTConfig.max_source_len\)"
@@ -697,3 +697,17 @@ def test_the_shipped_bpe_gpt_spells_out_names_it_never_saw(shipped_bpe, shipped_
 def test_cli_translates_with_the_shipped_gpt(capsys):
     assert main(["translate", "--model", "gpt", "Mizuki is happy."]) == 0
     assert capsys.readouterr().out.strip() == "Mizuki é feliz."
+
+
+def test_translate_takes_a_text_sentence_by_sentence_as_the_translator_does(model):
+    # "Thank you. Goodbye." kept only its first sentence, and "tired.she" lost half the line
+    # (issue 36): each sentence is translated alone and the translations joined
+    one, two = "you are thin.", "she is tired!"
+    apart = translate([one, two], model)
+    assert translate(f"{one} {two}", model) == " ".join(apart)
+    assert translate(f"{one}{two}", model) == " ".join(apart)  # no space after the full stop
+    assert translate([f"{one} {two}", one], model) == [" ".join(apart), apart[0]]
+    # an error in one sentence of a text is the text's, naming the text's index
+    with pytest.raises(ValueError, match=r"sentences\[1\]"):
+        translate([one, f"{two} {' '.join(['thin'] * 40)}."], model)
+    assert translate([one, f"{two} {' '.join(['thin'] * 40)}."], model, skip_errors=True)[1] == ""

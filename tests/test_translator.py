@@ -1015,6 +1015,28 @@ def test_split_sentences_has_one_home_and_keeps_titles():
     assert tokenize("Mr. Smith eats.", lower=False) == ["Mr", "Smith", "eats", "."]
 
 
+@pytest.mark.parametrize(
+    "text, sentences",
+    [
+        # a mark glued to the next word ends a sentence too (issue 36: every model lost half
+        # of "i am tired.she is happy.")
+        ("i am tired.she is happy.", ["i am tired.", "she is happy."]),
+        ("Thank you!Goodbye.", ["Thank you!", "Goodbye."]),
+        ("ela está cansada.você está feliz?", ["ela está cansada.", "você está feliz?"]),
+        ("Mr.Smith is here.", ["Mr. Smith is here."]),  # a title, glued: still one sentence
+        # what is not a sentence end stays whole: numbers, one-letter abbreviations, addresses
+        ("I have 3.5 dogs.", ["I have 3.5 dogs."]),
+        ("the U.S.army", ["the U.S.army"]),
+        ("write to ana@mail.com today.", ["write to ana@mail.com today."]),
+        ("see www.example.org now", ["see www.example.org now"]),
+    ],
+)
+def test_split_sentences_finds_a_sentence_end_without_its_space(text, sentences):
+    from tutorlib.translation.sentences import split_sentences
+
+    assert split_sentences(text) == sentences
+
+
 def test_a_run_of_unknown_words_is_copied_whole_and_in_order(vocabs, monkeypatch):
     """Two <unk> for "Ana Silva": the second takes the word after the first's, though both rows
     look most at "Ana"; the argmax alone wrote "Ana Ana"."""

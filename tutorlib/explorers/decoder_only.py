@@ -66,11 +66,20 @@ def _decode(model, sentence: str) -> dict:
     """
     import torch
 
-    from ..translation.data import tokenize
+    from ..translation.data import is_punctuation, tokenize
     from ..translation.gpt import SubwordTokenizer, cross_attention_pattern, generate
     from ..translation.gpt.decoding import translate
     from ..translation.guards import output_budget
+    from ..translation.sentences import split_sentences
 
+    if isinstance(sentence, str):  # what translate() would take apart or leave out, said here
+        if not [w for w in tokenize(sentence) if not is_punctuation(w)]:
+            raise ValueError(f"{sentence[:60]!r} holds no words: there is nothing to translate")
+        if len(split_sentences(sentence)) > 1:
+            raise ValueError(
+                f"{sentence[:60]!r} holds several sentences; the explorer shows one pass of the "
+                "model over one sentence: type one at a time"
+            )
     translation = translate(sentence, model)  # its ValueError names what is wrong with the input
     tok = model.tokenizer
     if isinstance(tok, SubwordTokenizer):  # chapter 14's BPE: the pieces it reads, as translate

@@ -18,6 +18,9 @@ TITLE_ABBREVIATIONS = ("mr.", "mrs.", "ms.", "dr.")
 
 # A sentence ends at . ! or ? (a run of them, "?!" or "..."), followed by white space.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# ... or glued to the next word, as typing often leaves it: "i am tired.she is happy." A word
+# of two letters or more, the mark, then a letter: "3.5", "e.g." and "U.S." stay whole.
+_GLUED_END = re.compile(r"(?<=[^\W\d_]{2}[.!?])(?=[^\W\d_])")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -26,7 +29,10 @@ def split_sentences(text: str) -> list[str]:
 
     A sentence ends at ``.``, ``!`` or ``?`` followed by white space, except
     after a title ("Mr.", "Mrs.", "Ms.", "Dr."); a line break ends one too.
-    Blank text gives ``[]``.
+    A mark glued to the next word ends one as well when a word of two letters
+    or more comes before it ("I am tired.She is happy." is two sentences;
+    "3.5", "e.g." and "U.S." are not cut), except inside a web or e-mail
+    address (a word with ``@``, ``/`` or ``www.``). Blank text gives ``[]``.
 
     Derived in chapter 10 (Translating and evaluating).
     """
@@ -34,8 +40,9 @@ def split_sentences(text: str) -> list[str]:
         raise ValueError(
             f"split_sentences expects a string, got {type(text).__name__}: {text!r:.60}"
         )
+    text = " ".join(_unglued(word) for word in text.strip().split(" "))
     sentences: list[str] = []
-    for piece in _SENTENCE_END.split(text.strip()):
+    for piece in _SENTENCE_END.split(text):
         if not piece:
             continue
         if sentences and sentences[-1].split()[-1].lower() in TITLE_ABBREVIATIONS:
@@ -43,6 +50,13 @@ def split_sentences(text: str) -> list[str]:
         else:
             sentences.append(piece)
     return sentences
+
+
+def _unglued(word: str) -> str:
+    """``"tired.she"`` -> ``"tired. she"``: a space after each sentence mark glued to a word."""
+    if "@" in word or "/" in word or "www." in word.lower():
+        return word
+    return _GLUED_END.sub(" ", word)
 
 
 def as_sentences(sentences) -> tuple[list, bool]:

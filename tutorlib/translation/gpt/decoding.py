@@ -26,7 +26,7 @@ from ..cache import KVCache
 from ..data import BOS_ID, PAD_ID, UNK_ID, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words
-from ..sentences import as_sentences
+from ..sentences import as_sentences, split_sentences
 from .model import GPT
 from .tokens import SubwordTokenizer, WordTokenizer
 
@@ -203,9 +203,9 @@ def cross_attention_pattern(model: GPT, src_ids, tgt_ids) -> torch.Tensor:
 # --------------------------------------------------------------------------
 
 
-def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]:
-    """``(the tokens as typed, their ids)`` of one source sentence; a ``ValueError`` says why it
-    cannot be."""
+def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]] | None:
+    """``(the tokens as typed, their ids)`` of one source sentence, None when it holds no words;
+    a ``ValueError`` says why it cannot be translated."""
     if not isinstance(sentence, str):
         raise ValueError(
             f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string "
@@ -215,9 +215,7 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
     typed = tokenize(sentence, lower=False)
     words = [t.lower() for t in typed]
     if not words or all(is_punctuation(w) for w in words):
-        raise ValueError(
-            f"sentences[{i}] ({sentence[:60]!r}) holds no words: there is nothing to translate"
-        )
+        return None  # blank, or punctuation alone: nothing to translate, as the translator says
     limit = model.config.max_source_len
     tok = model.tokenizer
     if isinstance(tok, SubwordTokenizer):  # nothing is unknown: every text has its tokens
@@ -318,10 +316,14 @@ def translate(
     positions the prompt leaves; the repetition guard is the translator's.
     Sentences of one length are decoded together (no padding inside a
     prompt). An unknown word the model writes as ``<unk>`` is copied from
-    the source word it read most. A non-string, an empty sentence, one
-    longer than ``GPTConfig.max_source_len`` or one without a known word is a
-    ``ValueError`` naming it; with ``skip_errors`` such a sentence translates
-    to ``""`` and the others go on (``evaluate`` scores it as empty).
+    the source word it read most. A text of several sentences ("Thank you.
+    Goodbye.", "I am tired.she is happy.") is split as the translator splits
+    it (``split_sentences``), each sentence translated alone and the
+    translations joined. A blank sentence, or one of punctuation alone,
+    translates to ``""``. A non-string, one longer than
+    ``GPTConfig.max_source_len`` or one without a known word is a
+    ``ValueError`` naming it; with ``skip_errors`` such a text translates to
+    ``""`` and the others go on (``evaluate`` scores it as empty).
 
     Derived in chapter 13 (The translator as a GPT).
     """
@@ -339,14 +341,22 @@ def translate(
         )
     if model.vocab is None:
         model.tokenizer  # noqa: B018 (raises the error that says what to pass)
-    checked = []
-    for i, sentence in enumerate(sentences):
+    # A text of several sentences is translated sentence by sentence and joined, as the
+    # translator and the command line do: pieces[k] = (the text's index, one sentence).
+    pieces, owners = [], []
+    for i, text in enumerate(sentences):
+        split = split_sentences(text) if isinstance(text, str) else []
+        owners.append(range(len(pieces), len(pieces) + max(1, len(split))))
+        pieces += [(i, piece) for piece in split] if len(split) > 1 else [(i, text)]
+    checked, failed = [], set()
+    for i, sentence in pieces:
         try:
             checked.append(_check_sentence(i, sentence, model))
         except ValueError:
             if not skip_errors:
                 raise
             checked.append(None)
+            failed.add(i)  # the whole text translates to "", as evaluate scores it
     sep = model.tokenizer.sep_id
     device = next(model.parameters()).device
     generator = None
@@ -356,7 +366,7 @@ def translate(
     for i, item in enumerate(checked):
         if item is not None:
             by_length.setdefault(len(item[1]), []).append(i)
-    texts = [""] * len(sentences)
+    texts = [""] * len(pieces)
     for S in sorted(by_length):
         budget = output_budget(
             S, model.config.max_len - S, max_len
@@ -381,4 +391,8 @@ def translate(
             )
             for i, hyp in zip(chunk, hyps):
                 texts[i] = _with_copies(model, checked[i][0], checked[i][1], hyp)
-    return texts[0] if single else texts
+    joined = [
+        "" if i in failed else " ".join(texts[k] for k in owner if texts[k])
+        for i, owner in enumerate(owners)
+    ]
+    return joined[0] if single else joined
