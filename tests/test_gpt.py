@@ -711,3 +711,26 @@ def test_translate_takes_a_text_sentence_by_sentence_as_the_translator_does(mode
     with pytest.raises(ValueError, match=r"sentences\[1\]"):
         translate([one, f"{two} {' '.join(['thin'] * 40)}."], model)
     assert translate([one, f"{two} {' '.join(['thin'] * 40)}."], model, skip_errors=True)[1] == ""
+
+
+@pytest.mark.parametrize(
+    "sentence, message",
+    [
+        ("Привет, как дела?", "none of its words are English words the model learned"),
+        ("🙂 🙂", "none of its words are English words the model learned"),
+        ("a casa é grande", "looks Portuguese, not English: 4 of its 4 words"),
+        ("eu gosto do gato.", "looks Portuguese, not English"),
+    ],
+)
+def test_a_gpt_refuses_what_is_not_english_as_the_translator_does(sentence, message, model):
+    # a GPT on BPE tokens has a token for any text, and one on words a vocabulary of both
+    # languages: without this, each wrote fluent nonsense for these (issue 36)
+    from tutorlib.translation.gpt import decoding as gpt_decoding
+
+    words = [w.lower() for w in tokenize(sentence, lower=False)]
+    with pytest.raises(ValueError, match=message):
+        gpt_decoding._check_language(0, words)
+    gpt_decoding._check_language(0, tokenize("Oluwaseun was hungry."))  # a name and English
+    gpt_decoding._check_language(0, tokenize("a girl sees a dog"))  # "a" is both: English
+    with pytest.raises(ValueError, match="looks Portuguese"):  # translate() asks it too
+        translate(["the red car", "a casa é grande"], model)

@@ -25,7 +25,7 @@ from ...checks import finite_number, whole_number
 from ..cache import KVCache
 from ..data import BOS_ID, PAD_ID, UNK_ID, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
-from ..phrasebook.grammar import english_words
+from ..phrasebook.grammar import english_words, portuguese_words
 from ..sentences import as_sentences, split_sentences
 from .model import GPT
 from .tokens import SubwordTokenizer, WordTokenizer
@@ -228,6 +228,7 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
                 f"source may have at most {limit} (GPTConfig.max_source_len): shorten or split it: "
                 f"{sentence[:60]!r}"
             )
+        _check_language(i, words)
         return typed, ids
     if len(words) > limit:
         raise ValueError(
@@ -245,12 +246,42 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
             f"({', '.join(real[:5])}"
             f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
         )
+    _check_language(i, words)
     return typed, vocab.encode(words, warn_unknown=False)
+
+
+def _check_language(i: int, words: list[str]) -> None:
+    """A ``ValueError`` unless the sentence reads as English: the translator's two refusals.
+    A GPT on BPE tokens has a token for every text, and one on words a vocabulary of both
+    languages, so neither would notice Cyrillic, emoji or Portuguese: it would write fluent
+    nonsense (issue 36)."""
+    real = [w for w in words if not is_punctuation(w)]
+    english = [w for w in real if w in _phrasebook_words()]
+    if not english:
+        raise ValueError(
+            f"sentences[{i}]: none of its words are English words the model learned "
+            f"({', '.join(real[:5])}{' ...' if len(real) > 5 else ''}): is it English? The "
+            "model would only make up words"
+        )
+    # a few words are English and Portuguese alike ("a", "no"): more Portuguese than English
+    # words ("a casa é grande") is Portuguese, whatever its "a" says, as the translator judges
+    portuguese = [w for w in real if w in _portuguese_words()]
+    if len(portuguese) > len(english):
+        raise ValueError(
+            f"sentences[{i}] looks Portuguese, not English: {len(portuguese)} of its {len(real)} "
+            f"words are Portuguese words the model writes ({', '.join(portuguese[:5])}), only "
+            f"{len(english)} English ({', '.join(english[:5])}). The model reads English"
+        )
 
 
 @functools.lru_cache(maxsize=1)
 def _phrasebook_words() -> frozenset:
     return frozenset(english_words())
+
+
+@functools.lru_cache(maxsize=1)
+def _portuguese_words() -> frozenset:
+    return frozenset(portuguese_words())
 
 
 def _with_names(typed: list[str], text: str) -> str:

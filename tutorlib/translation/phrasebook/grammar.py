@@ -355,11 +355,19 @@ def combinations(spec) -> set[tuple[str, str, str]]:
 
 def english_words() -> set[str]:
     """Every English word the grammar can write (names and numbers in digits aside)."""
+    return _words_of(0)
+
+
+def portuguese_words() -> set[str]:
+    """Every Portuguese word the grammar can write (names and numbers in digits aside)."""
+    return _words_of(1)
+
+
+def _words_of(side: int) -> set[str]:
     words = set()
     for spec in _all_shapes():
         for tense_spec in spec:
-            en, _ = render(tense_spec)
-            words.update(en.replace(",", " ,").split())
+            words.update(render(tense_spec)[side].replace(",", " ,").split())
     return words
 
 
