@@ -1004,9 +1004,11 @@ def test_a_string_of_several_sentences_is_split_and_joined_never_cut(vocabs):
 
 def test_split_sentences_has_one_home_and_keeps_titles():
     from tutorlib.translation import cli, decoding
-    from tutorlib.translation.sentences import split_sentences
+    from tutorlib.translation.gpt import decoding as gpt_decoding
+    from tutorlib.translation.sentences import split_sentences, split_texts
 
-    assert cli.split_sentences is split_sentences is decoding.split_sentences
+    assert cli.split_sentences is split_sentences
+    assert decoding.split_texts is split_texts is gpt_decoding.split_texts  # which splits with it
     assert split_sentences("Mr. Smith is happy. Dr. Lima is not!  Is she?") == [
         "Mr. Smith is happy.",
         "Dr. Lima is not!",

@@ -41,7 +41,7 @@ from .guards import (
 )
 from .model import Translator
 from .phrasebook.lexicon import TITLES
-from .sentences import as_sentences, split_sentences
+from .sentences import as_sentences, not_english, split_texts
 
 __all__ = [
     "greedy_decode",
@@ -408,22 +408,15 @@ def _prepare(
         )
         return result, None
     real = [w for w in words if not is_punctuation(w)]
-    if not any(w in src_vocab for w in real):
-        result.error = (
-            f"none of its words are in the translator's English vocabulary ({', '.join(real[:5])}"
-            f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
-        )
-        return result, None
-    # A few words are English and Portuguese alike ("a", "no"): a sentence with more Portuguese
-    # words than English ones ("a casa é grande") is Portuguese, whatever its "a" says.
-    english = [w for w in real if w in src_vocab]
-    portuguese = [w for w in real if tgt_vocab is not None and w in tgt_vocab]
-    if len(portuguese) > len(english):
-        result.error = (
-            f"it looks Portuguese, not English: {len(portuguese)} of its {len(real)} words are "
-            f"Portuguese words the translator writes ({', '.join(portuguese[:5])}), only "
-            f"{len(english)} English ({', '.join(english[:5])}). The translator reads English"
-        )
+    problem = not_english(
+        real,
+        src_vocab,
+        () if tgt_vocab is None else tgt_vocab,
+        "in the translator's English vocabulary",
+        "the translator",
+    )
+    if problem:
+        result.error = problem
         return result, None
     run, longest, word = 1, 1, real[0]
     for a, b in zip(real, real[1:]):
@@ -561,14 +554,7 @@ def translate_sentences(
         raise ValueError(NO_MODEL)
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     # Each text into its sentences: pieces[k] = (index of the text it came from, sentence).
-    pieces, owners = [], []
-    for i, text in enumerate(sentences):
-        split = split_sentences(text) if isinstance(text, str) else []
-        owners.append(range(len(pieces), len(pieces) + max(1, len(split))))
-        if len(split) > 1:
-            pieces.extend((i, s) for s in split)
-        else:
-            pieces.append((i, text))
+    pieces, owners = split_texts(sentences)
     results, sources = (
         [],
         [],

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_sentences", "as_sentences", "TITLE_ABBREVIATIONS"]
+__all__ = [
+    "split_sentences",
+    "split_texts",
+    "not_english",
+    "as_sentences",
+    "TITLE_ABBREVIATIONS",
+]
 
 # A title written with a full stop ends no sentence: "Mr. Smith is happy." is one sentence.
 TITLE_ABBREVIATIONS = ("mr.", "mrs.", "ms.", "dr.")
@@ -50,6 +56,42 @@ def split_sentences(text: str) -> list[str]:
         else:
             sentences.append(piece)
     return sentences
+
+
+def split_texts(texts: list) -> tuple[list[tuple[int, object]], list[range]]:
+    """``(pieces, owners)``: every text cut into its sentences, for a model that translates one
+    sentence at a time. ``pieces[k]`` is ``(the text's index, one sentence)``; ``owners[i]``
+    the range of ``pieces`` that text ``i`` became (one piece for a text of one sentence, a
+    blank one, or a non-string, which the model's own checks then refuse). The translator and
+    the GPT both translate the pieces and join each text's translations."""
+    pieces, owners = [], []
+    for i, text in enumerate(texts):
+        split = split_sentences(text) if isinstance(text, str) else []
+        owners.append(range(len(pieces), len(pieces) + max(1, len(split))))
+        pieces += [(i, piece) for piece in split] if len(split) > 1 else [(i, text)]
+    return pieces, owners
+
+
+def not_english(real: list[str], english, portuguese, vocabulary: str, reader: str) -> str:
+    """Why a sentence of the words ``real`` (punctuation left out) is not English to a model, or
+    ``""``: none of its words is in ``english``, or more of them are in ``portuguese`` than in
+    ``english`` (a few words are both, "a", "no": "a casa é grande" is Portuguese whatever its
+    "a" says). ``vocabulary`` says what ``english`` is, ``reader`` who reads: the translator
+    and the GPTs refuse with the same rule and the same words."""
+    known = [w for w in real if w in english]
+    if not known:
+        return (
+            f"none of its words are {vocabulary} ({', '.join(real[:5])}"
+            f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
+        )
+    foreign = [w for w in real if w in portuguese]
+    if len(foreign) > len(known):
+        return (
+            f"it looks Portuguese, not English: {len(foreign)} of its {len(real)} words are "
+            f"Portuguese words {reader} writes ({', '.join(foreign[:5])}), only "
+            f"{len(known)} English ({', '.join(known[:5])}). {reader.capitalize()} reads English"
+        )
+    return ""
 
 
 def _unglued(word: str) -> str:

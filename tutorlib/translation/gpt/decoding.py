@@ -26,7 +26,7 @@ from ..cache import KVCache
 from ..data import BOS_ID, PAD_ID, UNK_ID, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
-from ..sentences import as_sentences, split_sentences
+from ..sentences import as_sentences, not_english, split_texts
 from .model import GPT
 from .tokens import SubwordTokenizer, WordTokenizer
 
@@ -251,27 +251,20 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
 
 
 def _check_language(i: int, words: list[str]) -> None:
-    """A ``ValueError`` unless the sentence reads as English: the translator's two refusals.
-    A GPT on BPE tokens has a token for every text, and one on words a vocabulary of both
-    languages, so neither would notice Cyrillic, emoji or Portuguese: it would write fluent
-    nonsense (issue 36)."""
+    """A ``ValueError`` unless the sentence reads as English, by the translator's rule
+    (``not_english``): a GPT on BPE tokens has a token for every text, and one on words a
+    vocabulary of both languages, so neither would notice Cyrillic, emoji or Portuguese: it
+    would write fluent nonsense (issue 36)."""
     real = [w for w in words if not is_punctuation(w)]
-    english = [w for w in real if w in _phrasebook_words()]
-    if not english:
-        raise ValueError(
-            f"sentences[{i}]: none of its words are English words the model learned "
-            f"({', '.join(real[:5])}{' ...' if len(real) > 5 else ''}): is it English? The "
-            "model would only make up words"
-        )
-    # a few words are English and Portuguese alike ("a", "no"): more Portuguese than English
-    # words ("a casa é grande") is Portuguese, whatever its "a" says, as the translator judges
-    portuguese = [w for w in real if w in _portuguese_words()]
-    if len(portuguese) > len(english):
-        raise ValueError(
-            f"sentences[{i}] looks Portuguese, not English: {len(portuguese)} of its {len(real)} "
-            f"words are Portuguese words the model writes ({', '.join(portuguese[:5])}), only "
-            f"{len(english)} English ({', '.join(english[:5])}). The model reads English"
-        )
+    problem = not_english(
+        real,
+        _phrasebook_words(),
+        _portuguese_words(),
+        "English words the model learned",
+        "the model",
+    )
+    if problem:
+        raise ValueError(f"sentences[{i}]: {problem}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -374,11 +367,7 @@ def translate(
         model.tokenizer  # noqa: B018 (raises the error that says what to pass)
     # A text of several sentences is translated sentence by sentence and joined, as the
     # translator and the command line do: pieces[k] = (the text's index, one sentence).
-    pieces, owners = [], []
-    for i, text in enumerate(sentences):
-        split = split_sentences(text) if isinstance(text, str) else []
-        owners.append(range(len(pieces), len(pieces) + max(1, len(split))))
-        pieces += [(i, piece) for piece in split] if len(split) > 1 else [(i, text)]
+    pieces, owners = split_texts(sentences)
     checked, failed = [], set()
     for i, sentence in pieces:
         try:
