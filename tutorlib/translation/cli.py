@@ -330,7 +330,7 @@ def cmd_evaluate(args) -> int:
 
 def _gpt_results(model, sentences: list[str], args) -> list:
     """What ``translate_sentences`` gives the translator, for a GPT: one result per sentence (text
-    or error)."""
+    or error, and its notice: a typo read as a word)."""
     from types import SimpleNamespace
 
     from .gpt.decoding import translate
@@ -344,11 +344,15 @@ def _gpt_results(model, sentences: list[str], args) -> list:
     )
     results = []
     for sentence in sentences:
+        said = []  # the notices, as translate_sentences keeps them for the translator
         try:
-            text, error = translate([sentence], model, **options)[0], None
+            text = translate(
+                [sentence], model, on_notice=lambda i, m, said=said: said.append(m), **options
+            )
+            text, error = text[0], None
         except ValueError as e:
             text, error = "", str(e).replace("sentences[0]", "the sentence")
-        results.append(SimpleNamespace(text=text, error=error, notice=None))
+        results.append(SimpleNamespace(text=text, error=error, notice="; ".join(said) or None))
     return results
 
 
