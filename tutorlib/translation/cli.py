@@ -282,7 +282,8 @@ def _load(args):
             model = load_pretrained_gpt(device=args.device)  # the GPT on BPE tokens (chapter 14)
             return model, model.vocab, model.vocab
         return load_pretrained(device=args.device)
-    loaded = load_checkpoint(args.checkpoint, device=args.device)
+    what = "GPT" if args.model == "gpt" else "translator"
+    loaded = load_checkpoint(args.checkpoint, device=args.device, what=what)
     kind = kind_of(loaded[0]).name  # the file's own kind, read once by load_checkpoint
     if args.model is not None and kind != args.model:
         raise CommandError(

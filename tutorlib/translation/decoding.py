@@ -557,6 +557,13 @@ def translate_sentences(
         whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
         raise ValueError(NO_MODEL)
+    if not hasattr(model, "encode"):  # a GPT, or no model at all: no encoder to read with
+        gpt = hasattr(type(model), "tokenizer")  # a property: on the class, never run
+        raise ValueError(
+            "tutorlib.translator.translate needs the encoder-decoder translator (a Translator), "
+            f"got a {type(model).__name__}"
+            + (": a GPT translates with tutorlib.gpt.translate(sentences, model)" * gpt)
+        )
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     # Each text into its sentences: pieces[k] = (index of the text it came from, sentence).
     pieces, owners = split_texts(sentences)
