@@ -11,7 +11,7 @@ from tutorlib.translation.cli import main
 from tutorlib.translation.gpt.checkpoints import load_pretrained as load_gpt
 from tutorlib.translation.phrasebook.grammar import portuguese_words
 from tutorlib.translation.shipped import gpt_translate, translate
-from tutorlib.translation.typos import NOT_TYPOS, one_edit, read_typos, typo_words
+from tutorlib.translation.typos import not_typos, one_edit, read_typos, typo_words
 
 # Real names of many languages, capitalised as their owners write them.
 NAMES = (
@@ -79,13 +79,16 @@ def test_a_tie_is_refused_and_said():
 
 def test_every_lexicon_word_reads_as_itself():
     """No word the models know is ever "corrected", lower case or capitalised, first or not; nor
-    is a Portuguese word of the phrasebook, or a common English word it lacks ("this")."""
+    is a Portuguese word of the phrasebook, or a common English word it lacks ("this", "word",
+    "many", "wife", which would read as "thin", "work", "man", "wine")."""
     words = typo_words()
     assert len(words) > 600 and "teacher" in words and "x" not in words and "," not in words
-    for word in [*words, *portuguese_words(), *NOT_TYPOS]:
+    assert {"this", "word", "many", "wife", "sou"} - set(not_typos()) == {"sou"}
+    for word in [*words, *portuguese_words(), *not_typos()]:
         for sentence in (word, word.capitalize(), f"the {word} x", f"I {word.capitalize()}"):
             assert read_typos(sentence) == (sentence, []), sentence
-    assert not set(NOT_TYPOS) & set(words)
+    assert not set(not_typos()) & set(words)
+    assert read_typos("i love my wife") == ("i love my wife", [])
 
 
 @pytest.mark.parametrize(

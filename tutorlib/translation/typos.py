@@ -5,9 +5,9 @@ outside it is copied into the translation as if it were a name ("o techer
 escreve um poema"). ``read_typos`` reads such a word as the one phrasebook word
 it is one keystroke away from, and says so in a notice ("read 'techer' as
 'teacher'"), delivered as every other notice of ``translate`` is. The rule is
-data (``typo_words``, ``NOT_TYPOS``, ``portuguese_words``) and a few lines of
-comparison, so that the book's JavaScript explorer can run the same one. No
-torch (the command line imports it before torch).
+data (``typo_words``, ``not_typos``) and a few lines of comparison, so that the
+book's JavaScript explorer can run the same one. No torch (the command line
+imports it before torch).
 
 Derived in chapter 10 (Translating and evaluating).
 """
@@ -17,24 +17,11 @@ from __future__ import annotations
 import functools
 import re
 
+from .common_english import COMMON_ENGLISH
 from .phrasebook.grammar import english_words, portuguese_words
 from .phrasebook.lexicon import TITLES
 
-__all__ = ["read_typos", "typo_words", "one_edit", "NOT_TYPOS", "SHORTEST_TYPO"]
-
-# Common English words the phrasebook lacks that sit one edit from a word it has ("this" from
-# "thin", "that" from "hat", "her" from "he"): a learner who types them meant them, so they are
-# never read as typos (the models copy them, or leave them out, as any unknown word).
-NOT_TYPOS = (
-    "this that these those them then than there their here hers her his him its "
-    "our ours us who why when which whose with without from for of off into onto over under "
-    "can could would should shall must may might cannot "
-    "also too just only still even ever never always often again soon well more most less "
-    "some any all each both other another such same own one none yet if or so as by up out "
-    "get got give gave put let say said tell told come came keep kept seem seen been being "
-    "thing things way ways year years time times people person lot lots bit hand hands "
-    "okay yeah sure fine"
-).split()
+__all__ = ["read_typos", "typo_words", "not_typos", "one_edit", "SHORTEST_TYPO"]
 
 # Words of fewer letters than this are never read as typos: "ot" is one edit from "to", "on",
 # "at", "hot", "not" and more; the ties would refuse it anyway, and a guess would be a coin toss.
@@ -51,8 +38,8 @@ def typo_words() -> tuple[str, ...]:
     """The words a typo may be read as: the phrasebook's English words (``english_words``)
     made of letters alone (no "," and no "x", the grammar's stand-in for a name), sorted.
 
-    This list, ``NOT_TYPOS``, ``portuguese_words()`` and ``one_edit`` are all ``read_typos``
-    needs: what a mirror of the rule in another language would copy.
+    This list, ``not_typos()`` and ``one_edit`` are all ``read_typos`` needs: what a mirror
+    of the rule in another language would copy.
 
     Derived in chapter 10 (Translating and evaluating).
     """
@@ -60,9 +47,22 @@ def typo_words() -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=1)
+def not_typos() -> tuple[str, ...]:
+    """The words of letters that are never read as typos although the models do not know them,
+    sorted: common English words one edit from a phrasebook word ("word", "many", "wife":
+    ``tutorlib.translation.common_english``) and the phrasebook's Portuguese words
+    (``portuguese_words``, which a Portuguese word in an English sentence should stay).
+
+    Derived in chapter 10 (Translating and evaluating).
+    """
+    words = COMMON_ENGLISH | {w for w in portuguese_words() if w.isalpha()}
+    return tuple(sorted(words - set(typo_words())))  # "a", "banana": English words already
+
+
+@functools.lru_cache(maxsize=1)
 def _known() -> frozenset:
-    """Every word that is never a typo: the models' English, ``NOT_TYPOS`` and the Portuguese."""
-    return frozenset(typo_words()) | frozenset(NOT_TYPOS) | frozenset(portuguese_words())
+    """Every word that is never a typo: the models' English, and ``not_typos()``."""
+    return frozenset(typo_words()) | frozenset(not_typos())
 
 
 def one_edit(typed: str, word: str) -> str | None:
@@ -108,14 +108,15 @@ def read_typos(sentence: str) -> tuple[str, list[str]]:
     'teacher'"])``: one sentence with each typo replaced by the word it reads as, and a notice
     for each correction (or each refused guess).
 
-    The rule, exactly (the data: ``typo_words()``, ``NOT_TYPOS``, ``portuguese_words()``):
+    The rule, exactly (the data: ``typo_words()`` and ``not_typos()``):
 
     1. The sentence is cut at white space; a piece is a word when it is ASCII letters alone,
        with only marks before and after it. A piece with a digit, a hyphen, an apostrophe
        ("dog's", "don't": English the phrasebook lacks, not typos), an accented letter, "@"
        or "/" is never touched.
-    2. A word is a typo candidate when it is all lower case, its lower case is in none of
-       ``typo_words()``, ``NOT_TYPOS`` and ``portuguese_words()``, it has at least
+    2. A word is a typo candidate when it is all lower case, it is in neither
+       ``typo_words()`` nor ``not_typos()`` (common English words such as "word" and
+       "many", and the phrasebook's Portuguese words), it has at least
        ``SHORTEST_TYPO`` (3) letters, and it does not follow a title ("mr", "mrs", "ms",
        "dr": the word after one is a name). A word with a capital letter is a name ("Maria",
        "Kwame", "O'Brien"), kept as typed, even the sentence's first word: there the capital
