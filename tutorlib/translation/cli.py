@@ -39,6 +39,7 @@ from .config import (  # torch-free: --help answers at once
     GPTConfig,
     TranslatorConfig,
 )
+from .phrasebook.world import NAMES
 from .sentences import split_sentences  # torch-free too; translate() splits with it as well
 
 # Nothing here imports torch at the top: the commands import it when they run, so that --help and a
@@ -138,7 +139,7 @@ def _pairs(args, split: str):
     from .phrasebook import phrasebook
 
     if args.data is None:
-        return phrasebook(split)
+        return phrasebook(split, names=args.names or "made-up")
     pairs = data.load_tatoeba(args.data)
     # the same sentence always lands in the same split, whatever the file's order
     bucket = {"train": range(0, 18), "valid": range(18, 19), "test": range(19, 20)}[split]
@@ -265,6 +266,7 @@ def cmd_train(args) -> int:
             train_seconds=round(seconds, 1),
             test_greedy=scores,
             data="phrasebook" if args.data is None else str(args.data),
+            names=args.names or "made-up",
         )
     print(f"model: {out / MODEL_NAME}")
     return 0
@@ -294,11 +296,26 @@ def _load(args):
     return loaded
 
 
+def _trained_on(args, model) -> str:
+    """The phrasebook names ``model`` was trained on (its file's ``meta``): "real" or
+    "made-up"."""
+    from .checkpoints import read_checkpoint
+    from .config import PRETRAINED_GPT_PATH, PRETRAINED_PATH
+    from .kinds import kind_of
+
+    path = args.checkpoint
+    if path is None:
+        path = PRETRAINED_GPT_PATH if kind_of(model).decoder_only else PRETRAINED_PATH
+    return read_checkpoint(path).get("meta", {}).get("names", "made-up")
+
+
 def cmd_evaluate(args) -> int:
     from .evaluation import evaluate
 
     _check_data(args.data)
     model, _, _ = _load(args)
+    if args.names is None and args.data is None:
+        args.names = _trained_on(args, model)  # the names the model learned: real or made-up
     pairs = _pairs(args, args.split)
     if args.limit is not None:
         pairs = pairs[: args.limit]
@@ -507,6 +524,13 @@ def main(argv=None) -> int:
                 "--data",
                 type=Path,
                 help="a tab-separated Tatoeba/ManyThings file, not the phrasebook",
+            )
+            p.add_argument(
+                "--names",
+                choices=NAMES,
+                help="the phrasebook's names and numbers: made-up (the default for training) "
+                "or real (names of 34 languages, split by name; numbers of 1 to 6 digits, "
+                "chapter 14's GPT); evaluate's default: the names the model was trained on",
             )
     args = parser.parse_args(argv)
     try:

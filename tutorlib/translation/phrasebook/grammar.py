@@ -363,6 +363,28 @@ def portuguese_words() -> set[str]:
     return _words_of(1)
 
 
+def lexicon_words() -> set[str]:
+    """Every word the grammar writes, in both languages: no name may be one of them."""
+    words = set()
+    for shapes in _all_shapes():
+        for spec in shapes:
+            for side in render(spec):
+                words.update(side.replace(",", " ").split())
+    for n in NOUNS:
+        words.update(w for w in (n.en, n.en_pl, n.pt, n.pt_pl) if w)
+    for a in ADJECTIVES:
+        words.update((a.en, *a.pt))
+    for v in VERBS:
+        words.update(
+            w for w in (v.en, v.en_3s, v.en_past, v.inf, *v.present.values(), *v.past.values()) if w
+        )
+    return words
+
+
+# Words no name may be besides the lexicon's: contracted forms the phrasebook never writes.
+NOT_NAMES = frozenset({"dum", "duma", "num", "numa"})
+
+
 def _words_of(side: int) -> set[str]:
     words = set()
     for spec in _all_shapes():

@@ -15,6 +15,7 @@ from collections import Counter
 from functools import lru_cache
 
 from .grammar import (
+    NOT_NAMES,
     NP,
     Compound,
     Name,
@@ -23,8 +24,8 @@ from .grammar import (
     Reply,
     Sentence,
     Subject,
-    _all_shapes,
     combinations,
+    lexicon_words,
     render,
 )
 from .lexicon import (
@@ -49,6 +50,7 @@ from .lexicon import (
     Noun,
     Verb,
 )
+from .world import NAMES, with_real_names
 
 # --- drawing sentences ---------------------------------------------------------------------
 
@@ -101,7 +103,7 @@ class _Copied:
     def __init__(self, rng: _Rng):
         self.rng = rng
         self.used: set[str] = set()
-        self.words = _lexicon_words()
+        self.words = lexicon_words()
 
     def _fresh(self, make) -> str:
         while True:
@@ -127,24 +129,6 @@ class _Copied:
 
     def number(self) -> str:
         return self._fresh(lambda: str(2 + self.rng.below(9998)))
-
-
-def _lexicon_words() -> set[str]:
-    """Every word the grammar writes, in both languages: no name may be one of them."""
-    words = set()
-    for shapes in _all_shapes():
-        for spec in shapes:
-            for side in render(spec):
-                words.update(side.replace(",", " ").split())
-    for n in NOUNS:
-        words.update(w for w in (n.en, n.en_pl, n.pt, n.pt_pl) if w)
-    for a in ADJECTIVES:
-        words.update((a.en, *a.pt))
-    for v in VERBS:
-        words.update(
-            w for w in (v.en, v.en_3s, v.en_past, v.inf, *v.present.values(), *v.past.values()) if w
-        )
-    return words
 
 
 _SAID_TO = (
@@ -677,17 +661,13 @@ def _one_comma(rng: _Rng, copied: _Copied) -> Compound:
     return Compound(clauses[0], ",", clauses[1])
 
 
-# Words no name may be besides the lexicon's: contracted forms the phrasebook never writes.
-_NOT_NAMES = {"dum", "duma", "num", "numa"}
-
-
 def _add_extras(train: list, add, held: dict, copied: _Copied) -> None:
     """Add the conjugation table and the fixed expressions said to more people to training, then
     names of several words, "no, ..." / "yes, ..."
     and comma-joined clauses (3 : 3 : 2) until the split holds ``SPLIT_SIZES["train"]`` pairs."""
     rng = _Rng(_EXTRA_SEED)
     extra = _Copied(rng)
-    extra.used, extra.words = copied.used, copied.words | _NOT_NAMES  # a name is handed out once
+    extra.used, extra.words = copied.used, copied.words | NOT_NAMES  # a name is handed out once
     held_any = held["test"] | held["valid"]
     for spec in _conjugation_table(rng, held, extra):
         add("train", spec, *_spelling(rng, spec))
@@ -704,7 +684,7 @@ def _add_extras(train: list, add, held: dict, copied: _Copied) -> None:
             add("train", spec, *_spelling(rng, spec))
 
 
-def phrasebook(split: str = "train") -> list[tuple[str, str]]:
+def phrasebook(split: str = "train", names: str = "made-up") -> list[tuple[str, str]]:
     """``(english, portuguese)`` sentence pairs of the course's phrasebook, for ``"train"``,
     ``"valid"`` or ``"test"``.
 
@@ -750,11 +730,25 @@ def phrasebook(split: str = "train") -> list[tuple[str, str]]:
     sentences that contain them make the test split. The validation split
     does the same with other combinations (``held_out`` lists both).
 
+    ``names="real"`` gives the same sentences with names and numbers from the
+    world (``world.with_real_names``: real names of 34 languages, split by
+    name, and numbers of one to six digits), on which chapter 14's GPT is
+    trained.
+
     Derived in chapter 9 (Training a translator).
     """
     if split not in SPLIT_SIZES:
         raise ValueError(f"split must be one of {sorted(SPLIT_SIZES)}, got {split!r}")
+    if names not in NAMES:
+        raise ValueError(f"names must be one of {NAMES}, got {names!r}")
+    if names == "real":
+        return list(_worldly(split))
     return list(_build()[0][split])
+
+
+@lru_cache(maxsize=3)
+def _worldly(split: str) -> tuple[tuple[str, str], ...]:
+    return tuple(with_real_names(_build()[0][split], split))
 
 
 def held_out(split: str = "test") -> dict[str, frozenset[tuple[str, str]]]:

@@ -1,0 +1,160 @@
+"""tutorlib.translation.phrasebook.world: the phrasebook with real names and numbers (issue 36).
+
+Chapter 14's GPT is trained on ``phrasebook("train", names="real")`` and its claims about
+held-out names rest on what these tests check: no test or validation name is in a training
+sentence, the held-out languages are in none, every word that is not a name or a number is
+the made-up phrasebook's own, and numbers have one to six digits.
+"""
+
+import re
+from collections import Counter
+
+import pytest
+
+from tutorlib.translation.phrasebook import phrasebook, world
+from tutorlib.translation.phrasebook.grammar import NOT_NAMES, lexicon_words
+
+TOKEN = re.compile(r"[^\s,.!?]+")
+# the grammar's words, and the forms it writes that its word list lacks ("don't", "são")
+WORDS = lexicon_words() | NOT_NAMES
+WORDS |= {
+    t
+    for split in ("train", "valid", "test")
+    for pair in phrasebook(split)
+    for side in pair
+    for t in TOKEN.findall(side)
+    if t not in WORDS and not re.fullmatch(r"[a-z]+|\d+", t)
+}
+
+
+def _copied(word: str) -> bool:
+    return bool(re.fullmatch(r"[a-z]+|\d+", word)) and word not in WORDS
+
+
+def _slots(made_up: str, real: str) -> list[tuple[str, str]] | None:
+    """``[(made-up name or number, what the real sentence has there)]``: ``real`` matched
+    against ``made_up`` with each run of copied words (names, numbers) as a gap; None when
+    the other words differ."""
+    pieces = re.split(r"([\s,.!?]+)", made_up)  # word, separator, word, ...
+    pattern, olds, i = "", [], 0
+    while i < len(pieces):
+        if i % 2 == 0 and _copied(pieces[i]):
+            run = [pieces[i]]
+            while i + 2 < len(pieces) and pieces[i + 1] == " " and _copied(pieces[i + 2]):
+                run.append(pieces[i + 2])
+                i += 2
+            olds.append(" ".join(run))
+            pattern += r"([^\s,.!?]+(?: [^\s,.!?]+)*?)"
+        else:
+            pattern += re.escape(pieces[i])
+        i += 1
+    match = re.fullmatch(pattern, real)
+    return None if match is None else list(zip(olds, match.groups()))
+
+
+def _is_names(text: str, split: str) -> bool:
+    """Whether ``text`` is one or more names of ``split``'s pools, one after another."""
+    pool = set(world._pools(split)["first"]) | set(world._pools(split)["family"])
+    words = text.split()
+    ok = [True] + [False] * len(words)
+    for end in range(1, len(words) + 1):
+        ok[end] = any(ok[s] and " ".join(words[s:end]) in pool for s in range(max(0, end - 2), end))
+    return ok[-1]
+
+
+@pytest.fixture(scope="module")
+def real():
+    return {split: phrasebook(split, names="real") for split in ("train", "valid", "test")}
+
+
+def test_the_same_sentences_with_other_names_and_numbers(real):
+    """Every word but the names and numbers is the made-up phrasebook's own, in order; each
+    made-up name became names of the sentence's own split, the same in both languages."""
+    for split in ("train", "valid", "test"):
+        made_up = phrasebook(split)
+        for (en0, pt0), (en1, pt1) in zip(made_up, real[split]):
+            slots_en, slots_pt = _slots(en0, en1), _slots(pt0, pt1)
+            assert slots_en is not None and slots_pt is not None, (en0, en1, pt0, pt1)
+            # a word the grammar's list lacks ("sou") is a gap too, filled with itself
+            slots_en, slots_pt = (
+                [(o, n) for o, n in slots if o != n] for slots in (slots_en, slots_pt)
+            )
+            assert sorted(new for _, new in slots_en) == sorted(new for _, new in slots_pt)
+            for old, new in slots_en:
+                if old.isdigit():
+                    assert new.isdigit() and 1 <= len(new) <= 6, (en1, old, new)
+                else:
+                    assert _is_names(new, split), (split, en1, old, new)
+
+
+def test_no_held_out_name_is_a_training_name():
+    """A name split by sentence, not by name, would put test names into training and make
+    chapter 14's "held-out names" a measure of recall; the held-out languages are in no
+    training sentence at all."""
+    pools = {
+        split: set().union(*world._pools(split).values()) for split in ("train", "valid", "test")
+    }
+    assert all(len(p) > 500 for p in pools.values()), {k: len(p) for k, p in pools.items()}
+    assert not pools["train"] & pools["test"] and not pools["train"] & pools["valid"]
+    assert not pools["valid"] & pools["test"]
+    held = set(world.HELD_OUT_LANGUAGES)
+    assert not [n for n in pools["train"] if world.name_languages(n) <= held]
+    in_held = {lang for n in pools["test"] for lang in world.name_languages(n) if lang in held}
+    assert in_held == held
+    assert sum(world.name_languages(n) <= held for n in pools["test"]) > 200
+
+
+def test_training_copies_each_sentence_with_a_name_or_number_with_others(real):
+    made_up, train = phrasebook("train"), real["train"]
+    with_copied = sum(bool(_slots(e, e)) for e, _ in made_up)
+    extra = train[len(made_up) :]
+    assert with_copied * world.COPIES[0] <= len(extra) <= with_copied * world.COPIES[1]
+    assert len(set(extra)) > 0.95 * len(extra)  # other names, not the same sentence again
+    assert len(real["test"]) == len(phrasebook("test"))
+
+
+def test_numbers_have_one_to_six_digits_and_never_one(real):
+    numbers = [
+        t for en, _ in real["train"] for t in TOKEN.findall(en) if t.isdigit() and t not in WORDS
+    ]
+    lengths = Counter(map(len, numbers))
+    assert set(lengths) == {1, 2, 3, 4, 5, 6}, lengths
+    assert min(lengths.values()) > 0.1 * len(numbers), lengths  # each length about a sixth
+    assert "1" not in numbers  # "1 dogs" would be wrong: the grammar's numbers are plural
+
+
+def test_names_have_accents_apostrophes_hyphens_and_two_words(real):
+    english = " ".join(en for en, _ in real["train"])
+    assert re.search(r"[à-ÿāăąćčďđēęěğīıłńňőœřśşšţťūůűźżžə]", english)
+    assert re.search(r"\b[^\W\d_]+'[^\W\d_]+\b", english)  # o'brien
+    assert re.search(r"\b[^\W\d_]+-[^\W\d_]+\b", english)  # jean-pierre
+
+
+def test_name_split_is_one_split_per_name_whatever_the_case():
+    assert world.name_split("Zoë") == world.name_split("zoë") == world.name_split("ZOË")
+    assert world.name_split("Oluwaseun-not-a-name") is None
+    assert {
+        world.name_split(n)
+        for kinds in world.real_names().values()
+        for names in kinds.values()
+        for n in names
+    } == {"train", "valid", "test"}
+
+
+def test_bad_arguments_say_what_was_expected():
+    with pytest.raises(ValueError, match=r"names must be one of \('made-up', 'real'\), got 'fake'"):
+        phrasebook("train", names="fake")
+    with pytest.raises(ValueError, match="split must be"):
+        world.with_real_names([("hello", "olá")], "training")
+    with pytest.raises(ValueError, match="expects a string, got int"):
+        world.name_languages(3)
+
+
+def test_the_gpt_gives_typed_names_their_capitals_back_whole():
+    """Capitals come back for a name with an apostrophe, a hyphen or a combining mark: a word
+    pattern of letters alone left "o'brien" and "ana-maria" in lower case."""
+    from tutorlib.translation.gpt.decoding import _with_names
+
+    typed = ["Mr", "O'Brien", "and", "Ana-Maria", "met", "İdrisli", "."]
+    text = "o senhor o'brien e ana-maria conheceram " + "İdrisli".lower() + "."
+    assert _with_names(typed, text) == "o senhor O'Brien e Ana-Maria conheceram İdrisli."

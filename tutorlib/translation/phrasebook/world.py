@@ -1,0 +1,177 @@
+"""The phrasebook with names and numbers from the world: chapter 14's GPT learns to copy them.
+
+The phrasebook's own names are made of a few syllables ("kora", "totini"): a
+model that spells names, as the GPT on BPE tokens does, learns to spell those
+and little else ("Oluwaseun" came out as "olu", issue 36). ``with_real_names``
+gives the same sentences with the name slot filled from real first and family
+names of 34 languages (``names.json``, gathered from Faker's person providers
+by ``tools/real_names.py``: accents, apostrophes, hyphens, names of two words)
+and the numbers redrawn with one to six digits. Every other word stays.
+
+Names are split **by name**: each name belongs to one split, so no test or
+validation name is ever a training name; and the names of three languages
+(``HELD_OUT_LANGUAGES``: Finnish, Polish, Yoruba) are in no training sentence
+at all, to measure names of a language the model never read. No torch.
+
+Derived in chapter 14 (From words to tokens: byte-pair encoding).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from functools import lru_cache
+from pathlib import Path
+
+from .grammar import NOT_NAMES, lexicon_words
+
+__all__ = [
+    "HELD_OUT_LANGUAGES",
+    "NAMES",
+    "real_names",
+    "name_split",
+    "name_languages",
+    "with_real_names",
+]
+
+NAMES = ("made-up", "real")  # what phrasebook(split, names=...) accepts
+HELD_OUT_LANGUAGES = ("fi", "pl", "yo")  # in no training sentence: names of unseen languages
+_NAMES_FILE = Path(__file__).with_name("names.json")
+_TITLE_WORDS = {"mr", "mrs", "ms", "dr", "senhor", "senhora", "doutor"}
+_TOKEN = re.compile(r"[^\s,.!?]+")
+_MADE_UP = re.compile(r"[a-z]+")  # the phrasebook's own names: a few syllables, lower case
+_MASK = (1 << 64) - 1
+
+
+def _mix(text: str) -> int:
+    """A 64-bit number from ``text``, the same on every machine (a SplitMix64 step on its CRC)."""
+    z = (zlib.crc32(text.encode("utf-8")) + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+@lru_cache(maxsize=1)
+def real_names() -> dict[str, dict[str, tuple[str, ...]]]:
+    """``{language: {"first": names, "family": names}}`` as typed ("Zoë", "O'Brien"): the file
+    ``names.json``."""
+    data = json.loads(_NAMES_FILE.read_text(encoding="utf-8"))
+    return {lang: {kind: tuple(v) for kind, v in kinds.items()} for lang, kinds in data.items()}
+
+
+@lru_cache(maxsize=1)
+def _languages() -> dict[str, frozenset[str]]:
+    """Each lower-case name and the languages that have it."""
+    found: dict[str, set[str]] = {}
+    for lang, kinds in real_names().items():
+        for names in kinds.values():
+            for name in names:
+                found.setdefault(name.lower(), set()).add(lang)
+    return {name: frozenset(langs) for name, langs in found.items()}
+
+
+def name_languages(name: str) -> frozenset[str]:
+    """The languages of ``names.json`` that have ``name`` (any case); empty for another name."""
+    if not isinstance(name, str):
+        raise ValueError(f"name_languages expects a string, got {type(name).__name__}")
+    return _languages().get(name.lower(), frozenset())
+
+
+def name_split(name: str) -> str | None:
+    """``"train"``, ``"valid"`` or ``"test"``: the one split whose sentences may hold ``name``;
+    None for a name that ``names.json`` does not have.
+
+    A name of the held-out languages alone goes to "valid" or "test" (half
+    each); any other to "train" (8 in 10), "valid" or "test" (1 in 10
+    each), by a hash of its lower case, so that the choice is the same on
+    every machine."""
+    languages = name_languages(name)
+    if not languages:
+        return None
+    h = _mix("name " + name.lower()) % 10
+    if languages <= set(HELD_OUT_LANGUAGES):
+        return "test" if h % 2 == 0 else "valid"
+    return "test" if h == 0 else "valid" if h == 1 else "train"
+
+
+@lru_cache(maxsize=1)
+def _grammar_words() -> frozenset[str]:
+    return frozenset(lexicon_words() | NOT_NAMES)
+
+
+@lru_cache(maxsize=3)
+def _pools(split: str) -> dict[str, tuple[str, ...]]:
+    """The lower-case first and family names a sentence of ``split`` may hold: the split's own,
+    none of them a word of the grammar ("rose", "will")."""
+    words = _grammar_words()  # no name may be one
+    pools: dict[str, set[str]] = {"first": set(), "family": set()}
+    for kinds in real_names().values():
+        for kind, names in kinds.items():
+            for name in names:
+                low = name.lower()
+                if name_split(low) == split and not set(low.replace("-", " ").split()) & words:
+                    pools[kind].add(low)
+    return {kind: tuple(sorted(names)) for kind, names in pools.items()}
+
+
+def _number(old: str, salt: str = "") -> str:
+    """A number of one to six digits (each length equally often) for the phrasebook's ``old``: 2
+    to 9 for one digit, since "1" would need the singular."""
+    h = _mix(f"number {salt}{old}")
+    digits = 1 + h % 6
+    if digits == 1:
+        return str(2 + (h >> 8) % 8)
+    low = 10 ** (digits - 1)
+    return str(low + (h >> 8) % (9 * low))
+
+
+# For training, each sentence with a name comes COPIES[0] more times with other names, and each
+# with a number COPIES[1] more times with other numbers: a model that copies by spelling learns
+# from many names (and numbers) more than from many sentences.
+COPIES = (3, 6)
+
+
+def _swap(en: str, pt: str, split: str, salt: str, words) -> tuple[str, str, set[str]]:
+    """``(en, pt)`` with real names and redrawn numbers, and what it had: {"name", "number"}."""
+    pools = _pools(split)
+    swap: dict[str, str] = {}
+    before = ""
+    for token in _TOKEN.findall(en):
+        if token not in words and token not in swap:
+            if token.isdigit():
+                swap[token] = _number(token, salt)
+            elif _MADE_UP.fullmatch(token):
+                after_name = before in swap and not before.isdigit()
+                kind = "family" if before in _TITLE_WORDS or after_name else "first"
+                pool = pools[kind]
+                swap[token] = pool[_mix(f"{split} {salt}{token}") % len(pool)]
+        before = token
+    if not swap:
+        return en, pt, set()
+    alternatives = "|".join(map(re.escape, swap))
+    pattern = re.compile(rf"(?<![^\s,.!?])({alternatives})(?![^\s,.!?])")
+    en, pt = (pattern.sub(lambda m: swap[m.group(1)], side) for side in (en, pt))
+    return en, pt, {"number" if old.isdigit() else "name" for old in swap}
+
+
+def with_real_names(pairs: list[tuple[str, str]], split: str) -> list[tuple[str, str]]:
+    """``pairs`` of the phrasebook's ``split`` with its names and numbers from the world: each
+    made-up name becomes a real one of ``split``'s (a first name, or a family name after a
+    title or another name: "mr kora" -> "mr nakamura"), each number one of one to six digits,
+    the same in both languages; every other word stays. For ``"train"``, the sentences with a
+    name (or a number) then come ``COPIES`` more times, each time with other names (numbers).
+
+    Derived in chapter 14 (From words to tokens: byte-pair encoding).
+    """
+    if split not in ("train", "valid", "test"):
+        raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
+    words = _grammar_words()
+    out, again = [], []
+    for en, pt in pairs:
+        new_en, new_pt, had = _swap(en, pt, split, "", words)
+        out.append((new_en, new_pt))
+        copies = max([COPIES[0]] * ("name" in had) + [COPIES[1]] * ("number" in had), default=0)
+        if split == "train":
+            again += [_swap(en, pt, split, f"copy {k} ", words)[:2] for k in range(1, copies + 1)]
+    return out + again
