@@ -4,7 +4,8 @@ A learner who types "word", "many" or "wife" meant them; read as typos they woul
 "work", "man" and "wine" ("I love my wine"). ``tutorlib.translation.typos.read_typos`` leaves
 them as typed (the models copy them, as any word they never learned, and say so). The list
 is data, for the JavaScript mirror of the rule too: the 10,000 most frequent English words of
-wordfreq 3.1.1 (``wordfreq.top_n_list("en", 10000)``), those of ASCII letters alone, three
+wordfreq 3.1.1 (``wordfreq.top_n_list("en", 10000)``; wordfreq by Robyn Speer, its word lists
+under CC BY-SA 4.0: this selection is credited to it), those of ASCII letters alone, three
 letters or more, in neither the phrasebook's English nor its Portuguese
 (``grammar.english_words``, ``grammar.portuguese_words``) and one edit from one of its English
 words (``typos.one_edit``), profanity left out, with a few function words added by hand
@@ -21,7 +22,7 @@ ashes asleep atm aug ave awe axe aye babe back backs bail bake bald ballet ban b
 bar bare bark barry bars bases bash bass bat batch bats battle battles bay beam bean beans
 beard beat beats beef been beer beers beg being beings bell bells ben bench bend bent bet bets
 better bid bids bike bikes bill bills bin bio bit blacks blank block blocks blow blown blues
-bob body boeing bold bolt bones boo boobs booked boom boot boots boss bot both bother bound
+bob body boeing bold bolt bones boo booked boom boot boots boss bot both bother bound
 bout bow boxing boyd brad brain brains brake breach bred breed broad broker brooks browns buck
 bucks bud bug bugs bull bulls bump bunny bury bush bust by bye cab cable cables cafe cage cal
 call calls cam came camp camps can cannot cans cant cap cape caps care cared cares carl

@@ -382,7 +382,12 @@ REPEATED_WORD = 3
 
 
 def _prepare(
-    i: int, sentence, model: Translator, src_vocab: Vocab, tgt_vocab: Vocab | None = None
+    i: int,
+    sentence,
+    model: Translator,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab | None = None,
+    typos: bool = True,
 ) -> tuple[Translation, list[int] | None]:
     """Check and encode one sentence: ``(Translation, source ids)``; ids None when there is nothing
     to decode."""
@@ -417,7 +422,7 @@ def _prepare(
     if problem:
         result.error = problem
         return result, None
-    corrected, typos = read_typos(sentence)  # after the language check: see read_typos
+    corrected, typos = read_typos(sentence) if typos else (sentence, [])  # after the check
     if typos:
         result.source_tokens = tokenize(corrected, lower=False)  # one word for one: same length
         words = [t.lower() for t in result.source_tokens]
@@ -533,11 +538,14 @@ def translate_sentences(
     use_cache: bool = True,
     max_len: int | None = None,
     with_weights: bool = False,
+    typos: bool = True,
 ) -> list[Translation]:
     """Translate English sentences, one ``Translation`` per sentence; a sentence that cannot be
     translated gets ``error`` set instead of stopping the others.
 
-    Arguments as in ``translate``; ``with_weights`` also keeps every
+    Arguments as in ``translate``; ``typos=False`` reads every word as typed
+    (``evaluate`` does: the phrasebook has no typos, and its lower-case names
+    would be read as some: "rina" as "ring"); ``with_weights`` also keeps every
     translation's ``cross_attention`` (else it is computed only to copy
     unknown words). A string of several sentences ("I am happy. She is
     tired.") is split as ``split_sentences`` splits it (the command line
@@ -572,7 +580,7 @@ def translate_sentences(
         [],
     )  # sources: (piece, token ids) to decode, the words alone (no BOS or EOS)
     for k, (i, sentence) in enumerate(pieces):
-        result, ids = _prepare(i, sentence, model, src_vocab, tgt_vocab)
+        result, ids = _prepare(i, sentence, model, src_vocab, tgt_vocab, typos)
         results.append(result)
         if ids is not None:
             sources.append((k, ids))

@@ -35,7 +35,8 @@ def evaluate(
     model's ``max_len`` are skipped, as training skips them (``skipped``
     counts them; ``pairs`` are the ones scored, in the order of
     ``hypotheses``); a sentence that cannot be translated scores as an
-    empty translation.
+    empty translation. No word is read as a typo (``translate_sentences``'s
+    ``typos=False``): the pairs are the model's own kind of text.
 
     Chapter 13's ``GPT`` (any decoder-only kind, ``tutorlib.translation.kinds``)
     is scored the same way, decoded by its kind's ``translate`` (greedy;
@@ -60,7 +61,9 @@ def evaluate(
     english = [e for e, _ in kept]
     references = [detokenize(tokenize(p)) for _, p in kept]
     if kind.decoder_only:
-        hypotheses = kind.translate(english, model, batch_size=batch_size, skip_errors=True)
+        hypotheses = kind.translate(
+            english, model, batch_size=batch_size, skip_errors=True, typos=False
+        )
     else:
         results = translate_sentences(
             english,
@@ -70,6 +73,7 @@ def evaluate(
             tgt_vocab=tgt_vocab,
             length_penalty=length_penalty,
             batch_size=batch_size,
+            typos=False,  # the phrasebook has no typos; its lower-case names would read as some
         )
         hypotheses = [r.text for r in results]
     exact = sum(tokenize(h) == tokenize(r) for h, r in zip(hypotheses, references))

@@ -204,7 +204,9 @@ def cross_attention_pattern(model: GPT, src_ids, tgt_ids) -> torch.Tensor:
 # --------------------------------------------------------------------------
 
 
-def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int], list] | None:
+def _check_sentence(
+    i: int, sentence, model: GPT, typos: bool = True
+) -> tuple[list[str], list[int], list] | None:
     """``(the tokens as typed, their ids, notices)`` of one source sentence, None when it holds
     no words; a ``ValueError`` says why it cannot be translated. A typo is read as the word it
     is one edit from (``read_typos``, after the language check), as the translator reads it."""
@@ -223,7 +225,7 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int],
     if isinstance(tok, SubwordTokenizer):  # nothing is unknown: every text has its tokens
         _bpe_ids(i, sentence, model)  # too long is said before anything else
         _check_language(i, words)
-        sentence, notices = read_typos(sentence)  # once the language is checked
+        sentence, notices = read_typos(sentence) if typos else (sentence, [])  # once checked
         return tokenize(sentence, lower=False), _bpe_ids(i, sentence, model), notices
     if len(words) > limit:
         raise ValueError(
@@ -242,7 +244,7 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int],
             f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
         )
     _check_language(i, words)
-    sentence, notices = read_typos(sentence)
+    sentence, notices = read_typos(sentence) if typos else (sentence, [])
     typed = tokenize(sentence, lower=False)  # one word for one: the same length
     return typed, vocab.encode([t.lower() for t in typed], warn_unknown=False), notices
 
@@ -296,7 +298,13 @@ def _with_names(typed: list[str], text: str) -> str:
     names = {t.lower(): t for t in typed if t != t.lower() and t.lower() not in known}
     if not names:
         return text
-    return re.sub(r"[^\W_]+", lambda m: names.get(m.group(0), m.group(0)), text)
+    return _WORD.sub(lambda m: names.get(m.group(0), m.group(0)), text)
+
+
+# A word as tokenize keeps it: letters, with an apostrophe or a hyphen inside ("o'brien",
+# "ana-maria"), so that a name of two parts gets its capitals back whole.
+# A combining mark belongs to its letter ("i̇", the lower case of Turkish "İ").
+_WORD = re.compile(r"(?:[^\W_]|[\u0300-\u036f])+(?:['-](?:[^\W_]|[\u0300-\u036f])+)*")
 
 
 def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -> str:
@@ -340,6 +348,7 @@ def translate(
     no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
     skip_errors: bool = False,
     on_notice=None,
+    typos: bool = True,
 ):
     """Translate English sentences with a GPT: a list of strings -> a list of strings (one string ->
     one).
@@ -362,7 +371,8 @@ def translate(
     ``""`` and the others go on (``evaluate`` scores it as empty). A typo one edit from a
     word the model learned ("the techer") is read as that word (``read_typos``), and said as
     the translator says its notices: ``on_notice(index, message)``, by default
-    ``warnings.warn`` ("sentence 0 ('The techer ...'): read 'techer' as 'teacher'").
+    ``warnings.warn`` ("sentence 0 ('The techer ...'): read 'techer' as 'teacher'");
+    ``typos=False`` reads every word as typed (``evaluate`` does).
 
     Derived in chapter 13 (The translator as a GPT).
     """
@@ -386,7 +396,7 @@ def translate(
     checked, failed = [], set()
     for i, sentence in pieces:
         try:
-            checked.append(_check_sentence(i, sentence, model))
+            checked.append(_check_sentence(i, sentence, model, typos))
         except ValueError:
             if not skip_errors:
                 raise
