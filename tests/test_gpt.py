@@ -735,8 +735,8 @@ def test_the_shipped_bpe_gpt_spells_out_names_it_never_saw(shipped_bpe, shipped_
 
 
 def test_cli_translates_with_the_shipped_gpt(capsys):
-    assert main(["translate", "--model", "gpt", "Mizuki is happy."]) == 0
-    assert capsys.readouterr().out.strip() == "Mizuki é feliz."
+    assert main(["translate", "--model", "gpt", "Zoë is happy."]) == 0
+    assert capsys.readouterr().out.strip() == "Zoë é feliz."
 
 
 def test_translate_takes_a_text_sentence_by_sentence_as_the_translator_does(model):

@@ -54,11 +54,11 @@ def load_gpt(path, device=None) -> GPT:
 # How the shipped GPTs are made: the commands, and where their files go. "pretrained" reads BPE
 # tokens (chapter 14); "words" reads chapter 9's words (chapter 13's comparison).
 PRETRAINED_GPT_COMMANDS = {
-    kind: f"python -m tutorlib train --model gpt --preset {preset} --out runs/{name} && "
+    kind: f"python -m tutorlib train --model gpt --preset {preset}{data} --out runs/{name} && "
     f"cp runs/{name}/translator.pt tutorlib/pretrained/{path.name}"
-    for kind, preset, name, path in (
-        ("bpe", "pretrained", "gpt", PRETRAINED_GPT_PATH),
-        ("words", "words", "gpt_words", PRETRAINED_GPT_WORDS_PATH),
+    for kind, preset, data, name, path in (
+        ("bpe", "pretrained", " --names real", "gpt", PRETRAINED_GPT_PATH),
+        ("words", "words", "", "gpt_words", PRETRAINED_GPT_WORDS_PATH),
     )
 }
 PRETRAINED_GPT_COMMAND = PRETRAINED_GPT_COMMANDS["bpe"]
