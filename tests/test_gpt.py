@@ -774,3 +774,23 @@ def test_a_gpt_refuses_what_is_not_english_as_the_translator_does(sentence, mess
     gpt_decoding._check_language(0, tokenize("a girl sees a dog"))  # "a" is both: English
     with pytest.raises(ValueError, match="looks Portuguese"):  # translate() asks it too
         translate(["the red car", "a casa é grande"], model)
+
+
+def test_the_guard_lets_through_a_repeat_the_source_holds(shipped_bpe):
+    """A run of one token is a loop to the repetition guard, unless the source has it: the BPE
+    GPT reads "250000" as " 2", "50" and three "0", and a guard blind to the source cut the
+    copy at two ("25000")."""
+    from tutorlib.translation.guards import guard, source_continuations
+
+    written = torch.tensor([[4, 5, 0, 0]])  # <sep> 4, then 5 0 0 written
+    allowed = source_continuations(written[:, 1:], torch.tensor([[9, 5, 0, 0, 0, 7]]), 10, 3)
+    assert allowed[0].nonzero().flatten().tolist() == [0]  # "5 0 0" then "0": a copy
+    shorter = source_continuations(written[:, 1:], torch.tensor([[9, 5, 0, 0, 7]]), 10, 3)
+    assert shorter[0].nonzero().flatten().tolist() == [7]  # the source's run ends there
+    log_probs = torch.zeros(1, 10)
+    banned = guard(log_probs, written, 2, 4, eos_id=1) == float("-inf")
+    assert banned[0, 0]  # without the source, a third "0" is a loop
+    kept = guard(log_probs, written, 2, 4, 1, torch.tensor([[9, 5, 0, 0, 0, 7]])) > float("-inf")
+    assert kept[0, 0]
+    out = translate("i bought 250000 pears.", shipped_bpe)
+    assert out == "comprei 250000 peras.", out

@@ -23,6 +23,7 @@ __all__ = [
     "output_budget",
     "repetition_mask",
     "guard",
+    "source_continuations",
     "check_guard",
 ]
 
@@ -98,13 +99,47 @@ def repetition_mask(
 
 
 def guard(
-    log_probs: torch.Tensor, tokens: torch.Tensor, max_run, no_repeat_ngram, eos_id: int = EOS_ID
+    log_probs: torch.Tensor,
+    tokens: torch.Tensor,
+    max_run,
+    no_repeat_ngram,
+    eos_id: int = EOS_ID,
+    source: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``log_probs (R, V)`` with the continuations ``repetition_mask`` bans set to ``-inf``."""
+    """``log_probs (R, V)`` with the continuations ``repetition_mask`` bans set to ``-inf``.
+
+    ``source (R, S)``, for a model whose source and translation share one
+    vocabulary (chapter 14's GPT on BPE tokens), lets through a repeat the
+    source itself holds (``source_continuations``): "100000" is one token
+    "1" and five "0", a run the guard would cut at two, and a copy, not a loop.
+    """
     if not max_run and not no_repeat_ngram:
         return log_probs
     banned = repetition_mask(tokens, log_probs.shape[-1], max_run, no_repeat_ngram, eos_id)
+    if source is not None:
+        context = max(max_run or 1, (no_repeat_ngram or 2) - 1)
+        banned &= ~source_continuations(tokens[:, 1:], source, log_probs.shape[-1], context)
     return log_probs.masked_fill(banned, float("-inf"))
+
+
+def source_continuations(
+    written: torch.Tensor, source: torch.Tensor, V: int, context: int
+) -> torch.Tensor:
+    """``(R, V)`` booleans: True for a token that, after the last ``context`` tokens of
+    ``written (R, n)`` (fewer if fewer are written), continues a stretch of ``source (R, S)``:
+    the next token of a copy.
+
+    Derived in chapter 14 (From words to tokens: byte-pair encoding).
+    """
+    R, n = written.shape
+    allowed = torch.zeros(R, V + 1, dtype=torch.bool, device=written.device)  # column V: none
+    j = min(context, n)
+    if j == 0 or source.shape[1] <= j:
+        return allowed[:, :V]
+    windows = source.unfold(1, j + 1, 1)  # (R, S - j, j + 1): every j + 1 source tokens
+    match = (windows[:, :, :j] == written[:, None, n - j :]).all(dim=-1)  # (R, S - j)
+    allowed.scatter_(1, torch.where(match, windows[:, :, j], V), True)
+    return allowed[:, :V]
 
 
 def check_guard(max_run, no_repeat_ngram) -> None:

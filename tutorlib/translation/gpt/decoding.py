@@ -133,7 +133,10 @@ def generate(
             logits = model.forward_step(tokens if step == 0 else tokens[:, -1:], cache)[:, -1]
         log_probs = torch.log_softmax(logits.float(), dim=-1)  # (B, V)
         # the guard reads <sep> and what follows it, as the translator's reads <bos> and its words
-        log_probs = guard(log_probs, tokens[:, P - 1 :], max_run, no_repeat_ngram, tok.eos_id)
+        # a repeat the source holds is a copy, not a loop ("100000"): let it through
+        log_probs = guard(
+            log_probs, tokens[:, P - 1 :], max_run, no_repeat_ngram, tok.eos_id, prompts[:, :-1]
+        )
         if temperature is None:
             next_token = log_probs.argmax(dim=-1)  # (B,)
         else:
