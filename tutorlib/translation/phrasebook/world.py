@@ -32,6 +32,7 @@ __all__ = [
     "real_names",
     "name_split",
     "name_languages",
+    "names_of",
     "with_real_names",
 ]
 
@@ -93,6 +94,19 @@ def name_split(name: str) -> str | None:
     if languages <= set(HELD_OUT_LANGUAGES):
         return "test" if h % 2 == 0 else "valid"
     return "test" if h == 0 else "valid" if h == 1 else "train"
+
+
+def names_of(split: str) -> tuple[str, ...]:
+    """The names, as ``names.json`` writes them ("Zoë", "O'Brien"), that sentences of ``split``
+    may hold: the split's own (``name_split``), none a word of the grammar ("Rose", "Will").
+
+    Derived in chapter 14 (From words to tokens: byte-pair encoding).
+    """
+    if split not in ("train", "valid", "test"):
+        raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
+    pool = set(_pools(split)["first"]) | set(_pools(split)["family"])
+    typed = {n for kinds in real_names().values() for names in kinds.values() for n in names}
+    return tuple(sorted(n for n in typed if n.lower() in pool))
 
 
 @lru_cache(maxsize=1)
