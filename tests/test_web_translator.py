@@ -20,6 +20,7 @@ import json
 import random
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,13 @@ from tutorlib.translation.data import tokenize
 from tutorlib.translation.decoding import translate_sentences
 from tutorlib.translation.phrasebook import phrasebook
 from tutorlib.translation.sentences import split_sentences
-from tutorlib.translation.web import export, load_web_translator, web_weights
+from tutorlib.translation.web import (
+    _js_pattern,
+    export,
+    load_web_translator,
+    web_rules,
+    web_weights,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "tests" / "web" / "run_translator.mjs"
@@ -41,8 +48,8 @@ BEAMS = (1, 4)
 # catches a wrong layer, a missing scale or a transposed matrix, which move logits by 0.1 or more.
 LOGITS_ATOL = 2e-4
 
+SLOW = pytest.mark.slow  # Node and 1,000 decodings on each side: about a minute
 pytestmark = [
-    pytest.mark.slow,  # Node and 1,000 decodings on each side: about a minute
     pytest.mark.skipif(not PRETRAINED_PATH.exists(), reason="no tutorlib/pretrained/translator.pt"),
     pytest.mark.usefixtures("one_thread"),  # tests/conftest.py
 ]
@@ -176,6 +183,7 @@ def both(exported, model, tmp_path_factory):
     return lines, {beam: python_lines(model, lines, beam) for beam in BEAMS}, answer
 
 
+@SLOW
 def test_corpus_is_large_and_varied(both):
     """Fewer than 500 lines, or a corpus where nothing is refused, copied or split, would let a
     wrong input path pass."""
@@ -191,6 +199,7 @@ def test_corpus_is_large_and_varied(both):
     assert sum(len(answer["sentences"]) > 1 for answer in expected[1]) >= 40
 
 
+@SLOW
 @pytest.mark.parametrize("beam", BEAMS)
 def test_page_says_what_python_says(both, beam):
     """Every line: the same translation, the same notices and refusals, word for word. Catches a
@@ -208,6 +217,7 @@ def test_page_says_what_python_says(both, beam):
     assert len(got) == len(lines)
 
 
+@SLOW
 def test_logits_agree(exported, model, tmp_path):
     """Teacher-forced logits of 20 sentences, every step: within LOGITS_ATOL of PyTorch's. Catches
     an arithmetic slip that happens not to change the argmax on the corpus."""
@@ -248,3 +258,52 @@ def test_exported_weights_are_the_rounded_model(exported, model):
     assert (exported / "translator.bin").stat().st_size + (
         exported / "translator.json"
     ).stat().st_size < 3_000_000
+
+
+def test_rules_are_read_from_the_python_modules(model):
+    """translator.json's constants are the modules' own: a retyped copy would drift."""
+    from tutorlib.translation import data, guards, sentences
+    from tutorlib.translation.decoding import REPEATED_WORD
+
+    rules = web_rules(model)
+    assert rules["tokens"]["punctuation"] == data._PUNCT
+    assert set(rules["tokens"]["no_space_before"]) == data._NO_SPACE_BEFORE
+    assert rules["tokens"]["title_abbreviations"] == list(sentences.TITLE_ABBREVIATIONS)
+    assert rules["decoding"]["max_run"] == guards.MAX_RUN
+    assert rules["decoding"]["no_repeat_ngram"] == guards.NO_REPEAT_NGRAM
+    assert guards.output_budget(7, 100) == 2 * 7 + 5  # the budget rule the page writes as data
+    assert rules["source"]["repeated_word"] == REPEATED_WORD
+    assert rules["vocab"]["src"] == model.src_vocab.tokens
+    assert "\u3000" in rules["tokens"]["whitespace"] and "\x1c" in rules["tokens"]["whitespace"]
+    assert (
+        rules["sentences"]["glued_end"]
+        == r"(?<=[\p{L}\p{Nl}\p{No}]{2}[.!?])(?=[\p{L}\p{Nl}\p{No}])"
+    )
+
+
+def test_a_pattern_javascript_reads_differently_is_refused():
+    """A new rule in sentences.py with \\w or \\b must be ported on purpose, not exported as is."""
+    with pytest.raises(ValueError, match=r"uses \\w"):
+        _js_pattern(r"\w+\.")
+    with pytest.raises(ValueError, match=r"uses \\b"):
+        _js_pattern(r"\bmr\.")
+    assert _js_pattern(r"(?<=[.!?])\s+") == r"(?<=[.!?])\s+"
+
+
+def test_export_tool_writes_both_files_within_budget(tmp_path, capsys):
+    """tools/export_web.py as the build runs it: both files, under 3 MB, said in one line."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import export_web
+
+    assert export_web.main([str(tmp_path / "web")]) == 0
+    assert sorted(p.name for p in (tmp_path / "web").iterdir()) == [
+        "translator.bin",
+        "translator.json",
+    ]
+    assert "translator.bin 2," in capsys.readouterr().out
+    export_web.BUDGET, budget = 1_000_000, export_web.BUDGET
+    try:
+        assert export_web.main([str(tmp_path / "small")]) == 1
+        assert "more than its budget of 1,000,000" in capsys.readouterr().err
+    finally:
+        export_web.BUDGET = budget

@@ -52,6 +52,8 @@ training loop and checkpoints other models can share:
   unknown words copied through attention, cross-attention maps
 - ``tutorlib.translation.shipped``      ``translate`` and its kin with the shipped model as default
   (what ``tutorlib.translator`` and ``tutorlib.gpt`` give learners)
+- ``tutorlib.translation.web``          the shipped translator for the book's page: float16
+  weights and the input path's rules as data (``tools/export_web.py``, ``assets/web/``)
 - ``tutorlib.translation.kinds``        the one list of model kinds (translator, GPT, modern GPT)
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
 - ``tutorlib.translation.state``        ``TrainState`` (to and from a checkpoint), resuming
