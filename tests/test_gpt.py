@@ -43,6 +43,8 @@ from tutorlib.translation.guards import output_budget
 from tutorlib.translation.model import Translator, build_translator
 from tutorlib.translation.phrasebook import phrasebook
 from tutorlib.translation.shipped import gpt_translate as translate
+from tutorlib.translation.shipped import translate as translator_translate
+from tutorlib.translation.shipped import translate_sentences as translator_translate_sentences
 from tutorlib.translation.training import build_vocabs
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
@@ -439,6 +441,44 @@ def test_save_and_load_round_trip(trained, tmp_path, vocab):
     assert isinstance(load_checkpoint(tmp_path / "translator.pt")[0], Translator)
     with pytest.raises(ValueError, match="saves a GPT"):
         save_gpt(translator, tmp_path / "x.pt")
+
+
+def test_a_missing_gpt_checkpoint_names_the_gpt_and_where_it_looked(tmp_path, monkeypatch):
+    """It said "no translator checkpoint" (issue 36, item 8)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as info:
+        load_gpt("runs/gpt.pt")
+    message = str(info.value)
+    assert message.startswith(f"no GPT checkpoint at runs/gpt.pt ({tmp_path / 'runs/gpt.pt'})")
+    assert "translator.pt" in message and "--model gpt" in message
+
+
+@pytest.mark.parametrize("cut", [100, 0.5])
+def test_a_truncated_gpt_checkpoint_says_truncated_and_how_to_remake_it(trained, tmp_path, cut):
+    """torch's own message was quoted cut mid-sentence ("... your checkpoint file is")."""
+    path = save_gpt(trained.model, tmp_path / "gpt.pt")
+    data = path.read_bytes()
+    path.write_bytes(data[: cut if isinstance(cut, int) else int(len(data) * cut)])
+    with pytest.raises(CheckpointError) as info:
+        load_gpt(path)
+    message = str(info.value)
+    assert f"{path} cannot be read as a checkpoint: it is truncated" in message, message
+    assert "python -m tutorlib train" in message and "miniz" not in message
+
+
+def test_an_empty_gpt_checkpoint_says_the_file_is_empty(tmp_path):
+    """It said "(EOFError: )"."""
+    (tmp_path / "gpt.pt").write_bytes(b"")
+    with pytest.raises(CheckpointError) as info:
+        load_gpt(tmp_path / "gpt.pt")
+    assert "the file is empty (0 bytes)" in str(info.value) and "EOFError" not in str(info.value)
+
+
+def test_the_translators_translate_says_a_gpt_has_its_own(model):
+    """It raised a bare TypeError from inside the tokenizer (or an AttributeError)."""
+    for call in (translator_translate, translator_translate_sentences):
+        with pytest.raises(ValueError, match=r"got a GPT: .*tutorlib\.gpt\.translate"):
+            call("the cat", model)
 
 
 def test_training_resumes_to_the_same_weights(pairs, vocab, tmp_path):

@@ -8,7 +8,8 @@ package's face first, which imports ``gpt.tokens``, ``gpt.batches``, ``gpt.model
 bottom up (``tests/test_import_graph.py`` checks that no circle comes back, imports inside
 functions counted):
 
-    config -> phrasebook, sentences -> data -> gpt.tokens, gpt.batches -> cache, guards
+    config -> phrasebook, common_english -> sentences, typos
+      -> data -> gpt.tokens, gpt.batches -> cache, guards
       -> model, gpt.model, gpt.modern -> decoding, gpt.decoding -> kinds
       -> checkpoints, gpt.checkpoints -> shipped -> processes, state
       -> training, gpt.training -> evaluation -> cli
@@ -19,8 +20,10 @@ functions counted):
   ``COMMAND_LINE_KINDS``. No torch
 - ``phrasebook``   the sentence pairs, no torch: ``lexicon`` (word tables), ``grammar``,
   ``splits`` (seeded train/valid/test, held-out combinations)
-- ``sentences``    ``split_sentences``, ``as_sentences`` (the argument every translate takes).
-  No torch
+- ``sentences``    ``split_sentences``, ``as_sentences`` (the argument every translate takes),
+  ``not_english``, ``tell`` (how every translate says a notice). No torch
+- ``typos``        ``read_typos``: a word one edit from a phrasebook word read as that word,
+  with a notice; its data (``typo_words``, ``not_typos``; ``common_english``). No torch
 - ``data``         tokens, ``Vocab``, padded batches (``Batch``) and their masks, Tatoeba
 - ``cache``        ``KVCache``, below every model that fills it
 - ``guards``       what keeps any decoder finite: ``output_budget`` (``2 S + 5``), the

@@ -189,27 +189,35 @@ def save_checkpoint(path, model: Translator, training_state: dict) -> Path:
     return path
 
 
-def read_checkpoint(path) -> dict:
+def read_checkpoint(path, what: str = "translator") -> dict:
     """The dict stored in a translator checkpoint, checked; ``CheckpointError`` names the file and
     what is wrong.
 
     ``path`` may be a training folder: its ``translator.pt``, else its ``checkpoint.pt``.
+    ``what`` names the model the caller expects ("translator", "GPT") in the message for a
+    file that is not there.
     """
     path = Path(path)
+    train = f"python -m tutorlib train{' --model gpt' if what == 'GPT' else ''} --out FOLDER"
+    where = f" ({path.resolve()})" if not path.is_absolute() else ""
     if path.is_dir():
         candidates = [path / MODEL_NAME, path / CHECKPOINT_NAME]
         found = [p for p in candidates if p.is_file()]
         if not found:
             raise FileNotFoundError(
-                f"the folder {path} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it trained "
-                "with `python -m tutorlib train --out` this folder?"
+                f"the folder {path}{where} holds no {MODEL_NAME} or {CHECKPOINT_NAME}: was it "
+                f"trained with `{train}` (FOLDER this folder)?"
             )
         path = found[0]
     if not path.is_file():
         raise FileNotFoundError(
-            f"no translator checkpoint at {path}: the file does not exist (train one with "
-            "`python -m tutorlib train --out FOLDER`)"
+            f"no {what} checkpoint at {path}{where}: the file does not exist. A checkpoint is "
+            f"a file from save_model or training, or a training folder, where {MODEL_NAME} "
+            f"(else {CHECKPOINT_NAME}) is read; train one with `{train}`"
         )
+    damage = _plain_damage(path)
+    if damage:
+        raise CheckpointError(f"{path} cannot be read as a checkpoint: {damage}. {_REMAKE}")
     try:
         _check_zip_crc(path)
         state = torch.load(path, map_location="cpu", weights_only=True)
@@ -261,9 +269,34 @@ def read_checkpoint(path) -> dict:
     return state
 
 
+# How to get a damaged checkpoint back: what every message about one ends with.
+_REMAKE = (
+    "Make it again with the command that wrote it (`python -m tutorlib train --out FOLDER`, "
+    "with --model gpt for a GPT, writes FOLDER/translator.pt; tutorlib/pretrained/README.md "
+    "has the shipped models' commands), or copy it again from where it came"
+)
+
+
+def _plain_damage(path: Path) -> str:
+    """What is plainly wrong with a file before torch reads it, or ``""``: it is empty, or it
+    is a zip archive (what ``torch.save`` writes) cut short, whose end never came."""
+    size = path.stat().st_size
+    if size == 0:
+        return "the file is empty (0 bytes): a save or a copy that never wrote it"
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head == b"PK\x03\x04" and not zipfile.is_zipfile(path):
+        return (
+            f"it is truncated: it begins as the zip archive torch.save writes, but the "
+            f"archive's end is missing after {size:,} bytes (a copy or download that did not "
+            "finish?)"
+        )
+    return ""
+
+
 def _unreadable(path: Path, e: Exception) -> str:
     # torch's weights_only message advises weights_only=False, wrong for a damaged file: only its
-    # own finding ("Unsupported operand 0") is passed on
+    # own finding ("Unsupported operand 0") is passed on, its first sentence whole
     lines = [
         line.strip()
         for line in str(e).splitlines()
@@ -273,11 +306,13 @@ def _unreadable(path: Path, e: Exception) -> str:
     if not lines:  # older torch: the advice and its finding on one line
         found = (str(e).rpartition("WeightsUnpickler error:")[2].strip().splitlines() or [""])[0]
         lines = [found if "weights_only" not in found else ""]
-    what = lines[0][:200]
+    what = lines[0]
+    end = what.find(". ")
+    what = what[: end + 1] if end > 0 else what  # torch's first sentence, never cut inside it
     return (
         f"{path} cannot be read as a checkpoint ({type(e).__name__}{': ' + what if what else ''}). "
-        "It is truncated "
-        "or corrupted (a copy that did not finish?) or not a PyTorch file at all"
+        "It is truncated or corrupted (a copy that did not finish?) or not a PyTorch file at "
+        f"all. {_REMAKE}"
     )
 
 
@@ -337,17 +372,20 @@ def model_from_state(state: dict, device) -> Translator:
     return model.to(pick_device(device))
 
 
-def load_checkpoint(path, device=None) -> tuple[Translator, Vocab, Vocab]:
+def load_checkpoint(
+    path, device=None, *, what: str = "translator"
+) -> tuple[Translator, Vocab, Vocab]:
     """``(model, src_vocab, tgt_vocab)`` from a ``translator.pt`` or ``checkpoint.pt`` (or a
     training folder).
 
     The model is in eval mode, on ``device`` (default: ``pick_device()``).
     A missing, corrupted or mismatched file raises an error naming the file
-    and what is wrong.
+    and what is wrong (``what``: the model expected, "translator" or "GPT", for a file that is
+    not there).
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    state = read_checkpoint(path)
+    state = read_checkpoint(path, what)
     model = model_from_state(state, device).eval()
     return model, model.src_vocab, model.tgt_vocab
 

@@ -282,7 +282,8 @@ def _load(args):
             model = load_pretrained_gpt(device=args.device)  # the GPT on BPE tokens (chapter 14)
             return model, model.vocab, model.vocab
         return load_pretrained(device=args.device)
-    loaded = load_checkpoint(args.checkpoint, device=args.device)
+    what = "GPT" if args.model == "gpt" else "translator"
+    loaded = load_checkpoint(args.checkpoint, device=args.device, what=what)
     kind = kind_of(loaded[0]).name  # the file's own kind, read once by load_checkpoint
     if args.model is not None and kind != args.model:
         raise CommandError(
@@ -330,7 +331,7 @@ def cmd_evaluate(args) -> int:
 
 def _gpt_results(model, sentences: list[str], args) -> list:
     """What ``translate_sentences`` gives the translator, for a GPT: one result per sentence (text
-    or error)."""
+    or error, and its notice: a typo read as a word)."""
     from types import SimpleNamespace
 
     from .gpt.decoding import translate
@@ -344,11 +345,15 @@ def _gpt_results(model, sentences: list[str], args) -> list:
     )
     results = []
     for sentence in sentences:
+        said = []  # the notices, as translate_sentences keeps them for the translator
         try:
-            text, error = translate([sentence], model, **options)[0], None
+            text = translate(
+                [sentence], model, on_notice=lambda i, m, said=said: said.append(m), **options
+            )
+            text, error = text[0], None
         except ValueError as e:
             text, error = "", str(e).replace("sentences[0]", "the sentence")
-        results.append(SimpleNamespace(text=text, error=error, notice=None))
+        results.append(SimpleNamespace(text=text, error=error, notice="; ".join(said) or None))
     return results
 
 

@@ -22,8 +22,6 @@ True = may attend, as everywhere in tutorlib.
 from __future__ import annotations
 
 import math
-import sys
-import warnings
 from dataclasses import dataclass, field
 
 import torch
@@ -41,7 +39,8 @@ from .guards import (
 )
 from .model import Translator
 from .phrasebook.lexicon import TITLES
-from .sentences import as_sentences, not_english, split_texts
+from .sentences import as_sentences, not_english, split_texts, tell
+from .typos import read_typos
 
 __all__ = [
     "greedy_decode",
@@ -418,6 +417,12 @@ def _prepare(
     if problem:
         result.error = problem
         return result, None
+    corrected, typos = read_typos(sentence)  # after the language check: see read_typos
+    if typos:
+        result.source_tokens = tokenize(corrected, lower=False)  # one word for one: same length
+        words = [t.lower() for t in result.source_tokens]
+        real = [w for w in words if not is_punctuation(w)]
+        _add_notice(result, "; ".join(typos))
     run, longest, word = 1, 1, real[0]
     for a, b in zip(real, real[1:]):
         run = run + 1 if a == b else 1
@@ -552,6 +557,13 @@ def translate_sentences(
         whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
         raise ValueError(NO_MODEL)
+    if not hasattr(model, "encode"):  # a GPT, or no model at all: no encoder to read with
+        gpt = hasattr(type(model), "tokenizer")  # a property: on the class, never run
+        raise ValueError(
+            "tutorlib.translator.translate needs the encoder-decoder translator (a Translator), "
+            f"got a {type(model).__name__}"
+            + (": a GPT translates with tutorlib.gpt.translate(sentences, model)" * gpt)
+        )
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)
     # Each text into its sentences: pieces[k] = (index of the text it came from, sentence).
     pieces, owners = split_texts(sentences)
@@ -642,6 +654,9 @@ def translate(
       copied as typed (``translate_with_alignment`` shows how). What
       happened to each unknown word is said in plain words, one notice per
       sentence, to ``on_notice(index, message)`` (default: ``warnings.warn``);
+    - a typo one edit from a word the model knows ("the techer") is read as that word
+      (``read_typos``), with a notice ("read 'techer' as 'teacher'"); a capitalised word
+      stays a name;
     - a string of several sentences ("I am happy. She is tired.") is split
       as the command line splits it (``split_sentences``), each sentence
       translated alone and the translations joined with a space: no part is
@@ -674,24 +689,9 @@ def translate(
             raise ValueError(f"sentence {i} cannot be translated: {result.error}")
     for i, result in enumerate(results):
         if result.notice:
-            if on_notice is None:
-                warnings.warn(
-                    f"sentence {i} ({result.source[:40]!r}): {result.notice}",
-                    stacklevel=_caller_level(),
-                )
-            else:
-                on_notice(i, result.notice)
+            tell(i, result.source, result.notice, on_notice)
     texts = [r.text for r in results]
     return texts[0] if single else texts
-
-
-def _caller_level() -> int:
-    """The ``stacklevel`` of the first frame outside this package, for ``warnings.warn`` called
-    here: the line that asked for the translation, also through ``tutorlib.translator``'s."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(__package__):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def translate_with_alignment(

@@ -10,12 +10,15 @@ Derived in chapter 10 (Translating and evaluating).
 from __future__ import annotations
 
 import re
+import sys
+import warnings
 
 __all__ = [
     "split_sentences",
     "split_texts",
     "not_english",
     "as_sentences",
+    "tell",
     "TITLE_ABBREVIATIONS",
 ]
 
@@ -116,3 +119,19 @@ def as_sentences(sentences) -> tuple[list, bool]:
             f"sentences must be a string or an iterable of strings, got {type(sentences).__name__}"
         )
     return list(sentences), single
+
+
+def tell(i: int, source: str, notice: str, on_notice=None) -> None:
+    """Say one text's notice the way every ``translate`` says them (the translator's and the
+    GPT's): ``on_notice(i, notice)`` when given, else a ``warnings.warn`` naming the text,
+    ``"sentence 0 ('The techer writes a poem.'): read 'techer' as 'teacher'"``, at the line
+    outside tutorlib's translation package that asked for the translation."""
+    if on_notice is not None:
+        on_notice(i, notice)
+        return
+    frame, level = sys._getframe(0), 1  # this frame, then its callers until one outside
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+        "tutorlib.translation"
+    ):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"sentence {i} ({source[:40]!r}): {notice}", stacklevel=level)

@@ -42,7 +42,7 @@ def load_gpt(path, device=None) -> GPT:
 
     Derived in chapter 13 (The translator as a GPT).
     """
-    model, _, _ = load_checkpoint(path, device=device)
+    model, _, _ = load_checkpoint(path, device=device, what="GPT")
     if not isinstance(model, GPT):
         raise CheckpointError(
             f"{path} holds a {type(model).__name__}, not a GPT: load it with "

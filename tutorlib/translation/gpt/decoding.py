@@ -26,7 +26,8 @@ from ..cache import KVCache
 from ..data import BOS_ID, PAD_ID, UNK_ID, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
-from ..sentences import as_sentences, not_english, split_texts
+from ..sentences import as_sentences, not_english, split_texts, tell
+from ..typos import read_typos
 from .model import GPT
 from .tokens import SubwordTokenizer, WordTokenizer
 
@@ -203,9 +204,10 @@ def cross_attention_pattern(model: GPT, src_ids, tgt_ids) -> torch.Tensor:
 # --------------------------------------------------------------------------
 
 
-def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]] | None:
-    """``(the tokens as typed, their ids)`` of one source sentence, None when it holds no words;
-    a ``ValueError`` says why it cannot be translated."""
+def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int], list] | None:
+    """``(the tokens as typed, their ids, notices)`` of one source sentence, None when it holds
+    no words; a ``ValueError`` says why it cannot be translated. A typo is read as the word it
+    is one edit from (``read_typos``, after the language check), as the translator reads it."""
     if not isinstance(sentence, str):
         raise ValueError(
             f"sentences[{i}] is a {type(sentence).__name__} ({sentence!r:.60}), expected a string "
@@ -219,17 +221,10 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
     limit = model.config.max_source_len
     tok = model.tokenizer
     if isinstance(tok, SubwordTokenizer):  # nothing is unknown: every text has its tokens
-        ids = tok.encode(tok.normalize(sentence))
-        if len(ids) > limit:
-            raise ValueError(
-                f"sentences[{i}] is {len(ids)} BPE tokens long; the prompt (the source and <sep>) "
-                "and "
-                f"the translation share the model's max_len={model.config.max_len} positions, so a "
-                f"source may have at most {limit} (GPTConfig.max_source_len): shorten or split it: "
-                f"{sentence[:60]!r}"
-            )
+        _bpe_ids(i, sentence, model)  # too long is said before anything else
         _check_language(i, words)
-        return typed, ids
+        sentence, notices = read_typos(sentence)  # once the language is checked
+        return tokenize(sentence, lower=False), _bpe_ids(i, sentence, model), notices
     if len(words) > limit:
         raise ValueError(
             f"sentences[{i}] has {len(words)} tokens; the prompt (the source and <sep>) and the "
@@ -247,7 +242,23 @@ def _check_sentence(i: int, sentence, model: GPT) -> tuple[list[str], list[int]]
             f"{' ...' if len(real) > 5 else ''}): is it English? The model would only make up words"
         )
     _check_language(i, words)
-    return typed, vocab.encode(words, warn_unknown=False)
+    sentence, notices = read_typos(sentence)
+    typed = tokenize(sentence, lower=False)  # one word for one: the same length
+    return typed, vocab.encode([t.lower() for t in typed], warn_unknown=False), notices
+
+
+def _bpe_ids(i: int, sentence: str, model: GPT) -> list[int]:
+    """The BPE ids of one sentence; a ``ValueError`` when it leaves the translation no room."""
+    tok, limit = model.tokenizer, model.config.max_source_len
+    ids = tok.encode(tok.normalize(sentence))
+    if len(ids) > limit:
+        raise ValueError(
+            f"sentences[{i}] is {len(ids)} BPE tokens long; the prompt (the source and <sep>) "
+            f"and the translation share the model's max_len={model.config.max_len} positions, "
+            f"so a source may have at most {limit} (GPTConfig.max_source_len): shorten or "
+            f"split it: {sentence[:60]!r}"
+        )
+    return ids
 
 
 def _check_language(i: int, words: list[str]) -> None:
@@ -328,6 +339,7 @@ def translate(
     max_run: int | None = MAX_RUN,
     no_repeat_ngram: int | None = NO_REPEAT_NGRAM,
     skip_errors: bool = False,
+    on_notice=None,
 ):
     """Translate English sentences with a GPT: a list of strings -> a list of strings (one string ->
     one).
@@ -347,7 +359,10 @@ def translate(
     translates to ``""``. A non-string, one longer than
     ``GPTConfig.max_source_len`` or one without a known word is a
     ``ValueError`` naming it; with ``skip_errors`` such a text translates to
-    ``""`` and the others go on (``evaluate`` scores it as empty).
+    ``""`` and the others go on (``evaluate`` scores it as empty). A typo one edit from a
+    word the model learned ("the techer") is read as that word (``read_typos``), and said as
+    the translator says its notices: ``on_notice(index, message)``, by default
+    ``warnings.warn`` ("sentence 0 ('The techer ...'): read 'techer' as 'teacher'").
 
     Derived in chapter 13 (The translator as a GPT).
     """
@@ -415,4 +430,12 @@ def translate(
         "" if i in failed else " ".join(texts[k] for k in owner if texts[k])
         for i, owner in enumerate(owners)
     ]
+    for i, owner in enumerate(owners):  # one notice per text, as the translator's
+        said = [
+            (f"sentence {n}: " if len(owner) > 1 else "") + "; ".join(checked[k][2])
+            for n, k in enumerate(owner, start=1)
+            if checked[k] is not None and checked[k][2]
+        ]
+        if said and i not in failed:
+            tell(i, sentences[i], "; ".join(said), on_notice)
     return joined[0] if single else joined
