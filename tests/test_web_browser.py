@@ -232,6 +232,7 @@ def test_chapter_10_translates_a_typed_sentence_by_keyboard(book, models, viewpo
         "Привет мир",
         " ".join(["the red car"] * 12),
         "Mr. Brown likes the black cats.",
+        "The techer writes a poem.",  # the typo step (tutorlib.translation.typos)
     ],
 )
 def test_front_page_says_what_the_command_line_says(book, models, line):

@@ -2,7 +2,7 @@
 //
 // A line of English goes the way `python -m tutorlib translate` takes it: split into sentences
 // (tutorlib.translation.sentences), each tokenized (tutorlib.translation.data), checked (too
-// long, not English, a word three times in a row), read with the source vocabulary (a name
+// long, not English, a typo one edit from a known word, a word three times in a row), read with the source vocabulary (a name
 // after a title is a name), decoded greedily or with beam search (transformer.js), and every
 // <unk> the model writes replaced by the unknown source word its cross-attention points at
 // (tutorlib.translation.decoding). Every constant of that path (the punctuation, the titles,
@@ -31,6 +31,10 @@ export function loadTranslator(spec, buffer) {
     white: new Set(whitespace),
     sentenceEnd: pattern(spec.sentences.sentence_end),
     gluedEnd: pattern(spec.sentences.glued_end),
+    spaces: new RegExp(`(${space}+)`, "u"),
+    typoPiece: new RegExp(spec.typos.piece, "u"),
+    wordChar: new RegExp(spec.typos.word_char, "u"),
+    neverTypos: new Set([...spec.typos.words, ...spec.typos.not_typos]),
   };
 }
 
@@ -171,13 +175,73 @@ function notEnglish(reader, real) {
   return "";
 }
 
+// --- typos (tutorlib.translation.typos, chapter 10) ------------------------------------------
+
+/** "swap" when word is typed with two adjacent letters swapped, "edit" when one letter is
+ * inserted, deleted or replaced, else null (typos.one_edit). */
+export function oneEdit(typed, word) {
+  if (typed === word) return null;
+  const n = typed.length;
+  const m = word.length;
+  if (n === m) {
+    const diff = [];
+    for (let i = 0; i < n; i++) if (typed[i] !== word[i]) diff.push(i);
+    if (diff.length === 1) return "edit";
+    const i = diff[0];
+    const swapped = typed[i] === word[i + 1] && typed[i + 1] === word[i];
+    return diff.length === 2 && diff[1] === i + 1 && swapped ? "swap" : null;
+  }
+  if (Math.abs(n - m) !== 1) return null;
+  const [short, long] = n < m ? [typed, word] : [word, typed];
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  return short.slice(i) === long.slice(i + 1) ? "edit" : null;
+}
+
+/** "The techer writes a poem." -> ["The teacher writes a poem.", ["read 'techer' as 'teacher'"]]:
+ * a lower-case word of 3 letters or more that no model knows, not after a title, read as the one
+ * phrasebook word one edit away (a swap breaks a tie; other ties are said, not guessed). */
+export function readTypos(reader, sentence) {
+  const t = reader.spec.typos;
+  const titles = reader.spec.source.titles;
+  const pieces = sentence.split(reader.spaces);
+  const notices = [];
+  let afterTitle = false;
+  pieces.forEach((piece, k) => {
+    if (!reader.wordChar.test(piece)) return; // white space, or marks alone
+    const match = reader.typoPiece.exec(piece);
+    const word = match ? match[2] : "";
+    const lower = word.toLowerCase();
+    const followsTitle = afterTitle;
+    afterTitle = titles.includes(lower);
+    const isLower = word !== "" && word === lower;
+    if (!isLower || reader.neverTypos.has(lower) || word.length < t.shortest || followsTitle) return;
+    const near = t.words.flatMap((w) => { const kind = oneEdit(lower, w); return kind ? [[w, kind]] : []; });
+    let reading = near.length === 1 ? near[0][0] : null;
+    if (reading === null) {
+      const swaps = near.filter(([, kind]) => kind === "swap");
+      if (swaps.length === 1) reading = swaps[0][0];
+    }
+    if (reading === null) {
+      if (near.length) {
+        const words = near.map(([w]) => `'${w}'`);
+        notices.push(`'${word}' could be ${words.slice(0, -1).join(", ")} or ${words.at(-1)}: left as typed`);
+      }
+      return;
+    }
+    pieces[k] = match[1] + reading + match[3];
+    notices.push(`read '${word}' as '${reading}'`);
+  });
+  return [pieces.join(""), notices];
+}
+
 /** Check and read one sentence: [result, source ids or null when there is nothing to decode]. */
 function prepare(reader, sentence) {
   const { spec } = reader;
   const maxLen = spec.config.max_len;
   const result = { source: sentence, text: "", sourceTokens: tokenize(reader, sentence, false),
     outputTokens: [], copied: new Map(), notice: null, error: null, parts: [] };
-  const words = result.sourceTokens.map((t) => t.toLowerCase());
+  let words = result.sourceTokens.map((t) => t.toLowerCase());
   if (!words.length) return [result, null];
   if (words.every((w) => isPunctuation(reader, w))) {
     result.notice = "it holds only punctuation, no words: nothing to translate";
@@ -188,11 +252,18 @@ function prepare(reader, sentence) {
       `built for (TranslatorConfig.max_len): shorten or split it: ${pyRepr(head(sentence, 60))}`;
     return [result, null];
   }
-  const real = words.filter((w) => !isPunctuation(reader, w));
+  let real = words.filter((w) => !isPunctuation(reader, w));
   const problem = notEnglish(reader, real);
   if (problem) {
     result.error = problem;
     return [result, null];
+  }
+  const [corrected, typos] = readTypos(reader, sentence); // after the language check
+  if (typos.length) {
+    result.sourceTokens = tokenize(reader, corrected, false); // one word for one: same length
+    words = result.sourceTokens.map((w) => w.toLowerCase());
+    real = words.filter((w) => !isPunctuation(reader, w));
+    addNotice(result, typos.join("; "));
   }
   let run = 1;
   let longest = 1;

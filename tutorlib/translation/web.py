@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import data, guards, sentences
+from . import data, guards, sentences, typos
 from .checkpoints import load_pretrained
 from .decoding import ALIGN_LAYER, REPEATED_WORD
 from .phrasebook.lexicon import TITLES
@@ -149,6 +149,15 @@ def web_rules(model) -> dict:
             "titles": sorted(TITLES),  # the word after a title is a name (decoding._prepare)
             "repeated_word": REPEATED_WORD,
         },
+        "typos": {
+            # typos.read_typos: the words a typo may be read as, those never read as typos, the
+            # shortest typo, and what a word is (_PIECE, ported by hand: it uses \w)
+            "words": list(typos.typo_words()),
+            "not_typos": list(typos.not_typos()),
+            "shortest": typos.SHORTEST_TYPO,
+            "piece": _port(typos._PIECE.pattern, TYPO_PIECE),
+            "word_char": r"[\p{L}\p{N}_]",  # Python's \w: a letter, a number or "_"
+        },
         "decoding": {
             "budget": {"per_source_word": 2, "plus": 5},  # guards.output_budget: 2 S + 5
             "max_run": guards.MAX_RUN,
@@ -165,6 +174,24 @@ def web_rules(model) -> dict:
 # that is not a decimal digit (Unicode's L, Nl and No)
 _JS_LETTER = r"[^\W\d_]"
 _JS_LETTER_CLASS = r"[\p{L}\p{Nl}\p{No}]"
+
+
+# typos._PIECE for JavaScript: Python's \w is a letter, a number or "_" there.
+TYPO_PIECE = (
+    r"^([^\w'\u2019]*)([A-Za-z]+)([^\w'\u2019]*)$",
+    r"^([^\p{L}\p{N}_'\u2019]*)([A-Za-z]+)([^\p{L}\p{N}_'\u2019]*)$",
+)
+
+
+def _port(pattern: str, ported: tuple[str, str]) -> str:
+    """The JavaScript spelling of ``pattern``, ported by hand as ``ported = (python, js)``: a
+    change of the Python pattern is an error here until the port is redone."""
+    if pattern != ported[0]:
+        raise ValueError(
+            f"the pattern {pattern!r} changed (ported: {ported[0]!r}): port it to JavaScript in "
+            "tutorlib.translation.web and check the page's parity tests"
+        )
+    return ported[1]
 
 
 def _js_pattern(pattern: str) -> str:
