@@ -42,6 +42,9 @@ training loop and checkpoints other models can share:
   ``tutorlib.translation.phrasebook.splits`` (seeded splits, held-out combinations)
 - ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI),
   no torch
+- ``tutorlib.translation.typos``        a typo one edit from a known word read as that word,
+  no torch
+- ``tutorlib.translation.common_english`` common English words never read as typos
 - ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
 - ``tutorlib.translation.model``        the encoder-decoder ``Translator``
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
