@@ -14,12 +14,16 @@
  *    sphinx-book-theme#988). Here every visible toggle works: on a narrow screen it opens the
  *    theme's own drawer (by clicking the wired button); on a wide one it hides or shows the
  *    sidebar in place.
- * 3. Print. Every closed <details> (collapsed solutions and code) opens before the page is
+ * 3. The live translator (chapter 10, the front page): on a page with a
+ *    <div class="tutorlib-live-translator">, the module assets/web/live.js is imported; it turns the
+ *    div into a translator that runs in the browser. Other pages load nothing of it.
+ * 4. Print. Every closed <details> (collapsed solutions and code) opens before the page is
  *    printed (beforeprint) and closes again after it, so paper shows them; course.css opens
  *    them in print too, where a browser (Chromium's page.pdf) fires no beforeprint.
  */
 (function () {
   "use strict";
+  const HERE = document.currentScript ? document.currentScript.src : location.href;
 
   // --- 1. static explorers --------------------------------------------------------------
   async function unpack(b64) {
@@ -141,7 +145,19 @@
     else document.addEventListener("DOMContentLoaded", fn);
   }
 
-  // --- 3. print: collapsed solutions and code print open (Chromium also does it in CSS) ---
+  // --- 3. the live translator -------------------------------------------------------------
+  function setUpLiveTranslators() {
+    if (!document.querySelector(".tutorlib-live-translator")) return;
+    import(new URL("web/live.js", HERE).href).catch((err) => {
+      document.querySelectorAll(".tutorlib-live-translator").forEach((box) => {
+        const note = document.createElement("p");
+        note.textContent = `The live translator could not load in this browser (${err.message}).`;
+        box.append(note);
+      });
+    });
+  }
+
+  // --- 4. print: collapsed solutions and code print open (Chromium also does it in CSS) ---
   window.addEventListener("beforeprint", () => {
     document.querySelectorAll("details:not([open])").forEach((d) => { d.dataset.printOpened = "1"; d.open = true; });
   });
@@ -153,6 +169,7 @@
     document.querySelectorAll(".tutorlib-static-explorer").forEach((root) => { setUpExplorer(root); });
     setUpToggles("primary");
     setUpToggles("secondary");
+    setUpLiveTranslators();
     scrollersReachable(document);
     let pending = null;
     window.addEventListener("resize", () => {

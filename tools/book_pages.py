@@ -23,6 +23,9 @@
   says "Show the solution to question 1" is not understood (WCAG 2.1 SC 2.5.3,
   axe's label-content-name-mismatch). The summary is drawn here without that
   label, so its visible text is its name.
+- The in-page translator (chapter 10, the front page) fetches the shipped model's weights
+  from ``_static/web/``: they are exported there from the checkpoint once the HTML is written
+  (tools/export_web.py), so no copy of them is committed.
 - The EPUB (``make epub``, Sphinx's epub builder with its own plain theme)
   has no launch buttons: sphinx-book-theme's handler would look for the
   repository in a page context that the epub theme does not fill, and fail.
@@ -36,6 +39,7 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from export_web import export_into  # tools/, on the path as this extension is
 
 SOLUTIONS = "exercises/solutions/"
 NBVAL_MARKER = re.compile(r"^# NBVAL_[A-Z_]+[^\n]*\n?", re.MULTILINE)
@@ -127,6 +131,13 @@ def drop_icon_script(app, exception) -> None:
         leftover.unlink()
 
 
+def export_translator(app, exception) -> None:
+    """translator.bin and translator.json into _build/html/_static/web (tools/export_web.py)."""
+    if exception is not None or app.builder.name != "html":
+        return
+    export_into(Path(app.outdir) / "_static" / "web")
+
+
 def visit_hidden_cell(self, node) -> None:
     """myst-nb's visit_HideCellInput (myst_nb/sphinx_.py, 1.x) without the summary's aria-label."""
     from html import escape
@@ -159,4 +170,5 @@ def setup(app):
     app.connect("html-page-context", reading_chain)
     app.connect("html-page-context", one_copy_of_each_script, priority=900)
     app.connect("build-finished", drop_icon_script)
+    app.connect("build-finished", export_translator)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

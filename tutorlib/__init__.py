@@ -42,6 +42,9 @@ training loop and checkpoints other models can share:
   ``tutorlib.translation.phrasebook.splits`` (seeded splits, held-out combinations)
 - ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI),
   no torch
+- ``tutorlib.translation.typos``        a typo one edit from a known word read as that word,
+  no torch
+- ``tutorlib.translation.common_english`` common English words never read as typos
 - ``tutorlib.translation.data``         tokens, vocabularies, batches, a Tatoeba loader
 - ``tutorlib.translation.model``        the encoder-decoder ``Translator``
 - ``tutorlib.translation.checkpoints``  saving and loading models and training checkpoints,
@@ -52,6 +55,8 @@ training loop and checkpoints other models can share:
   unknown words copied through attention, cross-attention maps
 - ``tutorlib.translation.shipped``      ``translate`` and its kin with the shipped model as default
   (what ``tutorlib.translator`` and ``tutorlib.gpt`` give learners)
+- ``tutorlib.translation.web``          the shipped translator for the book's page: float16
+  weights and the input path's rules as data (``tools/export_web.py``, ``assets/web/``)
 - ``tutorlib.translation.kinds``        the one list of model kinds (translator, GPT, modern GPT)
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
 - ``tutorlib.translation.state``        ``TrainState`` (to and from a checkpoint), resuming

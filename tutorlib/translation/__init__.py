@@ -43,6 +43,9 @@ functions counted):
 - ``shipped``      ``translate`` and its kin for learners: the decoder's own, with the
   shipped model as the default. The decoders sit below the checkpoints and so never
   load a model themselves; this module, above both, supplies the default
+- ``web``          the shipped translator as the book's page runs it (``assets/web/``):
+  ``web_weights`` (float16), ``rounded_model``, ``web_rules`` (the vocabularies and the
+  input path's constants as data), ``export``
 - ``processes``    torchrun, Ctrl-C and random states for the loop
 - ``state``        ``TrainState`` (to and from a checkpoint), ``resume_checkpoint``
 - ``training``     the loop: ``train_step``, ``run_epoch``, ``validate``, ``train``

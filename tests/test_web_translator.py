@@ -1,0 +1,333 @@
+"""The book's in-page translator (assets/web/) says what Python says: the same words, notices and
+refusals, for every line of a corpus of more than 500, greedy and with 4 beams.
+
+The JavaScript runs under Node (tests/web/run_translator.mjs) on weights exported here, now, by
+tutorlib.translation.web from the checkpoint in the tree; Python decodes with
+``rounded_model``, the same float16-rounded weights, through the command line's own path
+(``split_sentences``, then ``translate_sentences`` with its default length penalty). Nothing
+expected is committed: a retrained model or a new input rule is compared as it is.
+
+The corpus: the phrasebook's test split, a learner's word salads (known and unknown words),
+names and numbers the model copies, two sentences on one line (spaced and glued), titles,
+addresses, curly apostrophes, odd white space, every refusal and notice (Portuguese, other
+scripts, too long, only punctuation, a word three times in a row), and typos read as words or
+left as typed. Each test names the wrong program it catches.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tutorlib.translation.config import PRETRAINED_PATH
+from tutorlib.translation.data import tokenize
+from tutorlib.translation.decoding import translate_sentences
+from tutorlib.translation.phrasebook import phrasebook
+from tutorlib.translation.sentences import split_sentences
+from tutorlib.translation.web import (
+    TYPO_PIECE,
+    _js_pattern,
+    _port,
+    export,
+    load_web_translator,
+    web_rules,
+    web_weights,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "tests" / "web" / "run_translator.mjs"
+BEAMS = (1, 4)
+# JavaScript computes in float64, PyTorch in float32: teacher-forced logits differ by at most
+# 1.5e-5 (measured on 200 test sentences, every step); this bound leaves a margin of ten and still
+# catches a wrong layer, a missing scale or a transposed matrix, which move logits by 0.1 or more.
+LOGITS_ATOL = 2e-4
+
+SLOW = pytest.mark.slow  # Node and 1,000 decodings on each side: about a minute
+pytestmark = [
+    pytest.mark.skipif(not PRETRAINED_PATH.exists(), reason="no tutorlib/pretrained/translator.pt"),
+    pytest.mark.usefixtures("one_thread"),  # tests/conftest.py
+]
+
+NAMES = ["Oluwaseun", "Maria", "Zanzibar", "Ljubljana", "Chen", "Ana Silva", "Dr. Rose", "Mr Brown"]
+REFUSALS = [
+    "a casa é grande",  # Portuguese
+    "o gato preto come a maçã.",
+    "Привет, как дела?",  # Cyrillic
+    "Καλημέρα κόσμε",  # Greek
+    "我喜欢猫",  # Chinese
+    "😀 🎉",  # emoji alone
+    "der Hund ist sehr groß",  # German: no English word
+    " ".join(["the red car"] * 12),  # too long: 36 tokens
+    "I " + "really " * 40 + "like it, don't I?",  # too long, with a quote for Python's repr
+    "...",  # only punctuation
+    "?!",
+    "the the the cat",  # a word three times in a row
+    "cat cat cat cat",
+    "",
+    "   ",
+]
+SHAPES = [
+    "My friend Oluwaseun bought 3 red chairs yesterday.",
+    "I am happy. She is tired!",
+    "i am tired.she is happy.",  # glued sentences
+    "Wait... what?",
+    "Mr. Smith is happy. Dr. Rose is sick.",
+    "Mrs. Maria Silva likes the black cats.",
+    "I don\u2019t like the cat",  # a curly apostrophe
+    "write to ana@mail.com or www.example.com/cats.html today.",
+    "the price is 3.5 and e.g. U.S. cars are red.",
+    "the\u00a0red\tcar",  # no-break space and a tab
+    "  the red car  ",
+    "\u00bfwhere is my friend?",
+    "(the red car)",
+    '"hello," she said.',
+    "no!! no!!!",
+    "THE RED CAR",
+    "I have 1748 dogs and 3 cats.",
+    "the red car. a casa é grande. she is tired.",  # one refused sentence among others
+    "the red car. \u043f\u0440\u0438\u0432\u0435\u0442.",
+    "Hello. " * 3,
+]
+TYPOS = [  # tutorlib.translation.typos: read, refused as a tie, or left as typed
+    "The techer writes a poem.",
+    "the techer writes a poem.",
+    "teh cat is black",
+    "Teh cat is black",
+    "i like the bak",
+    "Mr. Techer is here. mr techer is here.",
+    "Sofia likes the cat",
+    "my wife has many dogs and a word",
+    "the dgo is hapy",
+    "she is tird.he is hapy!",
+    '"techer," she said (techer).',
+    "the techer's dog is in the hosue",
+    "ot is on teh table",
+    "o gato é pretto",
+]
+
+
+def corpus() -> list[str]:
+    """More than 500 lines, every kind of input the page may be typed (the module docstring)."""
+    rng = random.Random(37)
+    test = [english for english, _ in phrasebook("test")]
+    lines = test[:: max(1, len(test) // 320)][:320]  # the test split, evenly spread
+    src_words = sorted({w for s in test for w in tokenize(s) if w.isalpha()})
+    salad = src_words + ["Zanzibar", "42", "Ljubljana", "très", "bien", "Oluwaseun"]
+    lines += [
+        " ".join(rng.choice(salad) for _ in range(rng.randint(1, 12))) for _ in range(90)
+    ]  # a learner's word salads
+    for name in NAMES:
+        lines += [
+            f"My friend {name} bought {rng.randint(2, 999)} red chairs yesterday.",
+            f"{name} likes the black cats",
+            f"I have {rng.randint(2, 99)} dogs and {name} has {rng.randint(2, 99)} cats.",
+        ]
+    pairs = [rng.sample(test, 2) for _ in range(40)]
+    lines += [f"{a[0].upper()}{a[1:]}. {b}" for a, b in pairs[:20]]  # two sentences a line
+    lines += [f"{a.rstrip('.!?')}.{b}" for a, b in pairs[20:]]  # glued: "tired.she"
+    portuguese = [pt for _, pt in phrasebook("test")[::150]]
+    lines += REFUSALS + portuguese + SHAPES + TYPOS
+    return lines
+
+
+def python_lines(model, lines, beam):
+    """What `python -m tutorlib translate --beam BEAM` says for each line: its text, its stderr
+    messages (without "argument N: "), and each sentence's text, notice and error."""
+    out = []
+    pieces = [split_sentences(line) for line in lines]
+    flat = [p for ps in pieces for p in ps]
+    results = iter(translate_sentences(flat, model, beam, length_penalty=0.6))
+    for ps in pieces:
+        rs = [next(results) for _ in ps]
+        messages = []
+        for k, r in enumerate(rs, start=1):
+            place = f"sentence {k}: " if len(rs) > 1 else ""
+            if r.error:
+                messages.append(f"{place}not translated: {r.error}")
+            elif r.notice:
+                messages.append(f"{place}{r.notice}")
+        out.append(
+            {
+                "text": " ".join(r.text for r in rs if r.text),
+                "messages": messages,
+                "sentences": [{"text": r.text, "notice": r.notice, "error": r.error} for r in rs],
+            }
+        )
+    return out
+
+
+def run_node(export_dir: Path, request: dict, tmp_path: Path) -> dict:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail(
+            "node is not on PATH: the page's translator is tested under Node.js (it comes with "
+            "npm, which make book needs anyway; Debian/Ubuntu: apt-get install nodejs)"
+        )
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+    run = subprocess.run(
+        [node, str(RUNNER), str(export_dir), str(path)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, f"node failed ({run.returncode}):\n{run.stderr}"
+    return json.loads(run.stdout)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("web")
+    export(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_web_translator()
+
+
+@pytest.fixture(scope="module")
+def both(exported, model, tmp_path_factory):
+    """(lines, {beam: Python's answers}, Node's answer)."""
+    lines = corpus()
+    tmp = tmp_path_factory.mktemp("node")
+    answer = run_node(exported, {"lines": lines, "beams": list(BEAMS)}, tmp)
+    return lines, {beam: python_lines(model, lines, beam) for beam in BEAMS}, answer
+
+
+@SLOW
+def test_corpus_is_large_and_varied(both):
+    """Fewer than 500 lines, or a corpus where nothing is refused, copied or split, would let a
+    wrong input path pass."""
+    lines, expected, _ = both
+    assert len(lines) >= 500, len(lines)
+    said = [m for answer in expected[1] for m in answer["messages"]]
+    assert any("looks Portuguese" in m for m in said)
+    assert any("none of its words" in m for m in said)
+    assert any("positions the model" in m for m in said)
+    assert any("copied as is" in m for m in said)
+    assert any("times in a row" in m for m in said)
+    assert any("only punctuation" in m for m in said)
+    assert any("read 'techer' as 'teacher'" in m for m in said)
+    assert any("left as typed" in m for m in said)
+    assert sum(len(answer["sentences"]) > 1 for answer in expected[1]) >= 40
+
+
+@SLOW
+@pytest.mark.parametrize("beam", BEAMS)
+def test_page_says_what_python_says(both, beam):
+    """Every line: the same translation, the same notices and refusals, word for word. Catches a
+    layer computed wrongly, a decoding rule not mirrored (budget, guard, length penalty, beam
+    bookkeeping), and any drift of the input path (splitting, tokens, titles, messages)."""
+    lines, expected, answer = both
+    got = answer["lines"][str(beam)]
+    wrong = [
+        (line, want, have) for line, want, have in zip(lines, expected[beam], got) if want != have
+    ]
+    report = "\n".join(
+        f"  {line!r}\n    python: {want}\n    page:   {have}" for line, want, have in wrong[:5]
+    )
+    assert not wrong, f"beam {beam}: {len(wrong)} of {len(lines)} lines differ:\n{report}"
+    assert len(got) == len(lines)
+
+
+@SLOW
+def test_logits_agree(exported, model, tmp_path):
+    """Teacher-forced logits of 20 sentences, every step: within LOGITS_ATOL of PyTorch's. Catches
+    an arithmetic slip that happens not to change the argmax on the corpus."""
+    lines = [english for english, _ in phrasebook("test")][:20]
+    src_vocab, tgt_vocab = model.src_vocab, model.tgt_vocab
+    requests = []
+    for english, pt in zip(lines, [pt for _, pt in phrasebook("test")][:20]):
+        src = src_vocab.encode(tokenize(english), warn_unknown=False)
+        tgt = [1] + tgt_vocab.encode(tokenize(pt), warn_unknown=False)
+        requests.append({"src": src, "tgt": tgt})
+    answer = run_node(exported, {"logits": requests}, tmp_path)
+    worst = 0.0
+    with torch.no_grad():
+        for request, js in zip(requests, answer["logits"]):
+            src = torch.tensor([request["src"]])
+            mask = torch.ones(1, 1, 1, src.shape[1], dtype=torch.bool)
+            memory = model.encode(src, mask)
+            tgt = torch.tensor([request["tgt"]])
+            causal = torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool).tril()
+            logits = model.decode(tgt, memory, mask, causal)[0].double().numpy()
+            worst = max(worst, float(np.abs(logits - np.array(js)).max()))
+    assert worst < LOGITS_ATOL, f"largest logit difference {worst:.2e} (allowed {LOGITS_ATOL})"
+
+
+def test_exported_weights_are_the_rounded_model(exported, model):
+    """translator.bin holds exactly the weights Python decodes with here, in layout order.
+    Catches an export that rounds differently, or a layout that skips or repeats a tensor."""
+    spec = json.loads((exported / "translator.json").read_text(encoding="utf-8"))
+    blob = np.frombuffer((exported / "translator.bin").read_bytes(), dtype="<f2")
+    params = dict(model.named_parameters())  # the tied output matrix once, as exported
+    assert sum(p.numel() for p in params.values()) == blob.size
+    for entry in spec["weights"]["tensors"]:
+        size = int(np.prod(entry["shape"]))
+        stored = blob[entry["offset"] : entry["offset"] + size].astype(np.float32)
+        want = params[entry["name"]].detach().numpy()
+        assert np.array_equal(stored.reshape(entry["shape"]), want), entry
+    assert set(web_weights(model)) == set(params)
+    assert (exported / "translator.bin").stat().st_size + (
+        exported / "translator.json"
+    ).stat().st_size < 3_000_000
+
+
+def test_rules_are_read_from_the_python_modules(model):
+    """translator.json's constants are the modules' own: a retyped copy would drift."""
+    from tutorlib.translation import data, guards, sentences
+    from tutorlib.translation.decoding import REPEATED_WORD
+
+    rules = web_rules(model)
+    assert rules["tokens"]["punctuation"] == data._PUNCT
+    assert set(rules["tokens"]["no_space_before"]) == data._NO_SPACE_BEFORE
+    assert rules["tokens"]["title_abbreviations"] == list(sentences.TITLE_ABBREVIATIONS)
+    assert rules["decoding"]["max_run"] == guards.MAX_RUN
+    assert rules["decoding"]["no_repeat_ngram"] == guards.NO_REPEAT_NGRAM
+    assert guards.output_budget(7, 100) == 2 * 7 + 5  # the budget rule the page writes as data
+    assert rules["source"]["repeated_word"] == REPEATED_WORD
+    assert rules["vocab"]["src"] == model.src_vocab.tokens
+    assert "\u3000" in rules["tokens"]["whitespace"] and "\x1c" in rules["tokens"]["whitespace"]
+    assert (
+        rules["sentences"]["glued_end"]
+        == r"(?<=[\p{L}\p{Nl}\p{No}]{2}[.!?])(?=[\p{L}\p{Nl}\p{No}])"
+    )
+
+
+def test_a_pattern_javascript_reads_differently_is_refused():
+    """A new rule in sentences.py with \\w or \\b must be ported on purpose, not exported as is."""
+    with pytest.raises(ValueError, match=r"uses \\w"):
+        _js_pattern(r"\w+\.")
+    with pytest.raises(ValueError, match=r"uses \\b"):
+        _js_pattern(r"\bmr\.")
+    assert _js_pattern(r"(?<=[.!?])\s+") == r"(?<=[.!?])\s+"
+    # typos._PIECE uses \\w, so it is ported by hand; a change of it must be ported again
+    with pytest.raises(ValueError, match="port it to JavaScript"):
+        _port(r"^([A-Za-z]+)$", TYPO_PIECE)
+    assert _port(TYPO_PIECE[0], TYPO_PIECE) == TYPO_PIECE[1]
+
+
+def test_export_tool_writes_both_files_within_budget(tmp_path, capsys):
+    """tools/export_web.py as the build runs it: both files, under 3 MB, said in one line."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import export_web
+
+    assert export_web.main([str(tmp_path / "web")]) == 0
+    assert sorted(p.name for p in (tmp_path / "web").iterdir()) == [
+        "translator.bin",
+        "translator.json",
+    ]
+    assert "translator.bin 2," in capsys.readouterr().out
+    export_web.BUDGET, budget = 1_000_000, export_web.BUDGET
+    try:
+        assert export_web.main([str(tmp_path / "small")]) == 1
+        assert "more than its budget of 1,000,000" in capsys.readouterr().err
+    finally:
+        export_web.BUDGET = budget
