@@ -647,6 +647,7 @@ def translate(
     use_cache: bool = True,
     max_len: int | None = None,
     on_notice=None,
+    typos: bool = True,
 ):
     """Translate English sentences into Portuguese: an iterable of strings -> a list of strings (or
     one -> one).
@@ -664,7 +665,8 @@ def translate(
       sentence, to ``on_notice(index, message)`` (default: ``warnings.warn``);
     - a typo one edit from a word the model knows ("the techer") is read as that word
       (``read_typos``), with a notice ("read 'techer' as 'teacher'"); a capitalised word
-      stays a name;
+      stays a name; ``typos=False`` reads every word as typed (the phrasebook's own
+      sentences, whose names are lower case: "kove" is a name there, not "love");
     - a string of several sentences ("I am happy. She is tired.") is split
       as the command line splits it (``split_sentences``), each sentence
       translated alone and the translations joined with a space: no part is
@@ -691,6 +693,7 @@ def translate(
         batch_size=batch_size,
         use_cache=use_cache,
         max_len=max_len,
+        typos=typos,
     )
     for i, result in enumerate(results):
         if result.error:
