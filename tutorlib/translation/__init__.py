@@ -19,7 +19,8 @@ functions counted):
   settings written once (``TrainingSettings``), ``VOCAB_FIELDS``, ``shape_fields``,
   ``COMMAND_LINE_KINDS``. No torch
 - ``phrasebook``   the sentence pairs, no torch: ``lexicon`` (word tables), ``grammar``,
-  ``splits`` (seeded train/valid/test, held-out combinations)
+  ``splits`` (seeded train/valid/test, held-out combinations), ``world`` (the same sentences
+  with real names of 34 languages and numbers of 1 to 6 digits, chapter 14's GPT)
 - ``sentences``    ``split_sentences``, ``as_sentences`` (the argument every translate takes),
   ``not_english``, ``tell`` (how every translate says a notice). No torch
 - ``typos``        ``read_typos``: a word one edit from a phrasebook word read as that word,

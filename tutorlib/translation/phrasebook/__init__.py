@@ -30,9 +30,10 @@ A sentence is a *spec*, a named tuple (``Sentence``, ``Compound``, ``Phrase``
 and the noun phrases ``NP``, ``Pron``, ``Name``); ``render(spec)`` writes it in
 both languages, and that is all the grammar there is.
 
-Three files, one idea each: ``lexicon`` (the word tables), ``grammar`` (specs,
-agreement, conjugation, ``render``) and ``splits`` (drawing sentences, the
-seeded splits, the held-out combinations). The names below are re-exported
+Four files, one idea each: ``lexicon`` (the word tables), ``grammar`` (specs,
+agreement, conjugation, ``render``), ``splits`` (drawing sentences, the
+seeded splits, the held-out combinations) and ``world`` (the same sentences
+with real names and numbers, ``phrasebook(split, names="real")``). The names below are re-exported
 here: this package is their public home.
 
 Derived in chapter 9 (Training a translator).
