@@ -79,9 +79,10 @@ def load_models(bpe: bool = True) -> dict:
 
 
 def _translate(model, english: list[str]) -> list[str]:
+    # the phrasebook's own sentences: read as typed (its lower-case names are no typos)
     if getattr(model, "kind", "translator") == "gpt":
-        return translate(english, model, batch_size=64, skip_errors=True)
-    return [r.text for r in translate_sentences(english, model, batch_size=64)]
+        return translate(english, model, batch_size=64, skip_errors=True, typos=False)
+    return [r.text for r in translate_sentences(english, model, batch_size=64, typos=False)]
 
 
 # --- 1 and 2: quality, and the words never seen in training --------------------------------------
