@@ -10,8 +10,8 @@ phrasebook's grammar so that the expected translation is exact:
    (``world.name_split(name) == "test"``) from the 31 languages the
    training split also has, in one of six sentence shapes that take a name
    (a family name after a title: "Mr Nakamura is happy.");
-2. **held-out names, by language**: the same for the test names of Finnish,
-   Polish and Yoruba, the languages no training sentence has;
+2. **held-out names, by language**: the same for the test names that only the
+   Finnish, Polish or Yoruba lists have (no training sentence holds such a name);
 3. **learners' names**: 40 names typed as a learner would (``LEARNERS``),
    whichever split they fall in (``--show`` says which are training names);
 4. **numbers**: 40 of each length from one to six digits, in three shapes.

@@ -5,7 +5,8 @@ A learner who types "word", "many" or "wife" meant them; read as typos they woul
 them as typed (the models copy them, as any word they never learned, and say so). The list
 is data, for the JavaScript mirror of the rule too: the 10,000 most frequent English words of
 wordfreq 3.1.1 (``wordfreq.top_n_list("en", 10000)``; wordfreq by Robyn Speer, its word lists
-under CC BY-SA 4.0: this selection is credited to it), those of ASCII letters alone, three
+under CC BY-SA 4.0: this selection of them is credited to it and offered under the same
+licence), those of ASCII letters alone, three
 letters or more, in neither the phrasebook's English nor its Portuguese
 (``grammar.english_words``, ``grammar.portuguese_words``) and one edit from one of its English
 words (``typos.one_edit``), profanity left out, with a few function words added by hand

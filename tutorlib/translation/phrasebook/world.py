@@ -2,16 +2,20 @@
 
 The phrasebook's own names are made of a few syllables ("kora", "totini"): a
 model that spells names, as the GPT on BPE tokens does, learns to spell those
-and little else ("Oluwaseun" came out as "olu", issue 36). ``with_real_names``
+and little else ("Oluwaseun" came out as "olu", issue 36; the model trained on real names
+still writes "oluu"). ``with_real_names``
 gives the same sentences with the name slot filled from real first and family
 names of 34 languages (``names.json``, gathered from Faker's person providers
-by ``tools/real_names.py``: accents, apostrophes, hyphens, names of two words)
+by ``tools/real_names.py``, under Faker's MIT licence: ``names.LICENSE``; accents,
+apostrophes, hyphens, names of two words)
 and the numbers redrawn with one to six digits. Every other word stays.
 
 Names are split **by name**: each name belongs to one split, so no test or
-validation name is ever a training name; and the names of three languages
-(``HELD_OUT_LANGUAGES``: Finnish, Polish, Yoruba) are in no training sentence
-at all, to measure names of a language the model never read. No torch.
+validation name is ever a training name; and the names that only three
+languages have (``HELD_OUT_LANGUAGES``: Finnish, Polish, Yoruba) are in no
+training sentence at all, to measure names of a language the model never read
+(a name those languages share with others, "Adam", "Anne", may be a training
+name). No torch.
 
 Derived in chapter 14 (From words to tokens: byte-pair encoding).
 """
