@@ -1,0 +1,21 @@
+"""Attention at serving scale: the course's GPT decoding many sentences for many users.
+
+- ``step``         one GPT step whose keys and values live outside a ``KVCache``: the shared
+  machinery (``model_step``, ``greedy``, ``bytes_per_position``)
+- ``paged``        a paged KV cache (``BlockPool``, ``PagedKVCache``, ``paged_generate``) and the
+  bytes of contiguous against paged reservation (``cache_account``)
+"""
+
+from __future__ import annotations
+
+from .paged import BlockPool, CacheAccount, PagedKVCache, cache_account, paged_generate
+from .step import bytes_per_position
+
+__all__ = [
+    "bytes_per_position",
+    "CacheAccount",
+    "cache_account",
+    "BlockPool",
+    "PagedKVCache",
+    "paged_generate",
+]
