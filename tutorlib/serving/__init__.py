@@ -4,11 +4,14 @@
   machinery (``model_step``, ``greedy``, ``bytes_per_position``)
 - ``paged``        a paged KV cache (``BlockPool``, ``PagedKVCache``, ``paged_generate``) and the
   bytes of contiguous against paged reservation (``cache_account``)
+- ``speculative``  greedy speculative decoding: a draft GPT proposes, the target verifies in one
+  pass and its ``KVCache`` is cut back on rejection (``speculative_generate``, ``truncate``)
 """
 
 from __future__ import annotations
 
 from .paged import BlockPool, CacheAccount, PagedKVCache, cache_account, paged_generate
+from .speculative import speculative_generate, truncate
 from .step import bytes_per_position
 
 __all__ = [
@@ -18,4 +21,6 @@ __all__ = [
     "BlockPool",
     "PagedKVCache",
     "paged_generate",
+    "truncate",
+    "speculative_generate",
 ]
