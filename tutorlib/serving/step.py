@@ -20,11 +20,19 @@ from collections.abc import Callable
 
 import torch
 
-from ..nn import merge_heads, split_heads
-from ..translation.gpt import GPT, Block
-from ..translation.guards import guard
+from ..nn import MultiHeadAttention, merge_heads, split_heads
+from ..translation.data import tokenize
+from ..translation.gpt import GPT, Block, SubwordTokenizer
+from ..translation.guards import guard, output_budget
 
-__all__ = ["check_served", "bytes_per_position", "embed", "model_step", "greedy"]
+__all__ = [
+    "check_served",
+    "prompts_of",
+    "bytes_per_position",
+    "embed",
+    "model_step",
+    "greedy",
+]
 
 
 def check_served(model) -> None:
@@ -34,7 +42,8 @@ def check_served(model) -> None:
     Chapter 15's ``ModernGPT`` rotates its keys (RoPE) and groups its heads inside its own
     attention, so its cache would hold other numbers than the ones computed here.
     """
-    if not isinstance(model, GPT) or not all(type(b) is Block for b in model.blocks):
+    plain = [type(b) is Block and type(b.self_attn) is MultiHeadAttention for b in model.blocks]
+    if not isinstance(model, GPT) or not all(plain):
         kind = type(model).__name__
         raise ValueError(
             f"tutorlib.serving serves chapter 13's GPT (plain Blocks and sinusoids), got {kind}: "
@@ -42,6 +51,23 @@ def check_served(model) -> None:
         )
     if model.training:
         model.eval()  # no dropout while serving
+
+
+def prompts_of(model: GPT, sentences) -> tuple[list[list[int]], list[int]]:
+    """Each English sentence's prompt ``[src] <sep>`` as ids, and its budget (``output_budget``,
+    the positions the prompt leaves): what ``tutorlib.translation.gpt.decoding.translate`` hands
+    ``generate``, without its checks, typo reading and splitting (use phrasebook sentences)."""
+    tok = model.tokenizer
+    prompts = []
+    for sentence in sentences:
+        if isinstance(tok, SubwordTokenizer):
+            ids = tok.encode(tok.normalize(sentence))
+        else:
+            ids = model.vocab.encode([w.lower() for w in tokenize(sentence)], warn_unknown=False)
+        prompts.append([*ids, tok.sep_id])
+    c = model.config
+    budgets = [int(output_budget(len(p) - 1, c.max_len - len(p) + 1, None)) for p in prompts]
+    return prompts, budgets
 
 
 def bytes_per_position(model: GPT, element_size: int = 4) -> int:
