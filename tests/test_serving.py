@@ -7,7 +7,16 @@ from __future__ import annotations
 import pytest
 import torch
 
+from tutorlib.serving import quantized
 from tutorlib.serving.paged import BlockPool, PagedKVCache, cache_account, paged_generate
+from tutorlib.serving.quantized import (
+    QuantizedKVCache,
+    calibrate,
+    dequantize,
+    quantize,
+    quantized_generate,
+    token_scale,
+)
 from tutorlib.serving.speculative import speculative_generate, truncate
 from tutorlib.serving.step import bytes_per_position, prompts_of
 from tutorlib.translation.cache import KVCache
@@ -176,3 +185,80 @@ def test_truncate_keeps_the_first_positions(words_gpt):
         torch.testing.assert_close(a["self_attn"]["v"], b["self_attn"]["v"])
     with pytest.raises(ValueError, match="cannot be cut"):
         truncate(cache, 4)
+
+
+# --- the quantised cache --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bpe_reference(bpe_gpt, bpe_batch):
+    return reference(bpe_gpt, *bpe_batch)
+
+
+@pytest.mark.parametrize("bits, q", [(8, 127), (4, 7)])
+def test_a_token_scale_rounds_each_position_to_half_a_step(bits, q):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 5, 8)  # (B, H, T, Dh)
+    x[..., 0] *= 20  # an outlier channel
+    scale = token_scale(x, bits)
+    assert scale.shape == (2, 3, 5, 1)  # one per position and head, over the channels
+    codes = quantize(x, bits, scale)
+    assert codes.dtype == torch.int8 and int(codes.abs().max()) == q
+    assert (dequantize(codes, scale) - x).abs().le(scale / 2 + 1e-6).all()
+
+
+def test_a_channel_scale_keeps_the_small_channels_precision():
+    """With one channel 20 times the others, a scale per token rounds the others coarsely: a
+    scale per channel makes their error at least two times smaller (about four, here)."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 1, 64, 8)
+    x[..., 0] *= 20
+    per_token = dequantize(quantize(x, 4, s := token_scale(x, 4)), s)
+    per_channel = dequantize(quantize(x, 4, c := x.abs().amax(dim=2, keepdim=True) / 7), c)
+    small = (slice(None), slice(None), slice(None), slice(1, None))
+    assert (per_channel - x)[small].abs().mean() < 0.5 * (per_token - x)[small].abs().mean()
+
+
+def test_int8_decoding_agrees_with_the_float_cache(bpe_gpt, bpe_batch, bpe_reference):
+    out, stats = quantized_generate(bpe_gpt, *bpe_batch, bits=8)
+    agree = sum(a == b for a, b in zip(out, bpe_reference))
+    assert agree >= len(out) - 2, f"{agree} of {len(out)}"
+    Dh = bpe_gpt.config.d_model // bpe_gpt.config.num_heads
+    # one byte a number and a float32 scale per Dh numbers, against four bytes a number
+    assert stats["bytes"] == pytest.approx(stats["float_bytes"] * (1 + 4 / Dh) / 4)
+
+
+def test_int4_decoding_mostly_agrees_in_half_the_bytes(bpe_gpt, bpe_batch, bpe_reference):
+    out, stats = quantized_generate(bpe_gpt, *bpe_batch, bits=4)
+    assert sum(a == b for a, b in zip(out, bpe_reference)) >= len(out) - 4
+    Dh = bpe_gpt.config.d_model // bpe_gpt.config.num_heads
+    assert stats["bytes"] == pytest.approx(stats["float_bytes"] * (0.5 + 4 / Dh) / 4)
+
+
+def test_a_scale_without_its_levels_fails_the_agreement(
+    bpe_gpt, bpe_batch, bpe_reference, monkeypatch
+):
+    """A planted bug: the scale maps the largest number to 1, not to 127, so int8 keeps three
+    levels. The agreement test above must catch it."""
+    monkeypatch.setattr(quantized, "token_scale", lambda x, bits: x.abs().amax(-1, keepdim=True))
+    out, _ = quantized_generate(bpe_gpt, *bpe_batch, bits=8)
+    assert sum(a == b for a, b in zip(out, bpe_reference)) < len(out) - 2
+
+
+def test_per_channel_scales_from_calibration(bpe_gpt, bpe_batch, bpe_reference):
+    train = [en for en, _ in phrasebook("train", names="real")[:12]]
+    scales = calibrate(bpe_gpt, *prompts_of(bpe_gpt, train), bits=8)
+    H, Dh = bpe_gpt.config.num_heads, bpe_gpt.config.d_model // bpe_gpt.config.num_heads
+    assert len(scales) == bpe_gpt.config.num_layers and scales[0][0].shape == (H, 1, Dh)
+    out, _ = quantized_generate(bpe_gpt, *bpe_batch, keys="channel", scales=scales)
+    assert sum(a == b for a, b in zip(out, bpe_reference)) >= len(out) - 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [({"bits": 16}, "bits must be 8 or 4"), ({"keys": "head"}, "keys must be 'token'"),
+     ({"values": "channel"}, "per-channel scales are fixed")],
+)  # fmt: skip
+def test_the_quantised_cache_refuses_bad_settings(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        QuantizedKVCache(**kwargs)

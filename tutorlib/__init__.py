@@ -83,6 +83,7 @@ sentences at once, its KV cache held in less memory, its target passes made fewe
 - ``tutorlib.serving.step``         one GPT step whose keys and values live outside a ``KVCache``
 - ``tutorlib.serving.paged``        a paged KV cache (blocks of a shared pool, a block table per
   sequence) and the bytes of contiguous against paged reservation
+- ``tutorlib.serving.quantized``    a KV cache of int8 or int4 keys and values with their scales
 - ``tutorlib.serving.speculative``  greedy speculative decoding with a draft GPT
 
 Explorers and what they show:
