@@ -262,3 +262,13 @@ def test_per_channel_scales_from_calibration(bpe_gpt, bpe_batch, bpe_reference):
 def test_the_quantised_cache_refuses_bad_settings(kwargs, message):
     with pytest.raises(ValueError, match=message):
         QuantizedKVCache(**kwargs)
+
+
+def test_a_pool_too_small_for_all_preempts_and_still_decodes_right(bpe_gpt, bpe_batch):
+    """14 blocks of four positions for five sequences at once: some must wait and come back."""
+    prompts, budgets = bpe_batch
+    out, stats = paged_generate(bpe_gpt, prompts, budgets, block_size=4, num_blocks=14, max_batch=5)
+    assert stats["preempted"] > 0
+    assert out == reference(bpe_gpt, prompts, budgets)
+    with pytest.raises(ValueError, match="does not fit the pool's 2 blocks"):
+        paged_generate(bpe_gpt, prompts[:1], budgets[:1], block_size=4, num_blocks=2)

@@ -140,6 +140,10 @@ class PagedKVCache:
         while len(table) * b < self.lengths[seq] + T:
             table.append(self.pool.take())
 
+    def needs_block(self, seq) -> bool:
+        """Whether one more position of ``seq`` needs a new block: its last one is full."""
+        return len(self.tables[seq]) * self.pool.block_size <= self.lengths[seq]
+
     def free(self, seq) -> None:
         for block in self.tables.pop(seq):
             self.pool.give_back(block)
@@ -206,10 +210,12 @@ def paged_generate(
 
     The tokens are ``generate``'s (greedy, the same repetition guard), whatever the mix of
     lengths. At most ``max_batch`` sequences decode together (all by default); a waiting one is
-    admitted when a running one finishes and its blocks go back to the pool. ``budget`` is an
+    admitted when the pool has blocks for it, as running ones finish and give theirs back. When
+    the running ones need more blocks than are free, the last admitted is preempted: its blocks
+    go back and it waits, to read its prompt and its words again when admitted. ``budget`` is an
     int or one per prompt (``output_budget``). ``num_blocks`` defaults to what every sequence
     at its longest would hold. The dict says ``blocks_taken`` (blocks handed out in all),
-    ``peak_blocks`` (held at once), ``num_blocks`` and ``block_size``.
+    ``peak_blocks`` (held at once), ``num_blocks``, ``block_size`` and ``preempted``.
     """
     check_served(model)
     check_guard(max_run, no_repeat_ngram)
@@ -234,14 +240,24 @@ def paged_generate(
     written = [[p[-1]] for p in prompts]  # <sep>, then what each row writes
     waiting, running = list(range(len(prompts))), []
     taken, peak = 0, 0
+    preempted = 0
     while waiting or running:
-        while waiting and len(running) < max_batch:  # admit and read the prompt in one pass
-            i = waiting.pop(0)
+        while waiting and len(running) < max_batch:  # admit: read all it has in one pass
+            i = waiting[0]
+            fed = prompts[i] + written[i][1:]  # the prompt, and what it wrote before a preemption
+            if pool.free_blocks < math.ceil((len(fed) + 1) / b):
+                if running:
+                    break  # it waits for blocks to come back
+                raise ValueError(
+                    f"a sequence of {len(fed) + 1} positions does not fit the pool's "
+                    f"{pool.num_blocks} blocks of {b}: give it more blocks (num_blocks)"
+                )
+            waiting.pop(0)
             cache.add(i)
             before = pool.free_blocks
-            tokens = torch.tensor([prompts[i]], device=pool.k.device)  # (1, P)
-            x = model_step(model, embed(model, tokens, [0]), cache.attention([i], tokens.shape[1]))
-            cache.advance([i], tokens.shape[1])
+            tokens = torch.tensor([fed], device=pool.k.device)  # (1, P + written)
+            x = model_step(model, embed(model, tokens, [0]), cache.attention([i], len(fed)))
+            cache.advance([i], len(fed))
             taken += before - pool.free_blocks
             running.append(i)
             written[i].append(greedy(x[:, -1], [written[i]], [prompts[i][:-1]], guard_args)[0])
@@ -252,6 +268,14 @@ def paged_generate(
         peak = max(peak, pool.num_blocks - pool.free_blocks)
         if done or not running:
             continue
+        # no block for every row that needs one: the last admitted gives its blocks back and
+        # waits; when admitted again it reads its prompt and its words anew (preemption by
+        # recomputation)
+        while sum(cache.needs_block(i) for i in running) > pool.free_blocks:
+            victim = running.pop()
+            cache.free(victim)
+            waiting.insert(0, victim)
+            preempted += 1
         # one new position for every running row, each at its own length
         before = pool.free_blocks
         tokens = torch.tensor([[written[i][-1]] for i in running], device=pool.k.device)  # (R, 1)
@@ -266,5 +290,5 @@ def paged_generate(
             written[i].append(token)
     out = [[t for t in w[1:] if t != eos] for w in written]
     stats = {"blocks_taken": taken, "peak_blocks": peak, "num_blocks": pool.num_blocks,
-             "block_size": b}  # fmt: skip
+             "block_size": b, "preempted": preempted}  # fmt: skip
     return out, stats
