@@ -96,6 +96,7 @@ def test_a_freed_sequences_blocks_go_to_the_next_one(bpe_gpt):
     cache.reserve("b", 4)
     held = list(cache.tables["a"])
     assert len(held) == 3 and cache.pool.free_blocks == 2
+    assert cache.held_bytes() == 4 * 4 * bytes_per_position(bpe_gpt)  # 4 blocks of 4 positions
     cache.free("a")
     cache.add("c")
     cache.reserve("c", 12)
