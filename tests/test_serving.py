@@ -273,3 +273,24 @@ def test_a_pool_too_small_for_all_preempts_and_still_decodes_right(bpe_gpt, bpe_
     assert out == reference(bpe_gpt, prompts, budgets)
     with pytest.raises(ValueError, match="does not fit the pool's 2 blocks"):
         paged_generate(bpe_gpt, prompts[:1], budgets[:1], block_size=4, num_blocks=2)
+
+
+@pytest.mark.parametrize(
+    "prompts, budget, message",
+    [
+        ([], 4, "got no prompt"),
+        ([[5, 3], []], 4, "got an empty prompt"),
+        ([[5, 3]], [4, 4], "1 prompts but 2 budgets"),
+        ([[5, 3]], 0, "budget 0 must be a whole number of tokens, at least 1, got 0"),
+        ([[5, 3]], 80, "max_len=64"),
+    ],
+)
+@pytest.mark.parametrize("decode", ["paged", "quantized", "speculative"])
+def test_bad_prompts_and_budgets_are_refused(words_gpt, prompts, budget, message, decode):
+    run = {
+        "paged": lambda: paged_generate(words_gpt, prompts, budget),
+        "quantized": lambda: quantized_generate(words_gpt, prompts, budget),
+        "speculative": lambda: speculative_generate(words_gpt, words_gpt, prompts, budget),
+    }[decode]
+    with pytest.raises(ValueError, match=message):
+        run()

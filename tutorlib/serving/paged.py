@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from ..checks import whole_number
 from ..translation.gpt import GPT
 from ..translation.guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard
-from .step import bytes_per_position, check_served, embed, greedy, model_step
+from .step import bytes_per_position, check_prompts, check_served, embed, greedy, model_step
 
 __all__ = ["CacheAccount", "cache_account", "BlockPool", "PagedKVCache", "paged_generate"]
 
@@ -219,17 +219,7 @@ def paged_generate(
     """
     check_served(model)
     check_guard(max_run, no_repeat_ngram)
-    prompts = [[int(i) for i in p] for p in prompts]
-    if not prompts or not all(prompts):
-        raise ValueError(
-            "paged_generate needs at least one prompt, each [src] <sep>, got an empty one"
-        )
-    budgets = [budget] * len(prompts) if isinstance(budget, int) else [int(n) for n in budget]
-    if len(budgets) != len(prompts):
-        raise ValueError(f"{len(prompts)} prompts but {len(budgets)} budgets: give one per prompt")
-    for p, n in zip(prompts, budgets):
-        whole_number("budget", n, 1, hint="the most tokens a translation may write")
-        model._check_length(len(p) + n - 1)  # the last token written is never read
+    prompts, budgets = check_prompts(model, prompts, budget)
     b = whole_number("block_size", block_size, 1, hint="positions per block")
     longest = [math.ceil((len(p) + n - 1) / b) for p, n in zip(prompts, budgets)]
     pool = BlockPool(model, num_blocks or sum(longest), b)

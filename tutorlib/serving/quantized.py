@@ -33,10 +33,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from ..checks import whole_number
 from ..translation.gpt import GPT, generate
 from ..translation.guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard
-from .step import check_served, embed, greedy, model_step
+from .step import check_prompts, check_served, embed, greedy, model_step
 
 __all__ = [
     "LEVELS",
@@ -231,10 +230,7 @@ def quantized_generate(
     """
     check_served(model)
     check_guard(max_run, no_repeat_ngram)
-    prompts = [[int(i) for i in p] for p in prompts]
-    budgets = [whole_number("budgets[i]", n, 1) for n in budgets]
-    if len(budgets) != len(prompts):
-        raise ValueError(f"{len(prompts)} prompts but {len(budgets)} budgets: give one per prompt")
+    prompts, budgets = check_prompts(model, prompts, budgets)
     eos, pad = model.tokenizer.eos_id, model.tokenizer.pad_id
     guard_args = (max_run, no_repeat_ngram, eos)
     device = next(model.parameters()).device
@@ -243,7 +239,6 @@ def quantized_generate(
         by_length.setdefault((len(p), budgets[i]), []).append(i)
     out, held, as_float = [None] * len(prompts), 0, 0
     for (P, n), rows in by_length.items():
-        model._check_length(P + n - 1)
         cache = QuantizedKVCache(bits, keys, values, scales)
         written = [[prompts[i][-1]] for i in rows]  # <sep>, then the tokens written
         sources = [prompts[i][:-1] for i in rows]

@@ -27,7 +27,7 @@ from ..checks import whole_number
 from ..translation.cache import KVCache
 from ..translation.gpt import GPT
 from ..translation.guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard
-from .step import check_served, greedy
+from .step import check_prompts, check_served, greedy
 
 __all__ = ["truncate", "speculative_generate"]
 
@@ -80,18 +80,13 @@ def speculative_generate(
     _check_pair(target, draft)
     check_guard(max_run, no_repeat_ngram)
     k = whole_number("k", k, 1, hint="tokens the draft proposes per target pass")
-    prompts = [[int(i) for i in p] for p in prompts]
-    budgets = [budget] * len(prompts) if isinstance(budget, int) else [int(n) for n in budget]
-    if len(budgets) != len(prompts):
-        raise ValueError(f"{len(prompts)} prompts but {len(budgets)} budgets: give one per prompt")
+    prompts, budgets = check_prompts(target, prompts, budget)
     eos = target.tokenizer.eos_id
     guard_args = (max_run, no_repeat_ngram, eos)
     device = next(target.parameters()).device
     counts = dict(target_passes=0, draft_passes=0, proposed=0, accepted=0, tokens=0)
     out = []
     for prompt, n in zip(prompts, budgets):
-        whole_number("budget", n, 1, hint="the most tokens a translation may write")
-        target._check_length(len(prompt) + n - 1)  # the last token written is never read
         source, written = prompt[:-1], [prompt[-1]]  # <sep>, then the tokens kept
         t_cache, d_cache = KVCache(), KVCache()
         while len(written) - 1 < n and written[-1] != eos:

@@ -28,6 +28,7 @@ from ..translation.guards import guard, output_budget
 __all__ = [
     "check_served",
     "prompts_of",
+    "check_prompts",
     "bytes_per_position",
     "embed",
     "model_step",
@@ -67,6 +68,30 @@ def prompts_of(model: GPT, sentences) -> tuple[list[list[int]], list[int]]:
         prompts.append([*ids, tok.sep_id])
     c = model.config
     budgets = [int(output_budget(len(p) - 1, c.max_len - len(p) + 1, None)) for p in prompts]
+    return prompts, budgets
+
+
+def check_prompts(model: GPT, prompts, budget) -> tuple[list[list[int]], list[int]]:
+    """``prompts`` as lists of ids and ``budget`` as one int per prompt, checked: a
+    ``ValueError`` says what was expected and what came."""
+    if isinstance(prompts, torch.Tensor):
+        prompts = prompts.tolist()
+    prompts = [[int(i) for i in p] for p in prompts]
+    if not prompts or not all(prompts):
+        raise ValueError(
+            "expected prompts of token ids, each [src] <sep> (prompts_of makes them), got "
+            f"{'no prompt' if not prompts else 'an empty prompt'}"
+        )
+    budgets = [budget] * len(prompts) if isinstance(budget, int) else list(budget)
+    if len(budgets) != len(prompts):
+        raise ValueError(f"{len(prompts)} prompts but {len(budgets)} budgets: give one per prompt")
+    for i, (p, n) in enumerate(zip(prompts, budgets)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(
+                f"budget {i} must be a whole number of tokens, at least 1, got {n!r} "
+                "(output_budget gives the translator's)"
+            )
+        model._check_length(len(p) + n - 1)  # the last token written is never read
     return prompts, budgets
 
 
