@@ -1,6 +1,8 @@
 """tutorlib.serving (issue 38, attention at serving scale): the paged KV cache, the quantised
-KV cache and speculative decoding on the shipped GPTs. Each is held to the plain decoder's
-tokens: ``generate`` with chapter 10's ``KVCache``."""
+KV cache and speculative decoding on the shipped GPTs, held to the plain decoder's tokens
+(``generate`` with chapter 10's ``KVCache``): the paged cache and speculative decoding exactly,
+on prompts of mixed lengths and with a draft that never trained; int8 and int4 on all but a
+few sentences."""
 
 from __future__ import annotations
 
@@ -280,7 +282,7 @@ def test_a_pool_too_small_for_all_preempts_and_still_decodes_right(bpe_gpt, bpe_
     [
         ([], 4, "got no prompt"),
         ([[5, 3], []], 4, "got an empty prompt"),
-        ([[5, 3]], [4, 4], "1 prompts but 2 budgets"),
+        ([[5, 3]], [4, 4], "1 prompt but 2 budgets"),
         ([[5, 3]], 0, "budget 0 must be a whole number of tokens, at least 1, got 0"),
         ([[5, 3]], 80, "max_len=64"),
     ],

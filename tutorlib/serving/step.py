@@ -84,7 +84,10 @@ def check_prompts(model: GPT, prompts, budget) -> tuple[list[list[int]], list[in
         )
     budgets = [budget] * len(prompts) if isinstance(budget, int) else list(budget)
     if len(budgets) != len(prompts):
-        raise ValueError(f"{len(prompts)} prompts but {len(budgets)} budgets: give one per prompt")
+        raise ValueError(
+            f"{len(prompts)} prompt{'s' * (len(prompts) != 1)} but {len(budgets)} budgets: give "
+            "one per prompt"
+        )
     for i, (p, n) in enumerate(zip(prompts, budgets)):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(
