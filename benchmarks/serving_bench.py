@@ -31,6 +31,7 @@ import argparse
 import statistics
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import sacrebleu
 import torch
@@ -46,6 +47,8 @@ from tutorlib.translation.gpt import generate
 from tutorlib.translation.gpt.checkpoints import load_gpt, load_pretrained
 from tutorlib.translation.gpt.training import train_gpt
 from tutorlib.translation.phrasebook import phrasebook
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def row(what: str, value: str) -> None:
@@ -73,7 +76,7 @@ def scores(model, outs, references) -> tuple[float, float]:
     return bleu, exact
 
 
-def paged_rows(model, prompts, budgets, reference) -> None:
+def paged_rows(model, prompts, budgets, reference) -> dict:
     print("\n1. paged against contiguous (BPE GPT, test sentences with real names)")
     lengths = [len(p) + len(o) for p, o in zip(prompts, reference)]  # positions each holds
     per_position = bytes_per_position(model)
@@ -104,9 +107,15 @@ def paged_rows(model, prompts, budgets, reference) -> None:
         f"{stats['preempted']}",
     )
     row("paged (32 at once) seconds", f"{seconds:.2f}")
+    a = cache_account(lengths, model.config.max_len, 8, per_position)
+    return {
+        "contiguous_over_paged_block8": a.contiguous_bytes / a.paged_bytes,
+        "identical": out == reference,
+        **stats,
+    }
 
 
-def quantized_rows(model, prompts, budgets, reference, references, calibration) -> None:
+def quantized_rows(model, prompts, budgets, reference, references, calibration) -> dict:
     print("\n2. quantised KV cache (BPE GPT)")
     ranges = channel_ranges(model, *[x[:50] for x in calibration])
     for name in ("keys", "values"):
@@ -117,6 +126,7 @@ def quantized_rows(model, prompts, budgets, reference, references, calibration) 
         )
     bleu, exact = scores(model, reference, references)
     row("float32 cache: BLEU / exact match", f"{bleu:.2f} / {exact:.1f} %")
+    found = {}
     for bits in (8, 4):
         scales = calibrate(model, *calibration, bits=bits)
         for keys, values in (("token", "token"), ("channel", "token"), ("channel", "channel")):
@@ -125,11 +135,18 @@ def quantized_rows(model, prompts, budgets, reference, references, calibration) 
             )
             bleu, exact = scores(model, out, references)
             same = 100 * sum(a == b for a, b in zip(out, reference)) / len(out)
+            found[f"int{bits} {keys}/{values}"] = {
+                "bytes_over_float": stats["bytes"] / stats["float_bytes"],
+                "bleu": bleu,
+                "exact": exact,
+                "same_as_float": same,
+            }
             row(
                 f"int{bits}, keys per {keys}, values per {values}: bytes / float32",
                 f"{stats['bytes'] / stats['float_bytes']:.3f}; BLEU {bleu:.2f}, exact "
                 f"{exact:.1f} %, same as float {same:.1f} %",
             )
+    return found
 
 
 def pass_seconds(model, prompt, reps: int = 200) -> float:
@@ -146,7 +163,7 @@ def pass_seconds(model, prompt, reps: int = 200) -> float:
     return statistics.median(times)
 
 
-def speculative_rows(name, target, draft, prompts, budgets) -> None:
+def speculative_rows(name, target, draft, prompts, budgets, ks=(2, 4)) -> dict:
     print(f"\n3. speculative decoding: {name}")
     t_draft, t_target = pass_seconds(draft, prompts[0]), pass_seconds(target, prompts[0])
     row(
@@ -155,7 +172,8 @@ def speculative_rows(name, target, draft, prompts, budgets) -> None:
     )
     reference, seconds = plain(target, prompts, budgets)
     row("target alone: target passes per token", "1.00")
-    for k in (2, 4):
+    found = {}
+    for k in ks:
         start = time.perf_counter()
         out, c = speculative_generate(target, draft, prompts, budgets, k=k)
         spec_seconds = time.perf_counter() - start
@@ -170,6 +188,13 @@ def speculative_rows(name, target, draft, prompts, budgets) -> None:
             f"{spec_seconds:.2f} / ({seconds:.2f}, {again:.2f}) = "
             f"{spec_seconds / ((seconds + again) / 2):.2f}x",
         )
+        found[k] = {
+            "identical": out == reference,
+            "acceptance": c["accepted"] / c["proposed"],
+            "target_passes_per_token": c["target_passes"] / c["tokens"],
+            "seconds_over_generate": spec_seconds / ((seconds + again) / 2),
+        }
+    return found
 
 
 def main() -> None:
@@ -189,7 +214,7 @@ def main() -> None:
     quantized_rows(bpe, prompts, budgets, reference, references, calibration)
 
     words = load_pretrained("words")
-    tiny = load_gpt("tutorlib/pretrained/variants/ch13_tiny.pt")
+    tiny = load_gpt(ROOT / "tutorlib/pretrained/variants/ch13_tiny.pt")
     w_prompts, w_budgets = prompts_of(words, [en for en, _ in phrasebook("test")[:200]])
     speculative_rows("words GPT, draft ch13_tiny (shipped)", words, tiny, w_prompts, w_budgets)
 
