@@ -43,7 +43,16 @@ for p in (str(HERE), str(ROOT)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-GROUPS = ("attention", "translator", "memory", "tokenizer", "gpt", "chapters", "grading")
+GROUPS = (
+    "attention",
+    "translator",
+    "memory",
+    "tokenizer",
+    "gpt",
+    "serving",
+    "chapters",
+    "grading",
+)
 # Okabe-Ito, colour-blind safe
 OKABE_ITO = {"met": "#009E73", "not met": "#D55E00", "goal": "#000000", "error": "#999999"}
 
@@ -251,6 +260,38 @@ def bench_gpt(quick: bool) -> list[dict]:
     ]
 
 
+def bench_serving(quick: bool) -> list[dict]:
+    import serving_bench as sb
+
+    from tutorlib.serving.step import prompts_of
+    from tutorlib.translation.gpt.checkpoints import load_gpt, load_pretrained
+    from tutorlib.translation.phrasebook import phrasebook
+
+    bpe = load_pretrained()
+    pairs = phrasebook("test", names="real")[: 60 if quick else 300]
+    prompts, budgets = prompts_of(bpe, [en for en, _ in pairs])
+    reference, _ = sb.plain(bpe, prompts, budgets)
+    paged = sb.paged_rows(bpe, prompts, budgets, reference)
+    train = phrasebook("train", names="real")
+    calibration = prompts_of(bpe, [en for en, _ in train[: 50 if quick else 200]])
+    refs = [pt for _, pt in pairs]
+    quant = sb.quantized_rows(bpe, prompts, budgets, reference, refs, calibration)
+    words = load_pretrained("words")
+    tiny = load_gpt(sb.ROOT / "tutorlib/pretrained/variants/ch13_tiny.pt")
+    w_prompts, w_budgets = prompts_of(words, [en for en, _ in phrasebook("test")[:200]])
+    spec = sb.speculative_rows("words GPT, ch13_tiny", words, tiny, w_prompts, w_budgets, ks=(2,))
+    return [
+        entry("contiguous / paged KV bytes, block 8", paged["contiguous_over_paged_block8"], 2.0,
+              ">=", **paged),
+        entry("paged decoding = generate (1 = identical)", float(paged["identical"]), 1.0, ">="),
+        entry("int8 KV cache, translations identical to float (share)",
+              quant["int8 token/token"]["same_as_float"] / 100, 0.95, ">=", **quant),
+        entry("speculative = generate (1 = identical)", float(spec[2]["identical"]), 1.0, ">="),
+        entry("speculative (k=2) target passes per token", spec[2]["target_passes_per_token"],
+              0.9, "<=", **spec[2]),
+    ]  # fmt: skip
+
+
 def bench_chapters(quick: bool) -> list[dict]:
     import chapter_times as ct
 
@@ -296,6 +337,7 @@ BENCHES = {
     "memory": bench_memory,
     "tokenizer": bench_tokenizer,
     "gpt": bench_gpt,
+    "serving": bench_serving,
     "chapters": bench_chapters,
     "grading": bench_grading,
 }

@@ -81,3 +81,20 @@ def test_gpt_bench_cache_formulas_match_the_real_caches_and_the_group_is_wired()
     # one cache of 6 blocks over S + T positions against 3 layers over T and S: twice the bytes
     assert real["GPT, words"] == 2 * real["encoder-decoder"]
     assert r["mean_bytes"]["GPT, words"] > 1.9 * r["mean_bytes"]["encoder-decoder"]
+
+
+def test_serving_bench_counts_and_the_group_is_wired(capsys):
+    run_all = _run_all()  # puts benchmarks/ on sys.path
+    assert "serving" in run_all.GROUPS and "serving" in run_all.BENCHES
+    import serving_bench
+
+    from tutorlib.serving.step import prompts_of
+    from tutorlib.translation.gpt.checkpoints import load_pretrained
+    from tutorlib.translation.phrasebook import phrasebook
+
+    bpe = load_pretrained()
+    prompts, budgets = prompts_of(bpe, [en for en, _ in phrasebook("test", names="real")[:6]])
+    reference, _ = serving_bench.plain(bpe, prompts, budgets)
+    r = serving_bench.paged_rows(bpe, prompts, budgets, reference)
+    assert r["identical"] and r["contiguous_over_paged_block8"] > 1
+    assert "contiguous / paged bytes" in capsys.readouterr().out

@@ -76,6 +76,16 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
   (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
 
+Serving the GPT at scale (issue 38), above the translation stack: chapter 13's GPT decoding many
+sentences at once, its KV cache held in less memory, its target passes made fewer:
+
+- ``tutorlib.serving``              the subpackage; its docstring lists what each module holds
+- ``tutorlib.serving.step``         one GPT step whose keys and values live outside a ``KVCache``
+- ``tutorlib.serving.paged``        a paged KV cache (blocks of a shared pool, a block table per
+  sequence) and the bytes of contiguous against paged reservation
+- ``tutorlib.serving.quantized``    a KV cache of int8 or int4 keys and values with their scales
+- ``tutorlib.serving.speculative``  greedy speculative decoding with a draft GPT
+
 Explorers and what they show:
 
 - ``tutorlib.explorers``  the interactive explorers and their static twins (chapters 3 to 6, 10,
