@@ -8,6 +8,8 @@ import torch
 
 from tutorlib.debug import heads
 from tutorlib.translation.checkpoints import load_pretrained
+from tutorlib.translation.data import EOS_ID, tokenize
+from tutorlib.translation.decoding import cross_attention_maps
 
 PAIRS = [
     ("the red car", "o carro vermelho"),
@@ -197,6 +199,24 @@ def test_pattern_scores_errors():
         w, torch.ones(1, 3, dtype=torch.bool), {"x": torch.zeros(1, 3, 3, dtype=torch.bool)}
     )
     assert torch.isnan(none["x"]).all()
+
+
+def test_aligned_score_reads_the_copied_word(translator):
+    """In "1748 boring parks are good" only 1748 is spelled alike in both languages: a cross head's
+    aligned score is the weight step 0 (which writes 1748) puts on source word 0."""
+    english, portuguese = PAIRS[2]
+    rows = heads.head_pattern_scores(translator, [PAIRS[2]])
+    src = torch.tensor([translator.src_vocab.encode(tokenize(english))])  # (1, S)
+    hyp = translator.tgt_vocab.encode(tokenize(portuguese)) + [EOS_ID]
+    maps = cross_attention_maps(translator, src, torch.ones(1, 1, 1, src.shape[1], dtype=bool), hyp)
+    for r in rows:
+        if r["kind"] == "cross":
+            assert r["aligned"] == pytest.approx(maps[r["layer"], r["head"], 0, 0].item(), abs=1e-5)
+        else:
+            assert r["aligned"] != r["aligned"]  # NaN: no alignment inside one language
+    # no word spelled alike: nothing to score
+    none = heads.head_pattern_scores(translator, PAIRS[:2])
+    assert all(r["aligned"] != r["aligned"] for r in none)
 
 
 def test_head_pattern_scores_on_the_translator(translator):
