@@ -201,6 +201,7 @@ def test_pattern_scores_errors():
     assert torch.isnan(none["x"]).all()
 
 
+@pytest.mark.filterwarnings("ignore:1 unknown word mapped")  # 1748 is <unk>, as it should be
 def test_aligned_score_reads_the_copied_word(translator):
     """In "1748 boring parks are good" only 1748 is spelled alike in both languages: a cross head's
     aligned score is the weight step 0 (which writes 1748) puts on source word 0."""
