@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from tutorlib.debug import heads
+from tutorlib.gpt import load_pretrained as load_gpt
 from tutorlib.translation.checkpoints import load_pretrained
 from tutorlib.translation.data import EOS_ID, tokenize
 from tutorlib.translation.decoding import cross_attention_maps
@@ -149,7 +150,23 @@ def test_ablation_costs_rank_heads(translator):
     assert {(r["layer"], r["head"]) for r in rows} == {(i, h) for i in range(3) for h in range(4)}
 
 
-def test_ablation_on_a_gpt():
+def test_ablation_on_the_shipped_gpt():
+    """The GPT's heads meet in one W^O too: mean ablation moves its logits, then leaves no trace."""
+    gpt = load_gpt()
+    means = heads.head_means(gpt, PAIRS[:2])
+    assert tuple(means["self"].shape) == (6, 4, 32)
+    tokens = torch.tensor([gpt.tokenizer.encode("the red car")])
+    before = _state(gpt)
+    with torch.no_grad():
+        clean = gpt(tokens)
+        with heads.ablate_heads(gpt, "self", [(5, 0), (5, 3)], "mean", means):
+            ablated = gpt(tokens)
+        assert torch.equal(gpt(tokens), clean)
+    assert not torch.allclose(clean, ablated)
+    assert all(torch.equal(before[k], v) for k, v in gpt.state_dict().items())
+
+
+def test_ablation_on_a_toy():
     model = heads.AttentionOnly(12, d_model=16, num_heads=2)
     tokens = heads.repeated_tokens(3, 4, 12, torch.Generator().manual_seed(0))
     before = copy.deepcopy(model.state_dict())
