@@ -247,6 +247,29 @@ def test_head_pattern_scores_on_the_translator(translator):
     assert all(0.0 <= r["previous"] <= 1.0 for r in rows if r["kind"] != "cross")
 
 
+def test_head_pattern_scores_on_the_gpt():
+    """On one sentence without padding a GPT head's scores are plain means of its own weights."""
+    gpt = load_gpt()
+    rows = heads.head_pattern_scores(gpt, [PAIRS[1]])
+    assert len(rows) == 24 and {r["kind"] for r in rows} == {"self"}
+    tok = gpt.tokenizer
+    tokens = torch.tensor([tok.encode(PAIRS[1][0]) + [tok.sep_id] + tok.encode(PAIRS[1][1])])
+    with torch.no_grad():
+        _, weights = gpt(tokens, need_weights=True)  # one (1, H, L, L) per block
+    ends = [
+        i for i, t in enumerate(tokens[0].tolist()) if t == tok.sep_id or tok.decode([t]) == "."
+    ]
+    assert len(ends) == 3  # "she is tired." <sep> "ela está cansada."
+    for r in rows:
+        w = weights[r["layer"]][0, r["head"]]  # (L, L)
+        assert r["previous"] == pytest.approx(w.diagonal(-1).mean().item(), abs=1e-5)
+        assert r["same"] == pytest.approx(w.diagonal().mean().item(), abs=1e-5)
+        rows_with_end = [q for q in range(len(w)) if q >= ends[0]]
+        by_hand = sum(w[q, ends].sum().item() for q in rows_with_end) / len(rows_with_end)
+        assert r["punctuation"] == pytest.approx(by_hand, abs=1e-5)
+        assert r["aligned"] != r["aligned"]
+
+
 # --- induction heads -----------------------------------------------------------------------------
 
 

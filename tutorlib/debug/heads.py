@@ -334,27 +334,10 @@ def _position_targets(T_q: int, T_k: int, B: int) -> dict:
     }
 
 
-@torch.no_grad()
-def head_pattern_scores(model: nn.Module, pairs) -> list[dict]:
-    """Where each head of the translator looks, on ``pairs``: one row per head.
-
-    Each row is ``{"kind", "layer", "head", "previous", "same", "first",
-    "punctuation", "aligned"}``, each score from ``pattern_scores`` over the
-    real tokens, teacher-forced:
-
-    - ``previous``, ``same``: the key one position back, and the query's own
-      position (self-attention only; NaN for ``"cross"``);
-    - ``first``: the first source word (encoder, cross) or ``<bos>``
-      (decoder);
-    - ``punctuation``: keys that are punctuation marks (``.`` ``,`` ``!`` ``?``);
-    - ``aligned`` (cross only): the source words spelled exactly as the word
-      the query writes, a known alignment that needs no dictionary (numbers,
-      names, words both languages share); NaN elsewhere.
-    """
+def _translator_patterns(model: nn.Module, pairs: list) -> dict:
+    """``{kind: (maps name, query mask (B, T_q), targets)}`` of a translator on ``pairs``."""
     from .attention_weights import attention_maps
 
-    model.eval()
-    pairs = list(pairs)
     batch, kept = _teacher_batch(model, pairs)
     maps = attention_maps(model, batch)
     B, S = batch.src.shape
@@ -362,6 +345,7 @@ def head_pattern_scores(model: nn.Module, pairs) -> list[dict]:
     src_words = [tokenize(e) + [""] * (S - len(tokenize(e))) for e, _ in kept]
     tgt_words = [tokenize(p) + [""] * (T - len(tokenize(p))) for _, p in kept]
     src_punct = torch.tensor([[is_punctuation(w) for w in row] for row in src_words])  # (B, S)
+    # the decoder's keys are <bos> + the target words
     tgt_punct = torch.tensor([[False] + [is_punctuation(w) for w in row[:-1]] for row in tgt_words])
     # (B, T, S): the source words spelled as the word written at step t (tgt_out[t])
     aligned = torch.tensor(
@@ -371,20 +355,82 @@ def head_pattern_scores(model: nn.Module, pairs) -> list[dict]:
         ]
     )
     q_src, q_tgt = batch.src != PAD_ID, batch.tgt_in != PAD_ID
-    setups = {
-        "encoder": ("encoder.layers.{}.self_attn", q_src, S, src_punct, None),
-        "decoder": ("decoder.layers.{}.self_attn", q_tgt, T, tgt_punct, None),
-        "cross": ("decoder.layers.{}.cross_attn", q_tgt, S, src_punct, aligned),
-    }
-    rows = []
-    for kind, (name, qmask, T_k, punct, align) in setups.items():
-        T_q = qmask.shape[1]
-        targets = _position_targets(T_q, T_k, B)
-        if kind == "cross":
+    setups = {}
+    for kind, name, qmask, T_k, punct in (
+        ("encoder", "encoder.layers.{}.self_attn", q_src, S, src_punct),
+        ("decoder", "decoder.layers.{}.self_attn", q_tgt, T, tgt_punct),
+        ("cross", "decoder.layers.{}.cross_attn", q_tgt, S, src_punct),
+    ):
+        targets = _position_targets(qmask.shape[1], T_k, B)
+        if kind == "cross":  # positions of two different sentences: no "previous" or "same"
             targets.pop("previous"), targets.pop("same")
-        targets["punctuation"] = punct[:, None, :].expand(B, T_q, T_k)
-        if align is not None:
-            targets["aligned"] = align
+            targets["aligned"] = aligned
+        targets["punctuation"] = punct[:, None, :].expand(B, qmask.shape[1], T_k)
+        if kind == "decoder":  # only the marks already written (the causal mask's keys)
+            targets["punctuation"] = targets["punctuation"] & causal_attention_mask(T)
+        setups[kind] = (maps, name, qmask, targets)
+    return setups
+
+
+def _gpt_patterns(model: nn.Module, pairs: list) -> dict:
+    """``{"self": (maps, name, query mask (B, L), targets)}`` of a decoder-only model."""
+    from ..translation.gpt.batches import make_gpt_batches
+    from .attention_weights import attention_maps
+
+    tok = model.tokenizer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        (batch,) = make_gpt_batches(
+            pairs, tok, len(pairs), shuffle=False, max_len=model.config.max_len
+        )
+    maps = attention_maps(model, batch.tokens)
+    B, L = batch.tokens.shape
+    ends = {tok.sep_id, tok.eos_id}
+    punct = (
+        torch.tensor(
+            [
+                [i in ends or is_punctuation(tok.decode([i]).strip()) for i in row]
+                for row in batch.tokens.tolist()
+            ]
+        )
+        & batch.real_mask
+    )  # (B, L)
+    targets = _position_targets(L, L, B)
+    # (B, 1, L) & (L, L) -> (B, L, L): only the marks a query can see, so that a query with none
+    # before it is not counted as looking away from them
+    targets["punctuation"] = punct[:, None, :] & causal_attention_mask(L)
+    return {"self": (maps, "blocks.{}.self_attn", batch.real_mask, targets)}
+
+
+@torch.no_grad()
+def head_pattern_scores(model: nn.Module, pairs) -> list[dict]:
+    """Where each head looks on ``pairs``, teacher-forced: one row per head of the translator or a
+    GPT.
+
+    Each row is ``{"kind", "layer", "head", "previous", "same", "first",
+    "punctuation", "aligned"}``, each score from ``pattern_scores`` over the
+    real tokens:
+
+    - ``previous``, ``same``: the key one position back, and the query's own
+      position (self-attention only; NaN for ``"cross"``);
+    - ``first``: the first source word (encoder, cross; a GPT's first token)
+      or ``<bos>`` (decoder);
+    - ``punctuation``: keys that are punctuation marks (``.`` ``,`` ``!``
+      ``?``), and in a GPT also its end markers ``<sep>`` and ``<eos>``;
+    - ``aligned`` (cross only): the source words spelled exactly as the word
+      the query writes, a known alignment that needs no dictionary (numbers,
+      names, words both languages share); NaN elsewhere.
+    """
+    model.eval()
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("head_pattern_scores needs at least one (english, portuguese) pair")
+    if attention_kinds(model) == ("self",):
+        setups = _gpt_patterns(model, pairs)
+    else:
+        setups = _translator_patterns(model, pairs)
+    rows = []
+    for kind, (maps, name, qmask, targets) in setups.items():
         for layer in range(len(attention_modules(model, kind))):
             s = pattern_scores(maps[name.format(layer)].cpu(), qmask, targets)
             for head in range(len(s["first"])):
