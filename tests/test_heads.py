@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from tutorlib.debug import heads
-from tutorlib.gpt import load_pretrained as load_gpt
 from tutorlib.translation.checkpoints import load_pretrained
 from tutorlib.translation.data import EOS_ID, tokenize
 from tutorlib.translation.decoding import cross_attention_maps
+from tutorlib.translation.gpt.checkpoints import load_pretrained as load_gpt
 
 PAIRS = [
     ("the red car", "o carro vermelho"),
