@@ -6,7 +6,7 @@ import copy
 import pytest
 import torch
 
-from tutorlib.debug import heads
+from tutorlib.debug import attention_maps, heads
 from tutorlib.translation.checkpoints import load_pretrained
 from tutorlib.translation.data import EOS_ID, tokenize
 from tutorlib.translation.decoding import cross_attention_maps
@@ -140,6 +140,13 @@ def test_ablation_errors(translator):
     with pytest.raises(ValueError, match=r"\(layer, head\) pair"):
         with heads.ablate_heads(translator, "cross", [0]):
             pass
+    with pytest.raises(ValueError, match="layer must be an int"):
+        with heads.ablate_heads(translator, "cross", (True, 0)):
+            pass
+    with pytest.raises(ValueError, match="how must be one of"):
+        heads.ablation_costs(translator, PAIRS, how="half")
+    with pytest.raises(ValueError, match="attention kinds"):
+        heads.ablation_costs(translator, PAIRS, kinds=["self"])
 
 
 def test_ablation_costs_rank_heads(translator):
@@ -235,6 +242,18 @@ def test_aligned_score_reads_the_copied_word(translator):
     # no word spelled alike: nothing to score
     none = heads.head_pattern_scores(translator, PAIRS[:2])
     assert all(r["aligned"] != r["aligned"] for r in none)
+
+
+def test_decoder_punctuation_counts_only_marks_already_written(translator):
+    """ "ela está cansada.": the decoder reads <bos> ela está cansada . and only the last step (the
+    one that writes <eos>) can see the full stop: the score is that step's weight on it."""
+    rows = heads.head_pattern_scores(translator, [PAIRS[1]])
+    batch, _ = heads._teacher_batch(translator, [PAIRS[1]])
+    maps = attention_maps(translator, batch)
+    for r in rows:
+        if r["kind"] == "decoder":
+            w = maps[f"decoder.layers.{r['layer']}.self_attn"][0, r["head"]]  # (T, T)
+            assert r["punctuation"] == pytest.approx(w[4, 4].item(), abs=1e-6)
 
 
 def test_head_pattern_scores_on_the_translator(translator):

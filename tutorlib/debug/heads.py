@@ -38,6 +38,9 @@ from torch import nn
 
 from ..nn import MultiHeadAttention, causal_attention_mask
 from ..translation.data import PAD_ID, is_punctuation, make_batches, tokenize
+from ..translation.evaluation import evaluate
+from ..translation.gpt.batches import make_gpt_batches
+from .attention_weights import attention_maps
 
 __all__ = [
     "attention_kinds",
@@ -106,12 +109,12 @@ def _check_heads(heads, num_layers: int, num_heads: int) -> list[tuple[int, int]
         if not (isinstance(pair, tuple) and len(pair) == 2):
             raise ValueError(f"a head is named by a (layer, head) pair of ints, got {pair!r}")
         layer, head = pair
-        if not (isinstance(layer, int) and 0 <= layer < num_layers):
+        if isinstance(layer, bool) or not (isinstance(layer, int) and 0 <= layer < num_layers):
             raise ValueError(
                 f"layer must be an int from 0 to {num_layers - 1} (the model has {num_layers} "
                 f"layers of this kind), got {layer!r}"
             )
-        if not (isinstance(head, int) and 0 <= head < num_heads):
+        if isinstance(head, bool) or not (isinstance(head, int) and 0 <= head < num_heads):
             raise ValueError(
                 f"head must be an int from 0 to {num_heads - 1} (each layer has {num_heads} "
                 f"heads), got {head!r}"
@@ -145,8 +148,6 @@ def _reference_run(model: nn.Module, pairs) -> dict:
     if not pairs:
         raise ValueError("the reference needs at least one (english, portuguese) pair, got none")
     if attention_kinds(model) == ("self",):
-        from ..translation.gpt.batches import make_gpt_batches
-
         (batch,) = make_gpt_batches(
             pairs, model.tokenizer, len(pairs), shuffle=False, max_len=model.config.max_len
         )
@@ -265,10 +266,12 @@ def ablation_costs(
     all of the model's attention kinds by default. For ``how="mean"`` the
     means come from ``reference`` pairs (default: ``pairs`` themselves).
     """
-    from ..translation.evaluation import evaluate
-
+    if how not in HOWS:
+        raise ValueError(f"how must be one of {HOWS}, got {how!r}")
     pairs = list(pairs)
     kinds = attention_kinds(model) if kinds is None else tuple(kinds)
+    for kind in kinds:
+        attention_modules(model, kind)  # an unknown kind fails here, before any decoding
     means = head_means(model, pairs if reference is None else reference) if how == "mean" else None
     base = evaluate(model, pairs, batch_size=batch_size)["bleu"]
     rows = []
@@ -336,8 +339,6 @@ def _position_targets(T_q: int, T_k: int, B: int) -> dict:
 
 def _translator_patterns(model: nn.Module, pairs: list) -> dict:
     """``{kind: (maps name, query mask (B, T_q), targets)}`` of a translator on ``pairs``."""
-    from .attention_weights import attention_maps
-
     batch, kept = _teacher_batch(model, pairs)
     maps = attention_maps(model, batch)
     B, S = batch.src.shape
@@ -374,9 +375,6 @@ def _translator_patterns(model: nn.Module, pairs: list) -> dict:
 
 def _gpt_patterns(model: nn.Module, pairs: list) -> dict:
     """``{"self": (maps, name, query mask (B, L), targets)}`` of a decoder-only model."""
-    from ..translation.gpt.batches import make_gpt_batches
-    from .attention_weights import attention_maps
-
     tok = model.tokenizer
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
