@@ -364,3 +364,16 @@ def test_training_grows_a_previous_token_and_an_induction_head():
     leaky = heads.train_induction(causal=False)
     assert leaky["previous"].max() < 0.2
     assert leaky["copying"]["first_accuracy"] > 0.9
+
+
+def test_measuring_leaves_the_mode_as_it_was(translator):
+    """The scores run in eval mode (no dropout) and hand the model back as they found it."""
+    translator.train()
+    try:
+        heads.head_means(translator, PAIRS[:1])
+        heads.head_pattern_scores(translator, PAIRS[:1])
+        assert translator.training
+    finally:
+        translator.eval()
+    heads.head_means(translator, PAIRS[:1])
+    assert not translator.training

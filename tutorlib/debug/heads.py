@@ -10,8 +10,8 @@ measurement rather than by looking at one heat map:
   ``ablation_costs`` measures the BLEU each head costs.
 - **Where do its weights point?** ``pattern_scores`` averages a head's weight
   on chosen keys (the previous token, itself, the first token, punctuation,
-  the aligned source word); ``head_pattern_scores`` does it on the shipped
-  translator for every head.
+  the aligned source word); ``head_pattern_scores`` does it for every head
+  of the translator or a GPT.
 - **Can we watch a head learn a job?** ``AttentionOnly`` is a two-layer,
   attention-only Transformer; ``train_induction`` trains it on random tokens
   whose second half repeats the first. It learns to copy by pairing a
@@ -140,21 +140,41 @@ def _teacher_batch(model: nn.Module, pairs: list) -> tuple:
     return batch, kept
 
 
+def _gpt_batch(model: nn.Module, pairs: list):
+    """One ``GPTBatch`` of all ``pairs`` in order, in the model's own tokens."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        (batch,) = make_gpt_batches(
+            pairs, model.tokenizer, len(pairs), shuffle=False, max_len=model.config.max_len
+        )
+    return batch
+
+
+@contextmanager
+def _evaluating(model: nn.Module):
+    """``model`` in eval mode (no dropout) for the block, then back in the mode it was in."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+
 def _reference_run(model: nn.Module, pairs) -> dict:
     """Run ``model`` on ``pairs`` (teacher forcing) and return each kind's query mask ``(B, T_q)``,
     True on real tokens, the padding left out."""
-    model.eval()
     pairs = list(pairs)
     if not pairs:
         raise ValueError("the reference needs at least one (english, portuguese) pair, got none")
     if attention_kinds(model) == ("self",):
-        (batch,) = make_gpt_batches(
-            pairs, model.tokenizer, len(pairs), shuffle=False, max_len=model.config.max_len
-        )
-        model(batch.tokens)
+        batch = _gpt_batch(model, pairs)
+        with _evaluating(model):
+            model(batch.tokens)
         return {"self": batch.real_mask}
     batch, _ = _teacher_batch(model, pairs)
-    model(batch)
+    with _evaluating(model):
+        model(batch)
     real_tgt = batch.tgt_in != PAD_ID  # (B, T): the decoder's queries
     return {"encoder": batch.src != PAD_ID, "decoder": real_tgt, "cross": real_tgt}
 
@@ -376,11 +396,7 @@ def _translator_patterns(model: nn.Module, pairs: list) -> dict:
 def _gpt_patterns(model: nn.Module, pairs: list) -> dict:
     """``{"self": (maps, name, query mask (B, L), targets)}`` of a decoder-only model."""
     tok = model.tokenizer
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        (batch,) = make_gpt_batches(
-            pairs, tok, len(pairs), shuffle=False, max_len=model.config.max_len
-        )
+    batch = _gpt_batch(model, pairs)
     maps = attention_maps(model, batch.tokens)
     B, L = batch.tokens.shape
     ends = {tok.sep_id, tok.eos_id}
@@ -419,14 +435,14 @@ def head_pattern_scores(model: nn.Module, pairs) -> list[dict]:
       the query writes, a known alignment that needs no dictionary (numbers,
       names, words both languages share); NaN elsewhere.
     """
-    model.eval()
     pairs = list(pairs)
     if not pairs:
         raise ValueError("head_pattern_scores needs at least one (english, portuguese) pair")
-    if attention_kinds(model) == ("self",):
-        setups = _gpt_patterns(model, pairs)
-    else:
-        setups = _translator_patterns(model, pairs)
+    with _evaluating(model):
+        if attention_kinds(model) == ("self",):
+            setups = _gpt_patterns(model, pairs)
+        else:
+            setups = _translator_patterns(model, pairs)
     rows = []
     for kind, (maps, name, qmask, targets) in setups.items():
         for layer in range(len(attention_modules(model, kind))):
@@ -576,8 +592,8 @@ def copying_scores(model: nn.Module, tokens: torch.Tensor, half: int) -> dict:
     that crosses the halves (the first token of the repeat) is counted in
     neither.
     """
-    model.eval()
-    logits = model(tokens)[:, :-1]  # (B, L - 1, V): position t predicts token t + 1
+    with _evaluating(model):
+        logits = model(tokens)[:, :-1]  # (B, L - 1, V): position t predicts token t + 1
     targets = tokens[:, 1:]
     loss = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")  # (B, L - 1)
     right = (logits.argmax(dim=-1) == targets).double()
