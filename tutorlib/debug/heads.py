@@ -226,10 +226,12 @@ def ablate_heads(model: nn.Module, kind: str, heads, how: str = "zero", means: d
     A hook on each layer's :math:`W^O` rewrites its input, the heads' outputs
     side by side ``(B, T_q, H * Dh)``, before the projection mixes them:
     ``how="zero"`` writes zeros into the head's ``Dh`` columns, ``how="mean"``
-    its mean output ``means[kind][layer, head]`` (``head_means``). The
-    weights are never edited, and the hooks are removed when the block ends,
-    even on an error. The same hook serves teacher forcing and step-by-step
-    decoding with a KV cache, since both end in ``w_o``.
+    its mean output ``means[kind][layer, head]`` (``head_means``). W^O's
+    bias is still added: zeroing every head of a layer leaves the sublayer
+    adding that bias alone. The weights are never edited, and the hooks are
+    removed when the block ends, even on an error. The same hook serves
+    teacher forcing and step-by-step decoding with a KV cache, since both end
+    in ``w_o``.
     """
     if how not in HOWS:
         raise ValueError(f"how must be one of {HOWS}, got {how!r}")
