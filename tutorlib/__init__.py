@@ -107,7 +107,8 @@ And the rest:
 - ``tutorlib.debug``      checks that find why a Transformer does not learn: masks, causality,
   padding, shift, ... (chapter 12), in ``tutorlib.debug.report`` (``Report``),
   ``tutorlib.debug.probes``, ``tutorlib.debug.conventions``, ``tutorlib.debug.training`` and
-  ``tutorlib.debug.attention_weights``
+  ``tutorlib.debug.attention_weights``; and what a trained model's heads learned (head ablation,
+  attention-pattern scores, induction heads on a toy model) in ``tutorlib.debug.heads``
 - ``tutorlib.bughunt``    exercise 12's graded bug hunt: an attention with one bug planted per
   learner id
 - ``tutorlib.checks``     the one home of the argument and shape rules every module shares (whole

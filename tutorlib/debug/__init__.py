@@ -37,6 +37,13 @@ here (``from tutorlib.debug import check_causality`` is the name to use):
 - ``tutorlib.debug.conventions``        masks, the teacher-forcing shift, the loss's padding, BLEU
 - ``tutorlib.debug.training``           ``overfit_one_batch``, ``gradient_norms``
 - ``tutorlib.debug.attention_weights``  ``attention_maps``, ``attention_entropy``
+
+One more module asks another question, what the heads of a model that *does* learn
+learned, and is imported from its own home (``from tutorlib.debug import heads``):
+
+- ``tutorlib.debug.heads``              ``ablate_heads`` and ``ablation_costs`` (what removing a
+  head breaks), ``pattern_scores`` (where its weights point), ``train_induction`` (a toy
+  model that grows a previous-token and an induction head)
 """
 
 from .attention_weights import attention_entropy, attention_maps
