@@ -33,11 +33,10 @@ from test_browser import (
     BookBrowser,
 )
 from test_browser import run_axe as _run_axe
+from test_web_translator import python_lines
 
 from tutorlib.explorers import translator_view
 from tutorlib.translation.checkpoints import load_pretrained
-from tutorlib.translation.decoding import translate_sentences
-from tutorlib.translation.sentences import split_sentences
 from tutorlib.translation.web import rounded_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("one_thread")]
@@ -76,15 +75,8 @@ def python_says(model, line: str, beam: int) -> tuple[str, list[str]]:
     """The command line's stdout and stderr lines (without "argument 1: ") for ``line``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = translate_sentences(split_sentences(line), model, beam, length_penalty=0.6)
-    messages = []
-    for k, r in enumerate(results, start=1):
-        place = f"sentence {k}: " if len(results) > 1 else ""
-        if r.error:
-            messages.append(f"{place}not translated: {r.error}")
-        elif r.notice:
-            messages.append(f"{place}{r.notice}")
-    return " ".join(r.text for r in results if r.text), messages
+        said = python_lines(model, [line], beam)[0]
+    return said["text"], said["messages"]
 
 
 @pytest.fixture(scope="module")
