@@ -28,6 +28,8 @@ Each module holds the code that one part of the book derives. The course's layer
   measurement (chapter 11)
 - ``tutorlib.modern``     attention in today's models: RoPE, grouped-query attention, sliding
   windows, the KV cache's size for published model shapes (chapter 15)
+- ``tutorlib.latent``     multi-head latent attention: keys and values read out of one cached
+  latent per token, with a decoupled RoPE key, and its cache's size (chapter 17)
 - ``tutorlib.tokenizers`` byte-level byte-pair encoding (``BPE``): train, encode, decode, save
   (chapter 14)
 
@@ -58,7 +60,8 @@ training loop and checkpoints other models can share:
   (what ``tutorlib.translator`` and ``tutorlib.gpt`` give learners)
 - ``tutorlib.translation.web``          the shipped translator for the book's page: float16
   weights and the input path's rules as data (``tools/export_web.py``, ``assets/web/``)
-- ``tutorlib.translation.kinds``        the one list of model kinds (translator, GPT, modern GPT)
+- ``tutorlib.translation.kinds``        the one list of model kinds (translator, GPT, modern GPT,
+  latent GPT)
 - ``tutorlib.translation.evaluation``   BLEU, chrF, exact match
 - ``tutorlib.translation.state``        ``TrainState`` (to and from a checkpoint), resuming
 - ``tutorlib.translation.processes``    torchrun, Ctrl-C and random states for the loop
@@ -73,6 +76,8 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation.gpt.modern``   chapter 13's GPT with chapter 15's attention: grouped-query
   attention and RoPE in every block, key/value heads mean-pooled (``train_modern_gpt`` in
   ``tutorlib.translation.gpt.training``, through the same loop)
+- ``tutorlib.translation.gpt.latent``   chapter 15's GPT with multi-head latent attention in
+  every block (``LatentGPT``, chapter 17)
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
   (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
 

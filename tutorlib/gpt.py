@@ -1,8 +1,9 @@
 """The translator as a GPT (chapters 13 to 15), as learners meet it: a stable public API.
 
 Every public name of the GPT's package, ``tutorlib.translation.gpt`` (its tokens, batches,
-model and decoding), and of the three modules that sit above the package's face:
+model and decoding), and of the modules that sit above the package's face:
 ``tutorlib.translation.gpt.modern`` (chapter 15's ``ModernGPT``, ``group_kv_heads``),
+``tutorlib.translation.gpt.latent`` (chapter 17's ``LatentGPT``),
 ``tutorlib.translation.gpt.checkpoints`` (``save_gpt``, ``load_gpt``, ``load_pretrained``,
 the commands that made the shipped GPTs) and ``tutorlib.translation.gpt.training``
 (``train_gpt``, ``train_modern_gpt``), all but ``modern``'s ``attention`` (its blocks'
@@ -27,6 +28,7 @@ from .translation import gpt as _package
 from .translation.gpt import *  # noqa: F403 (the face is the point)
 from .translation.gpt import batches as _batches
 from .translation.gpt import checkpoints as _checkpoints
+from .translation.gpt import latent as _latent
 from .translation.gpt import modern as _modern
 from .translation.gpt import training as _training
 from .translation.gpt.batches import gpt_batcher  # noqa: F401 (each named in __all__ below)
@@ -36,6 +38,12 @@ from .translation.gpt.checkpoints import (  # noqa: F401
     load_gpt,
     load_pretrained,
     save_gpt,
+)
+from .translation.gpt.latent import (  # noqa: F401
+    LatentGPT,
+    LatentGPTConfig,
+    build_latent_gpt,
+    latent_config,
 )
 from .translation.gpt.modern import (  # noqa: F401
     ModernGPT,
@@ -53,6 +61,7 @@ __all__ = list(
             *_package.__all__,
             *_batches.__all__,
             *(name for name in _modern.__all__ if name != "attention"),
+            *_latent.__all__,
             *_checkpoints.__all__,
             *_training.__all__,
             "translate",

@@ -1,7 +1,7 @@
 """The kinds of model the translation stack trains, saves, loads, scores and runs: one list.
 
 A checkpoint names its model's kind (``"translator"``, ``"gpt"``,
-``"modern_gpt"``; a file without one holds a translator). Each ``ModelKind``
+``"modern_gpt"``, ``"latent_gpt"``; a file without one holds a translator). Each ``ModelKind``
 says, once, what the rest of the stack needs to know of a kind:
 
 - ``config``, ``presets``: its configuration class and the named ones the
@@ -34,6 +34,7 @@ from .data import fits, make_batches, tokenize
 from .decoding import translate as translator_translate
 from .gpt.batches import fits_gpt, gpt_batcher
 from .gpt.decoding import translate as gpt_translate
+from .gpt.latent import LatentGPT, LatentGPTConfig, build_latent_gpt
 from .gpt.model import GPT, build_gpt, gpt_loss
 from .gpt.modern import ModernGPT, ModernGPTConfig, build_modern_gpt
 from .gpt.tokens import splitter
@@ -96,6 +97,8 @@ KINDS = {
         ModelKind("gpt", _GPT_CONFIG, GPT, build_gpt, presets=_GPT_PRESETS, **_GPT_PARTS),
         # chapter 15's: RoPE and grouped-query attention in chapter 13's GPT
         ModelKind("modern_gpt", ModernGPTConfig, ModernGPT, build_modern_gpt, **_GPT_PARTS),
+        # chapter 17's: multi-head latent attention in chapter 15's GPT
+        ModelKind("latent_gpt", LatentGPTConfig, LatentGPT, build_latent_gpt, **_GPT_PARTS),
     )
 }
 

@@ -14,6 +14,8 @@ parts, one module each, in the translator's seams (read bottom up):
   notation), ``build_gpt``, ``gpt_loss``, ``gpt_loss_with_prompt``
 - ``modern``       chapter 15's ``ModernGPT`` (RoPE, grouped-query attention), ``ModernGPTConfig``,
   ``modern_config``, ``group_kv_heads``
+- ``latent``       chapter 17's ``LatentGPT`` (multi-head latent attention), ``LatentGPTConfig``,
+  ``latent_config``
 - ``decoding``     ``filter_logits``, ``generate`` (greedy and sampling, KV cache),
   ``kv_cache_bytes``, ``cross_attention_pattern``, ``translate`` (of a given model)
 - ``checkpoints``  ``save_gpt``, ``load_gpt``, ``load_pretrained`` (the shipped GPTs)
@@ -22,7 +24,7 @@ parts, one module each, in the translator's seams (read bottom up):
 This package's face imports only its lower modules (tokens, batches, model,
 decoding, and the config): ``tutorlib.translation.kinds`` imports the model modules,
 and importing one runs this ``__init__`` first, so it must not reach above them.
-Import ``modern``, the files (``checkpoints``) and the loop (``training``) from their
+Import ``modern``, ``latent``, the files (``checkpoints``) and the loop (``training``) from their
 modules. ``tutorlib.gpt`` names all of them for learners, with the shipped GPT as
 ``translate``'s default model.
 

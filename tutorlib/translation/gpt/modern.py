@@ -133,11 +133,17 @@ class ModernGPT(GPT):
         super().__init__(config, src_vocab, tgt_vocab)
         c = config
         for block in self.blocks:  # the same Xavier-uniform matrices as GPT's own heads
-            attn = attention(c)
+            attn = self.attention(c)
             for p in attn.parameters():
                 if p.dim() > 1:
                     nn.init.xavier_uniform_(p)
             block.self_attn = attn
+
+    @staticmethod
+    def attention(config: ModernGPTConfig) -> nn.Module:
+        """One block's self-attention: ``attention(config)``; a subclass swaps it
+        (chapter 17's ``LatentGPT``)."""
+        return attention(config)
 
     def add_positions(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """Chapter 13's sinusoids added to ``x (B, T, D)``, or with RoPE nothing (then dropout).
@@ -177,6 +183,11 @@ def group_kv_heads(model: ModernGPT, num_kv_heads: int) -> ModernGPT:
     """
     if not isinstance(model, ModernGPT):
         raise ValueError(f"group_kv_heads pools a ModernGPT, got {type(model).__name__}")
+    if not isinstance(model.blocks[0].self_attn, GroupedQueryAttention):
+        raise ValueError(
+            f"group_kv_heads pools key/value heads, but {type(model).__name__}'s blocks attend "
+            f"with {type(model.blocks[0].self_attn).__name__}, which has none to pool"
+        )
     c = model.config
     have = c.kv_heads
     num_kv_heads = whole_number("num_kv_heads", num_kv_heads, 1, have)
