@@ -306,7 +306,7 @@ def test_latent_gpt_config_refuses_what_cannot_be_built(small_vocab):
         group_kv_heads(small_latent_gpt(small_vocab), 2)
 
 
-SHIPPED = {"ch17_mla_c24": 24, "ch17_mla_c56": 56}
+SHIPPED = {"ch17_mla_c24": (24, 8), "ch17_mla_c56": (56, 8), "ch17_mla_c16_r16": (16, 16)}
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
@@ -321,7 +321,8 @@ def test_the_shipped_latent_variants_hold_chapter_17s_recipe(name):
     state = read_checkpoint(VARIANTS_DIR / f"{name}.pt")
     recipe, rope = state["meta"]["recipe"], read_checkpoint(VARIANTS_DIR / "ch15_rope.pt")
     tiny = replace(GPT_PRESETS["tiny"], epochs=3)
-    assert recipe["config"] == latent_config(tiny, d_latent=SHIPPED[name], d_rope=8).to_dict()
+    d_latent, d_rope = SHIPPED[name]
+    assert recipe["config"] == latent_config(tiny, d_latent=d_latent, d_rope=d_rope).to_dict()
     assert recipe["pairs"] == rope["meta"]["recipe"]["pairs"]
     same = {k: v for k, v in recipe["config"].items() if k not in ("d_latent", "d_rope")}
     assert same == modern_config(tiny, rope_base=10000.0).to_dict()
@@ -329,4 +330,20 @@ def test_the_shipped_latent_variants_hold_chapter_17s_recipe(name):
     from tutorlib.translation.checkpoints import model_from_state
 
     model = model_from_state(state, torch.device("cpu"))
-    assert type(model) is LatentGPT and model.config.d_latent == SHIPPED[name]
+    assert type(model) is LatentGPT and model.config.cache_numbers_per_token() == d_latent + d_rope
+
+
+def test_the_shipped_multi_query_variant_is_ch15_ropes_recipe_with_one_kv_head():
+    """ch17_mqa, chapter 17's reference at a quarter of the cache: ch15_rope's recipe with
+    num_kv_heads=1, trained from scratch (not pooled, unlike ch15_rope_hkv1)."""
+    from tutorlib.translation.checkpoints import VARIANTS_DIR, read_checkpoint
+    from tutorlib.translation.gpt import GPT_PRESETS
+    from tutorlib.translation.gpt.modern import modern_config
+
+    recipe = read_checkpoint(VARIANTS_DIR / "ch17_mqa.pt")["meta"]["recipe"]
+    rope = read_checkpoint(VARIANTS_DIR / "ch15_rope.pt")["meta"]["recipe"]
+    tiny = replace(GPT_PRESETS["tiny"], epochs=3)
+    assert recipe == {**rope, "config": modern_config(tiny, 1, 10000.0).to_dict()}
+    assert {k: v for k, v in recipe["config"].items() if k != "num_kv_heads"} == {
+        k: v for k, v in rope["config"].items() if k != "num_kv_heads"
+    }
