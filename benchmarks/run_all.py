@@ -280,6 +280,7 @@ def bench_serving(quick: bool) -> list[dict]:
     tiny = load_gpt(sb.ROOT / "tutorlib/pretrained/variants/ch13_tiny.pt")
     w_prompts, w_budgets = prompts_of(words, [en for en, _ in phrasebook("test")[:200]])
     spec = sb.speculative_rows("words GPT, ch13_tiny", words, tiny, w_prompts, w_budgets, ks=(2,))
+    latent = bench_latent(quick)
     return [
         entry("contiguous / paged KV bytes, block 8", paged["contiguous_over_paged_block8"], 2.0,
               ">=", **paged),
@@ -289,6 +290,27 @@ def bench_serving(quick: bool) -> list[dict]:
         entry("speculative = generate (1 = identical)", float(spec[2]["identical"]), 1.0, ">="),
         entry("speculative (k=2) target passes per token", spec[2]["target_passes_per_token"],
               0.9, "<=", **spec[2]),
+        *latent,
+    ]  # fmt: skip
+
+
+def bench_latent(quick: bool) -> list[dict]:
+    """Chapter 17's multi-head latent attention against MHA and MQA on the shipped variants."""
+    import latent_bench as lb
+
+    valid, short, long = lb.splits()
+    if quick:
+        valid, short, long = valid[:200], short[:200], long[:100]
+    r = lb.variant_rows(valid=valid, short=short, long=long)
+    mha, mqa = r["MHA (ch15_rope)"], r["MQA (ch17_mqa)"]
+    mla = r["MLA Dc=16 Dr=16 (ch17_mla_c16_r16)"]
+    return [
+        entry("MLA (Dc=16, Dr=16) cache / MHA cache, per token", mla["bytes_per_token"]
+              / mha["bytes_per_token"], 0.5, "<=", **mla),
+        entry("MLA (Dc=16, Dr=16) test BLEU / MHA's", mla["bleu"] / mha["bleu"], 0.98, ">=",
+              **mha),
+        entry("MLA (Dc=16, Dr=16) test BLEU / MQA's (the same cache bytes)",
+              mla["bleu"] / mqa["bleu"], 1.0, ">=", **mqa),
     ]  # fmt: skip
 
 

@@ -98,3 +98,23 @@ def test_serving_bench_counts_and_the_group_is_wired(capsys):
     r = serving_bench.paged_rows(bpe, prompts, budgets, reference)
     assert r["identical"] and r["contiguous_over_paged_block8"] > 1
     assert "contiguous / paged bytes" in capsys.readouterr().out
+
+
+def test_latent_bench_counts_the_variants_caches_and_the_group_is_wired(capsys):
+    """The cache per token is counted on a filled KVCache (MHA 128 numbers per block, MLA
+    Dc + Dr), the loss and BLEU come from the same sentences for every variant, and
+    bench_latent is part of the serving group."""
+    run_all = _run_all()  # puts benchmarks/ on sys.path
+    assert "bench_latent" in run_all.bench_serving.__code__.co_names
+    import latent_bench
+
+    valid, short, long = latent_bench.splits()
+    names = {k: v for k, v in latent_bench.NAMES.items() if v in ("ch15_rope", "ch17_mla_c24")}
+    r = latent_bench.variant_rows(names, valid[:20], short[:20], long[:10])
+    mha, mla = r["MHA (ch15_rope)"], r["MLA Dc=24 Dr=8 (ch17_mla_c24)"]
+    assert mha["numbers_per_token_per_layer"] == 2 * 4 * 16
+    assert mla["numbers_per_token_per_layer"] == 24 + 8
+    assert mha["bytes_per_token"] == 4 * 4 * 128 and mla["bytes_per_token"] == 4 * 4 * 32
+    assert 0 < mla["valid_loss"] < 2 and 0 <= mla["bleu"] <= 100
+    assert "MLA Dc=24 Dr=8" in capsys.readouterr().out
+    assert latent_bench.deepseek_rows()["MHA"] == 1_966_080
