@@ -32,13 +32,14 @@ functions counted):
 - ``model``        ``Translator`` (chapter 9's encoder-decoder), ``build_translator``,
   ``translation_loss``, ``translator_loss``
 - ``gpt``          chapter 13's decoder-only translator, one module per seam: ``tokens``,
-  ``batches``, ``model``, ``modern`` (chapter 15's ``ModernGPT``), ``decoding``,
+  ``batches``, ``model``, ``modern`` (chapter 15's ``ModernGPT``), ``latent`` (chapter 17's
+  ``LatentGPT``), ``decoding``,
   ``checkpoints``, ``training`` (its ``__init__`` names them all)
 - ``decoding``     ``greedy_decode``, ``beam_search``, ``translate`` of a given translator
   (unknown words copied through cross-attention), ``cross_attention_maps``
 - ``kinds``        the one list of model kinds (``"translator"``, ``"gpt"``,
-  ``"modern_gpt"``): config, presets, model class, builder, loss, batcher, translate,
-  fit rule; ``kind_of`` decides a model's, a config's or a file's kind once
+  ``"modern_gpt"``, ``"latent_gpt"``): config, presets, model class, builder, loss, batcher,
+  translate, fit rule; ``kind_of`` decides a model's, a config's or a file's kind once
 - ``checkpoints``  ``save_model``, ``read_checkpoint``, ``load_checkpoint``,
   ``load_pretrained``, ``atomic_save``: one file format, every kind (it names its kind)
 - ``shipped``      ``translate`` and its kin for learners: the decoder's own, with the

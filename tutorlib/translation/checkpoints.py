@@ -15,9 +15,9 @@ the previous file intact; ``model_state`` and ``model_from_state`` turn a
 model into the dict and back. The file names the model's ``kind``
 (``tutorlib.translation.kinds``): the encoder-decoder ``Translator``
 (``"translator"``, also every file written before kinds existed), the
-decoder-only ``GPT`` of chapter 13 (``"gpt"``) or chapter 15's ``ModernGPT``
-(``"modern_gpt"``), so that all share these files, their checks and the
-training loop's resuming; the kind read from the file decides the config
+decoder-only ``GPT`` of chapter 13 (``"gpt"``), chapter 15's ``ModernGPT``
+(``"modern_gpt"``) or chapter 17's ``LatentGPT`` (``"latent_gpt"``), so that all share
+these files, their checks and the training loop's resuming; the kind read from the file decides the config
 class and the model class, once. ``tutorlib.translator`` keeps
 ``load_pretrained`` as part of its stable API; the other names live only here.
 
