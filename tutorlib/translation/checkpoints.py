@@ -17,8 +17,8 @@ model into the dict and back. The file names the model's ``kind``
 (``"translator"``, also every file written before kinds existed), the
 decoder-only ``GPT`` of chapter 13 (``"gpt"``), chapter 15's ``ModernGPT``
 (``"modern_gpt"``) or chapter 17's ``LatentGPT`` (``"latent_gpt"``), so that all share
-these files, their checks and the training loop's resuming; the kind read from the file decides the config
-class and the model class, once. ``tutorlib.translator`` keeps
+these files, their checks and the training loop's resuming; the kind read from the file
+decides the config class and the model class, once. ``tutorlib.translator`` keeps
 ``load_pretrained`` as part of its stable API; the other names live only here.
 
 Derived in chapters 9 (Training a translator) and 10 (Translating and evaluating).

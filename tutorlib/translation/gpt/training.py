@@ -102,11 +102,12 @@ def train_modern_gpt(
 
     ``train_gpt`` on a ``ModernGPTConfig`` (the kind ``"modern_gpt"``: its
     model is a ``ModernGPT``; a ``LatentGPTConfig``, chapter 17's, gives a
-    ``LatentGPT``) or, with ``model``, going on training that one (the pooled model of ``group_kv_heads``; ``config`` then defaults to the
-    model's and may change only the training settings). As there, pairs that
-    do not fit the positions (``fits_gpt``) are left out (more than 1 % is an
-    error) and ``vocab`` defaults to ``joint_vocab`` of the training pairs;
-    ``options`` are ``train``'s (``max_steps``, ``progress``, ``log``...).
+    ``LatentGPT``) or, with ``model``, going on training that one (the pooled
+    model of ``group_kv_heads``; ``config`` then defaults to the model's and
+    may change only the training settings). As there, pairs that do not fit
+    the positions (``fits_gpt``) are left out (more than 1 % is an error) and
+    ``vocab`` defaults to ``joint_vocab`` of the training pairs; ``options``
+    are ``train``'s (``max_steps``, ``progress``, ``log``...).
 
     Derived in chapter 15 (Attention in today's models).
     """
