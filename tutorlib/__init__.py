@@ -94,8 +94,8 @@ Explorers and what they show:
   editor), ``tutorlib.explorers.encoder_decoder`` (the translator's cross-attention),
   ``tutorlib.explorers.decoder_only`` (the GPT's attention), ``tutorlib.explorers.kv_cache`` (the
   KV cache's memory), ``tutorlib.explorers.heads`` (one head's pattern, and what switching it
-  off does to a translation); what they are built from: ``tutorlib.explorers.widgets`` (the explorer box,
-  live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
+  off does to a translation); what they are built from: ``tutorlib.explorers.widgets`` (the
+  explorer box, live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
   declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every
   state computed when a chapter runs, for the book)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
