@@ -88,16 +88,16 @@ sentences at once, its KV cache held in less memory, its target passes made fewe
 
 Explorers and what they show:
 
-- ``tutorlib.explorers``  the interactive explorers and their static twins (chapters 3 to 6, 10,
-  13, 15, 16); its docstring maps them. One module per family: ``tutorlib.explorers.softmax``
+- ``tutorlib.explorers``  the interactive explorers and their static twins (chapters 3 to 6, 10, 13,
+  15, 16); its docstring maps them. One module per family: ``tutorlib.explorers.softmax``
   (temperature, √d_k saturation), ``tutorlib.explorers.attention`` (a query, a head, the mask
   editor), ``tutorlib.explorers.encoder_decoder`` (the translator's cross-attention),
-  ``tutorlib.explorers.decoder_only`` (the GPT's attention), ``tutorlib.explorers.kv_cache`` (the
-  KV cache's memory), ``tutorlib.explorers.heads`` (one head's pattern, and what switching it
-  off does to a translation); what they are built from: ``tutorlib.explorers.widgets`` (the
-  explorer box, live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
-  declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every
-  state computed when a chapter runs, for the book)
+  ``tutorlib.explorers.decoder_only`` (the GPT's attention), ``tutorlib.explorers.kv_cache`` (the KV
+  cache's memory), ``tutorlib.explorers.heads`` (one head's pattern, and what switching it off does
+  to a translation); what they are built from: ``tutorlib.explorers.widgets`` (the explorer box,
+  live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
+  declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every state
+  computed when a chapter runs, for the book)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 
