@@ -20,7 +20,7 @@ import html
 import warnings
 
 from ..checks import whole_number
-from ..display import side_by_side, weights_heatmap_html
+from ..display import weights_heatmap_html
 from .controls import Spec, explorer
 from .widgets import explorer_box, following_view, live_controls, sentence_spec
 
@@ -218,7 +218,11 @@ def _page(read: dict, ablated: dict, model_name: str, kind: str, layer: int, hea
         + "</div>"
     )
     table = weights_heatmap_html(weights, rows, cols, title=where, mask=mask)
-    return weights, top + side_by_side(table)
+    # a box that scrolls sideways on a narrow screen; position:relative keeps the hidden cells'
+    # screen-reader text (absolutely positioned) inside it, or a wide masked table would make the
+    # whole page scroll sideways on a phone
+    scroller = f'<div style="position:relative;max-width:100%;overflow-x:auto">{table}</div>'
+    return weights, top + scroller
 
 
 def head_ablation_view(
