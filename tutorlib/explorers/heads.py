@@ -47,7 +47,7 @@ SCORE_NAMES = (
     ("previous", "the token before"),
     ("same", "its own position"),
     ("first", "the first token"),
-    ("punctuation", "punctuation and end markers"),
+    ("punctuation", "punctuation"),  # in a GPT also <sep> and <eos> (head_pattern_scores)
     ("aligned", "the source word spelled alike"),
 )
 
@@ -201,9 +201,11 @@ def _page(read: dict, ablated: dict, model_name: str, kind: str, layer: int, hea
         lines.append(f"{label}: <b>{_changed(clean, text)}</b> ({verdict})")
         said.append(f"{label}: {'unchanged' if text == clean else 'changed'}")
     score = read["scores"][kind, layer, head]
-    parts = [
-        f"{name} {score[key]:.2f}" for key, name in SCORE_NAMES if score[key] == score[key]
-    ]  # NaN: the score does not apply to this kind
+    names = dict(SCORE_NAMES)
+    if kind == "self":
+        names["punctuation"] = "punctuation, <sep> and <eos>"
+    # NaN: the score does not apply to this kind
+    parts = [f"{esc(names[key])} {score[key]:.2f}" for key in names if score[key] == score[key]]
     lines.append(
         "its mean weight on " + ", ".join(parts) + " (teacher-forced on the translation above)"
     )
