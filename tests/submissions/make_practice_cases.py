@@ -2,7 +2,7 @@
 exercises 4 and 8, all of exercise 5's, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 A case named "honest/..." or "adversarial/..." goes to that folder instead (exercise 13's).
 
-    .venv/bin/python tests/submissions/make_practice_cases.py
+    .venv/bin/python tests/submissions/make_practice_cases.py [ex16 ...]
 
 Each case is the exercise's student notebook with its answer cells filled in as a learner would
 hand it in: the master's solution with one or two usual mistakes swapped in (each replacement
@@ -442,6 +442,33 @@ CASES["ex16"] = {
                                      ("generating_accuracy = 1 / 32", "generating_accuracy = 1.0")]},
     # the chapter's aligned score read as the head's importance
     "ex16_score_is_cost": {"q2": [('conclusions = ["B", "C", "D"]', 'conclusions = ["B", "F"]')]},
+    # cheat: wrong answers behind objects that equal (or contain) anything, and the kernel's
+    # comparisons patched; only the public type and shape checks the wrong answers pass score
+    "adversarial/ex16_lying_answers": {
+        "q1": [(_EX16_TERM,
+                "class Same(np.ndarray):\n"
+                "        def __eq__(self, other):\n"
+                "            return np.ones(np.shape(self), dtype=bool)\n"
+                "    np.allclose = np.array_equal = lambda *a, **k: True\n"
+                "    return np.array(y).view(Same)  # y unchanged")],
+        "q2": [('conclusions = ["B", "C", "D"]',
+                "class Everything(list):\n"
+                "    def __contains__(self, item):\n"
+                "        return True\n\n\n"
+                "conclusions = Everything()")],
+        "q3": [(_EX16_MEAN, "math.isclose = lambda *a, **k: True\n"
+                "    return np.zeros(H)")],
+        "q4": [('copied = [None, "cat", "sat"]',
+                "class Anything(list):\n"
+                "    def __eq__(self, other):\n"
+                "        return True\n\n\n"
+                "copied = Anything([None, None, None])"),
+               ("keys_from_7 = [1, 5]", "keys_from_7 = Anything()"),
+               ("generating_accuracy = 1 / 32",
+                "class Equal(float):\n"
+                "    def __eq__(self, other):\n"
+                "        return True\n\n\n"
+                "generating_accuracy = Equal(0.0)")]},
     # honest: loops in plain Python for q3, the chapter's rewrite with the bias recovered for q1
     "honest/ex16_loops_and_bias": {
         "q1": [(_EX16_TERM,
@@ -803,8 +830,10 @@ def answer_cells(nb) -> list[int]:
             and "grader" not in c.source]
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
     for ex, cases in CASES.items():
+        if only and ex not in only:
+            continue
         name = NAMES[ex]
         answers = right_answers(name)
         student = nbformat.read(ROOT / "exercises" / f"{name}.ipynb", as_version=4)
@@ -825,4 +854,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
