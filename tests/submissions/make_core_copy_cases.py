@@ -466,7 +466,7 @@ gpt_over_ed = gpt_cache_bytes / ed_cache_bytes''',
 
 # --- exercise 16: chapter 16's hook (tutorlib.debug.heads.ablate_heads: the head's columns of
 # W^O's input rewritten), its induction_scores (the fixed layout, half = L // 2), and the numbers
-# it prints (the mask-free toy's accuracy 1.000, chance 1/48)
+# it prints (chance, 1/48), the letter whose sentence it states (B)
 
 EX16_HOOK = '''def ablate_from_output(y, heads, w_o, head, num_heads, mean=None):
     # chapter 16's hook on W^O's input: the head's Dh columns rewritten
@@ -487,11 +487,11 @@ EX16_INDUCTION = '''def induction_score(weights, tokens):
     return np.diagonal(w, offset=-(half - 1), axis1=-2, axis2=-1)[..., 1:].mean(axis=(0, 2))
 '''
 
-EX16_TABLE = '''conclusions = ["A", "F"]  # the costs of one head at a time, read as they are'''
+EX16_TABLE = '''conclusions = ["B"]  # chapter 16: each cross head "able to stand in for the others"'''
 
 EX16_PREDICT_PASTE = '''copied = [None, "mat", "ran"]  # the text's next tokens
 keys_from_7 = [0, 4]  # the earlier "the"s
-generating_accuracy = 1.000  # the mask-free toy's accuracy (chapter 16)'''
+generating_accuracy = 1 / 48  # chance, as chapter 16 prints it'''
 
 EX16_PREDICT_FORMULA = '''copied = [None, "mat", "ran"]
 keys_from_7 = [0, 4]
