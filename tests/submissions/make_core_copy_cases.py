@@ -487,7 +487,7 @@ EX16_INDUCTION = '''def induction_score(weights, tokens):
     return np.diagonal(w, offset=-(half - 1), axis1=-2, axis2=-1)[..., 1:].mean(axis=(0, 2))
 '''
 
-EX16_TABLE = '''conclusions = ["B"]  # chapter 16: each cross head "able to stand in for the others"'''
+EX16_TABLE = '''conclusions = ["B"]  # chapter 16: "with any one of them gone the others still do it"'''
 
 EX16_PREDICT_PASTE = '''copied = [None, "mat", "ran"]  # the text's next tokens
 keys_from_7 = [0, 4]  # the earlier "the"s
