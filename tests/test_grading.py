@@ -213,6 +213,9 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         # issue 32, fault 4: the library's enable_gqa for the old question, one head kept a group
         # for the pooling; q1, q3, q4 right, and q2's shape check and torch-made prediction
         "adversarial/ex15_sdpa_enable_gqa.ipynb": 9.625,
+        # wrong answers behind objects that equal anything and patched comparisons: the four
+        # public shape and type checks (0.25 each)
+        "adversarial/ex17_lying_answers.ipynb": 1,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):
