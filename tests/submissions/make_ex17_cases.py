@@ -218,6 +218,123 @@ mla_shared_users = Always(0)
     },
 }
 
+# --- the copy cases (issue 32): what pasting chapter 17 earns. The chapter gives every sequence
+# blocks of its own (paged_generate, block_tables), rounds on a symmetric grid with a scale per
+# token (token_scale, quantize, dequantize), checks guesses in speculative_generate's loop and
+# counts users with kv_cache_bytes and cache_account; it measures an acceptance rate but derives
+# none, and shares no prompt.
+
+COPY_TABLES = """def shared_prompt_tables(prompt_len, new_lengths, block_size):
+    # chapter 17: a sequence takes a block when its last one is full; its table lists its blocks
+    tables, taken = [], 0
+    for n in new_lengths:
+        blocks = -(-(prompt_len + n) // block_size)  # ceil, as the chapter's cell
+        tables.append(list(range(taken, taken + blocks)))
+        taken += blocks
+    return tables
+"""
+
+COPY_TABLES_TUTORLIB = """from tutorlib.serving.paged import block_tables
+
+
+def shared_prompt_tables(prompt_len, new_lengths, block_size):
+    # the tables paged_generate hands out (chapter 17's explorer)
+    return block_tables([prompt_len] * len(new_lengths),
+                        [prompt_len + n for n in new_lengths], block_size)
+"""
+
+COPY_QUANTIZE = """import torch
+
+from tutorlib.serving.quantized import dequantize, quantize, token_scale
+
+
+def fake_quantize(x, bits, group_size):
+    # chapter 17's cell: a scale per token (the row), max |x| / q, then round and restore
+    key = torch.as_tensor(np.asarray(x, dtype=float))[None, None]  # (1, 1, R, C)
+    scale = token_scale(key, bits=bits)
+    return dequantize(quantize(key, bits, scale), scale)[0, 0].numpy()
+
+
+bytes_per_number = {bytes_per_number}
+"""
+
+COPY_VERIFY = """def verify(draft, target, cached, eos=None):
+    # speculative_generate's check (chapter 17): the agreeing prefix, then the target's token
+    written = []
+    for j in range(len(draft) + 1):
+        choice = target[j]
+        written.append(choice)
+        agrees = j < len(draft) and choice == draft[j]
+        if not agrees or choice == eos:
+            break
+    kept = cached + len(written)  # its len(source) + len(written) - 1: the text but its last
+    return written, kept
+
+
+acceptance_rate = {acceptance_rate}
+"""
+
+COPY_USERS_PASTE = """contiguous_users = {contiguous}  # chapter 17's table: Llama 3 8B, 4k, contiguous
+paged_users = {paged}  # the same row, paged
+shared_users = {paged}  # the chapter shares no blocks
+mla_shared_users = {mla}
+"""
+
+COPY_USERS_FORMULA = """from tutorlib.modern import kv_cache_bytes
+from tutorlib.serving.paged import cache_account
+
+per_position = kv_cache_bytes(32, 8, 128, 1)  # chapter 17's cell: one token, 16 bits
+budget = 40 * 2**30
+contiguous_users = budget // (8192 * per_position)
+a = cache_account([4000], 8192, 16, per_position)
+paged_users = int(budget // a.paged_bytes)
+shared_users = paged_users  # the chapter shares no blocks
+mla_shared_users = int(budget // (4000 * 32 * (512 + 64) * 2))  # a latent and a RoPE key
+"""
+
+CHAPTER_NUMBERS = {  # printed by chapter 17 (its cells as on main)
+    "bytes_per_number": "0.19  # the chapter's int4 ratio, (0.5 + 4/16) / 4",
+    "bytes_per_number_formula": "0.5 + 2 / 32  # the chapter's (0.5 + 4/16), float16 per 32",
+    "acceptance_rate": "0.36  # the chapter's measured rate at k = 4",
+    "acceptance_rate_formula": "0.8  # the share of guesses that agree",
+    "contiguous": 149,
+    "paged": 149 * 3,
+    "mla": 0,
+}
+
+COPY = {
+    "paste": [
+        COPY_TABLES,
+        COPY_QUANTIZE.format(bytes_per_number=CHAPTER_NUMBERS["bytes_per_number"]),
+        COPY_VERIFY.format(acceptance_rate=CHAPTER_NUMBERS["acceptance_rate"]),
+        COPY_USERS_PASTE.format(**CHAPTER_NUMBERS),
+    ],
+    "paste_tutorlib": [
+        COPY_TABLES_TUTORLIB,
+        COPY_QUANTIZE.format(bytes_per_number=CHAPTER_NUMBERS["bytes_per_number"]),
+        COPY_VERIFY.format(acceptance_rate=CHAPTER_NUMBERS["acceptance_rate"]),
+        COPY_USERS_FORMULA,
+    ],
+    "paste_formula": [
+        COPY_TABLES,
+        COPY_QUANTIZE.format(bytes_per_number=CHAPTER_NUMBERS["bytes_per_number_formula"]),
+        COPY_VERIFY.format(acceptance_rate=CHAPTER_NUMBERS["acceptance_rate_formula"]),
+        COPY_USERS_FORMULA,
+    ],
+}
+
+
+def write_copy_cases() -> None:
+    for variant, answers in COPY.items():
+        nb = nbformat.read(ROOT / "exercises" / f"{NAME}.ipynb", as_version=4)
+        cells = answer_cells(nb)
+        assert len(cells) == len(answers), f"{variant}: {len(cells)} cells, {len(answers)}"
+        for i, answer in zip(cells, answers):
+            nb.cells[i].source = answer.rstrip("\n")
+        path = HERE / "copy" / f"ex17_{variant}.ipynb"
+        nbformat.write(nb, path)
+        print("wrote", path.relative_to(ROOT))
+
 
 def main() -> None:
     answers = right_answers(NAME)
@@ -245,3 +362,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    write_copy_cases()
