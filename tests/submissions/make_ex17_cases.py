@@ -28,9 +28,7 @@ _Q2_ZERO = "    zero = np.round(-lo / scale)\n"
 _Q3_BONUS = "        if j == len(draft) or choice != draft[j]:\n"
 _Q3_RATE = "acceptance_rate = sum(alpha**j for j in range(1, k + 1)) / k"
 _Q4_SHARED = "shared = 3000 // 16  # the blocks the prompt fills, stored once"
-_Q4_MLA = (
-    "mla_blocks = budget // (16 * 32 * (512 + 64) * 2)  # one latent and one RoPE key per layer"
-)
+_Q4_MLA = "mla_blocks = budget // (16 * 32 * (512 + 64) * 2)"
 
 # case name -> {question: [(old, new), ...]}: the right answer with these replacements
 CASES = {
