@@ -14,7 +14,9 @@ tokens, tokens per sentence against word tokens, the incremental trainer
 against a naive recount),
 ``gpt`` (chapters 13-14: the shipped GPT on BPE tokens on the test split and on
 sentences with words never seen in training; its training against the
-encoder-decoder's as shares of the fp32 matmul peak),
+encoder-decoder's as shares of the fp32 matmul peak), ``serving`` (paged, quantised
+and speculative decoding on the shipped GPTs), ``heads`` (the BLEU a head of the
+translator costs when ablated; the induction toy's scores and copying),
 ``chapters`` (seconds per chapter; the book build, skipped with --quick) and
 ``grading`` (seconds per graded submission). Each figure is a ratio measured
 side by side in one run; the functions are those of the scripts beside this
@@ -50,6 +52,7 @@ GROUPS = (
     "tokenizer",
     "gpt",
     "serving",
+    "heads",
     "chapters",
     "grading",
 )
@@ -292,6 +295,36 @@ def bench_serving(quick: bool) -> list[dict]:
     ]  # fmt: skip
 
 
+def bench_heads(quick: bool) -> list[dict]:
+    import heads_bench as hb
+    import torch
+
+    from tutorlib.debug import heads
+    from tutorlib.translation.checkpoints import load_pretrained
+    from tutorlib.translation.phrasebook import phrasebook
+
+    n = 40 if quick else 300
+    model, _, _ = load_pretrained(device="cpu")
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    base, by = hb.costs_table(model, phrasebook("test")[:n], phrasebook("valid")[:n])
+    same = all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    worst = max(by.items(), key=lambda kv: kv[1][0])
+    toy = heads.train_induction(causal=True)
+    c = toy["copying"]
+    return [
+        entry("translator weights unchanged by ablation (1 = bit-identical)", float(same), 1.0,
+              ">=", sentences=n),
+        entry("translator: largest BLEU lost to one zero-ablated head (points)", worst[1][0],
+              2.0, ">=", unit="BLEU", head=list(worst[0]), base_bleu=base, sentences=n),
+        entry("induction toy, seconds to train / 60 s", toy["seconds"] / 60, 1.0, "<=",
+              seconds=toy["seconds"]),
+        entry("induction toy, best induction score (layer 1)", float(toy["induction"].max()),
+              0.6, ">=", previous=toy["previous"].tolist(), induction=toy["induction"].tolist()),
+        entry("induction toy, next-token accuracy on the repeated half", c["second_accuracy"],
+              0.9, ">=", first_half=c["first_accuracy"]),
+    ]  # fmt: skip
+
+
 def bench_chapters(quick: bool) -> list[dict]:
     import chapter_times as ct
 
@@ -338,6 +371,7 @@ BENCHES = {
     "tokenizer": bench_tokenizer,
     "gpt": bench_gpt,
     "serving": bench_serving,
+    "heads": bench_heads,
     "chapters": bench_chapters,
     "grading": bench_grading,
 }

@@ -98,3 +98,20 @@ def test_serving_bench_counts_and_the_group_is_wired(capsys):
     r = serving_bench.paged_rows(bpe, prompts, budgets, reference)
     assert r["identical"] and r["contiguous_over_paged_block8"] > 1
     assert "contiguous / paged bytes" in capsys.readouterr().out
+
+
+def test_heads_group_is_wired_and_its_costs_are_measured():
+    """The heads group is in run_all, and its translator costs come from a real ablation: on
+    four sentences, switching off decoder layer 0's head 0 (the costliest measured) loses BLEU."""
+    run_all = _run_all()
+    assert "heads" in run_all.GROUPS and run_all.BENCHES["heads"] is run_all.bench_heads
+    import heads_bench
+
+    from tutorlib.translation.checkpoints import load_pretrained
+    from tutorlib.translation.phrasebook import phrasebook
+
+    model, _, _ = load_pretrained(device="cpu")
+    test = phrasebook("test")[:8]
+    base, by = heads_bench.costs_table(model, test, phrasebook("valid")[:8])
+    assert len(by) == 36 and all(len(v) == 2 for v in by.values())
+    assert base > 90 and max(v[0] for v in by.values()) > 0

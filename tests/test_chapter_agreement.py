@@ -289,3 +289,36 @@ def test_chapter_15_rope_heads_and_window_agree_with_tutorlib_modern():
 
 
 TIGHT = dict(rtol=1e-12, atol=1e-12)
+
+
+def test_chapter_17_slot_of_finds_where_the_paged_cache_wrote_each_key():
+    """slot_of(table, p, b) names the block and slot where PagedKVCache wrote position p's key:
+    another sequence took the first blocks, so the table is not 0, 1, 2 and an address that
+    ignored it (or swapped block and slot) reads another position's key."""
+    import torch
+
+    from tutorlib.serving.paged import BlockPool, PagedKVCache
+    from tutorlib.serving.step import embed, model_step
+    from tutorlib.translation.gpt.checkpoints import load_pretrained
+
+    slot_of = derivations("17_serving.ipynb")["slot_of"]
+    model = load_pretrained()
+    cache = PagedKVCache(BlockPool(model, num_blocks=8, block_size=4))
+    cache.add("other")
+    cache.reserve("other", 5)  # blocks 0 and 1
+    cache.add("x")
+    tokens = torch.tensor([[5, 6, 7, 8, 9, 10, 11, 12, 13, 3]])  # (1, T)
+    attend, written = cache.attention(["x"], 10), []
+
+    def spy(layer, q, k, v):
+        written.append(k)  # (1, H, T, Dh)
+        return attend(layer, q, k, v)
+
+    model_step(model, embed(model, tokens, [0]), spy)
+    table = cache.tables["x"]
+    assert table == [2, 3, 4]
+    for layer, k in enumerate(written):
+        for p in range(10):
+            block, slot = slot_of(table, p, 4)
+            # the pool's (M, H, b, Dh) at (block, :, slot) is position p's (H, Dh)
+            assert torch.equal(cache.pool.k[layer][block, :, slot], k[0, :, p])

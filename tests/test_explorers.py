@@ -434,6 +434,72 @@ def test_kv_cache_explorer_redraws_for_every_control():
         explorers.kv_cache_explorer(kv_heads=3)  # not among the choices
 
 
+# --- chapter 17: the paged KV cache ------------------------------------------------------------
+
+PAGED = {"prompt_lengths": [6, 9, 4, 12], "lengths": [13, 20, 9, 25], "max_len": 64,
+         "position_bytes": 6144, "labels": ["she is tired", "a", "b", "c"]}  # fmt: skip
+
+
+def test_paged_cache_view_shows_the_tables_and_the_bytes_of_both_caches():
+    """The tables are block_tables', every block written once in the pool with its sequence, and
+    the bytes cache_account's: a view that counted a half-used block as half, or reserved the
+    longest sequence instead of max_len, fails."""
+    from tutorlib.serving.paged import block_tables, cache_account
+
+    found, page = explorers.paged_cache_view(**{**PAGED, "block_size": 8})
+    assert found["tables"] == block_tables(PAGED["prompt_lengths"], PAGED["lengths"], 8)
+    assert found["account"] == cache_account(PAGED["lengths"], 64, 8, 6144)
+    a = found["account"]
+    assert a.paged_bytes == (2 + 3 + 2 + 4) * 8 * 6144 and a.contiguous_bytes == 4 * 64 * 6144
+    table = re.search(r'<table class="tutorlib-paged-cache".*?</table>', page, re.S).group(0)
+    rows = re.findall(r"<tr><th scope=\"row\"[^>]*>(.*?)</th>(.*?)</tr>", table)
+    assert [r[0] for r in rows] == ["1. she is tired", "2. a", "3. b", "4. c"]
+    for (_, cells), n, t in zip(rows, PAGED["lengths"], found["tables"]):
+        texts = re.findall(r"<td[^>]*>(.*?)</td>", cells)
+        assert texts == [str(n), " ".join(map(str, t)), str(len(t)), str(8 * len(t) - n),
+                         str(64 - n)]  # fmt: skip
+    pool = re.findall(r'aria-label="block (\d+): (.*?)"', page)
+    blocks = {b for t in found["tables"] for b in t}
+    assert [int(k) for k, _ in pool] == sorted(blocks)  # each block once, in order
+    used = [int(u) for _, said in pool for u in re.findall(r"\((\d+) of 8\)", said)]
+    assert sum(used) == sum(PAGED["lengths"])  # every position in one block of its sequence
+    assert len(used) == sum(len(t) for t in found["tables"]) > len(blocks)  # and reused
+    # a block held again is written "first → next → ...", in the order they finished
+    finish = [n - p for n, p in zip(PAGED["lengths"], PAGED["prompt_lengths"])]
+    shared = [
+        [int(i) - 1 for i in b.split(" → ")] for b in re.findall(r"<b>([^<]*→[^<]*)</b>", page)
+    ]
+    assert shared and all([finish[i] for i in held] == sorted(finish[i] for i in held)
+                          for held in shared)  # fmt: skip
+    assert explorers.format_bytes(a.paged_bytes) in page and f"{a.paged_waste:.1%}" in page
+    assert 'data-summary="blocks of 8: paged' in page
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [({"block_size": 0}, "block_size"), ({"labels": ["a"]}, "one label per sequence"),
+     ({"max_len": 20}, "max_len=20"), ({"lengths": [3, 9, 4, 12]}, "its prompt has 6")],
+)  # fmt: skip
+def test_paged_cache_view_rejects_bad_input(change, message):
+    with pytest.raises(ValueError, match=message):
+        explorers.paged_cache_view(**{**PAGED, "block_size": 8, **change})
+
+
+def test_paged_cache_explorer_redraws_for_every_control():
+    box = explorers.paged_cache_explorer(**PAGED, block_size=4, sequences=3)
+
+    def view(b, n):
+        cut = {k: (v[:n] if isinstance(v, list) else v) for k, v in PAGED.items()}
+        return explorers.paged_cache_view(**cut, block_size=b)[1]
+
+    assert box.view.value == view(4, 3)
+    box.block_size.value = 32
+    box.sequences.value = 4
+    assert box.view.value == view(32, 4)
+    with pytest.raises(ValueError, match="block_size"):
+        explorers.paged_cache_explorer(**PAGED, block_size=3)  # not among the choices
+
+
 # --- chapter 10: the translator explorer ----------------------------------------------------
 
 
@@ -814,7 +880,7 @@ def _chapter_code(notebook: Path) -> str:
 
 
 def test_the_registry_holds_every_explorer_with_the_chapter_that_shows_it():
-    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 8
+    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 9
     for name, entry in explorers.REGISTRY.items():
         assert entry.name == name and entry.function is getattr(explorers, name)
         code = _chapter_code(ROOT / f"{entry.chapter}.ipynb")
@@ -847,6 +913,9 @@ def _built(name, request):
         "mask_editor": lambda: explorers.mask_editor(n_words=2, n_pad=1, causal=False),
         "kv_cache_explorer": lambda: explorers.kv_cache_explorer(
             "Mistral 7B", kv_heads=4, context=4096, dtype="float32", batch=8
+        ),
+        "paged_cache_explorer": lambda: explorers.paged_cache_explorer(
+            **PAGED, block_size=16, sequences=3
         ),
     }[name]()
 

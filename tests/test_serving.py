@@ -10,7 +10,13 @@ import pytest
 import torch
 
 from tutorlib.serving import quantized
-from tutorlib.serving.paged import BlockPool, PagedKVCache, cache_account, paged_generate
+from tutorlib.serving.paged import (
+    BlockPool,
+    PagedKVCache,
+    block_tables,
+    cache_account,
+    paged_generate,
+)
 from tutorlib.serving.quantized import (
     QuantizedKVCache,
     calibrate,
@@ -105,6 +111,37 @@ def test_a_freed_sequences_blocks_go_to_the_next_one(bpe_gpt):
     assert sorted(cache.tables["c"]) == sorted(held)
     with pytest.raises(ValueError, match="blocks of 4 positions are all held"):
         cache.reserve("c", 21)  # 6 blocks: 3 more, and 2 are free
+
+
+def held_positions(prompts, budgets, outputs):
+    """The positions each sequence holds when it finishes: its prompt and every token it wrote
+    but the last (``<eos>``, or the last of its budget, is never read)."""
+    return [len(p) + min(len(o), n - 1) for p, n, o in zip(prompts, budgets, outputs)]
+
+
+@pytest.mark.parametrize("block_size", [1, 4, 16])
+def test_block_tables_are_the_tables_paged_decoding_hands_out(bpe_gpt, bpe_batch, block_size):
+    """The pure-Python tables (chapter 17's explorer draws them) against paged_generate's own,
+    the whole batch at once: finished sequences' blocks are reused by the ones still running."""
+    prompts, budgets = bpe_batch
+    out, stats = paged_generate(bpe_gpt, prompts, budgets, block_size=block_size)
+    lengths = held_positions(prompts, budgets, out)
+    tables = block_tables([len(p) for p in prompts], lengths, block_size)
+    assert tables == stats["tables"]
+    assert [len(t) for t in tables] == [-(-n // block_size) for n in lengths]
+    every = [b for t in tables for b in t]
+    assert len(set(every)) < len(every)  # a block held by two sequences, one after the other
+
+
+def test_block_tables_interleave_sequences_that_grow_together():
+    # two prompts of 3 positions, blocks of 2: each prompt takes 2 blocks, then they grow
+    assert block_tables([3, 3], [6, 5], 2) == [[0, 1, 4], [2, 3, 5]]
+    # the first finishes at once: its blocks go back, last given back first taken
+    assert block_tables([2, 2], [2, 6], 2) == [[0], [1, 0, 2]]
+    with pytest.raises(ValueError, match="its prompt has 4"):
+        block_tables([4], [3], 2)
+    with pytest.raises(ValueError, match="one prompt length per sequence length"):
+        block_tables([4, 2], [5], 2)
 
 
 def test_the_accounting_of_contiguous_and_paged_bytes():

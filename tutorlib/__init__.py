@@ -76,8 +76,8 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation.cli``          ``python -m tutorlib train|evaluate|translate``
   (``--model gpt`` for chapter 13's; ``tutorlib.__main__`` starts it)
 
-Serving the GPT at scale (issue 38), above the translation stack: chapter 13's GPT decoding many
-sentences at once, its KV cache held in less memory, its target passes made fewer:
+Serving the GPT at scale (chapter 17), above the translation stack: chapter 13's GPT decoding
+many sentences at once, its KV cache held in less memory, its target passes made fewer:
 
 - ``tutorlib.serving``              the subpackage; its docstring lists what each module holds
 - ``tutorlib.serving.step``         one GPT step whose keys and values live outside a ``KVCache``
@@ -89,14 +89,15 @@ sentences at once, its KV cache held in less memory, its target passes made fewe
 Explorers and what they show:
 
 - ``tutorlib.explorers``  the interactive explorers and their static twins (chapters 3 to 6, 10,
-  13, 15); its docstring maps them. One module per family: ``tutorlib.explorers.softmax``
+  13, 15, 17); its docstring maps them. One module per family: ``tutorlib.explorers.softmax``
   (temperature, √d_k saturation), ``tutorlib.explorers.attention`` (a query, a head, the mask
   editor), ``tutorlib.explorers.encoder_decoder`` (the translator's cross-attention),
   ``tutorlib.explorers.decoder_only`` (the GPT's attention), ``tutorlib.explorers.kv_cache`` (the
-  KV cache's memory); what they are built from: ``tutorlib.explorers.widgets`` (the explorer box,
-  live controls, the redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls
-  declared once, ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every
-  state computed when a chapter runs, for the book)
+  KV cache's memory), ``tutorlib.explorers.paged_cache`` (a batch's cache in blocks); what they
+  are built from: ``tutorlib.explorers.widgets`` (the explorer box, live controls, the redrawn
+  view), ``tutorlib.explorers.controls`` (each explorer's controls declared once, ``REGISTRY`` of
+  explorers by chapter), ``tutorlib.explorers.static`` (every state computed when a chapter runs,
+  for the book)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 

@@ -20,6 +20,7 @@ mask_editor            mask_view(n_words, n_pad, causal)           6          at
 translator_explorer    translator_view(model, sentence, ...)       10         encoder_decoder
 gpt_attention_explorer gpt_attention_view(model, sentence, ...)    13         decoder_only
 kv_cache_explorer      kv_cache_calculator_view(model, ...)        15         kv_cache
+paged_cache_explorer   paged_cache_view(prompt_lengths, ...)       17         paged_cache
 =====================  ==========================================  =========  ===============
 
 Every view returns the numbers it shows and the HTML that shows them. The
@@ -41,7 +42,7 @@ The package's modules, each importing only those above it:
 - one module per family of explorers (the table's last column); importing this package imports
   them all, which files every explorer in :data:`REGISTRY`, and offers their names here
 
-Derived in chapter 3 (Softmax); chapters 4 to 6, 10, 13 and 15 add the others.
+Derived in chapter 3 (Softmax); chapters 4 to 6, 10, 13, 15 and 17 add the others.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from .kv_cache import (
     kv_cache_explorer,
     kv_cache_view,
 )
+from .paged_cache import BLOCK_CHOICES, paged_cache_explorer, paged_cache_view
 from .softmax import (
     D_K_STEPS,
     saturation_explorer,
@@ -91,6 +93,9 @@ __all__ = [
     "kv_cache_calculator_view",
     "kv_cache_explorer",
     "format_bytes",
+    "paged_cache_view",
+    "paged_cache_explorer",
+    "BLOCK_CHOICES",
     "temperature_steps",
     "D_K_STEPS",
     "BOOK_SENTENCES",

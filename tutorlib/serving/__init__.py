@@ -8,6 +8,8 @@
   scales (``QuantizedKVCache``, ``quantized_generate``, ``calibrate``, ``channel_ranges``)
 - ``speculative``  greedy speculative decoding: a draft GPT proposes, the target verifies in one
   pass and its ``KVCache`` is cut back on rejection (``speculative_generate``, ``truncate``)
+
+Derived in chapter 17 (Attention at serving scale).
 """
 
 from __future__ import annotations

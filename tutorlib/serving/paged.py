@@ -16,6 +16,10 @@ them. What is wasted is only the unused end of each sequence's last block.
 ``CacheAccount`` and ``cache_account`` count the bytes of both ways; ``BlockPool`` is the
 pool, ``PagedKVCache`` the tables over it, ``paged_generate`` decodes a batch of prompts of
 different lengths through it, admitting new ones as finished ones free their blocks.
+``block_tables`` works out, without a model, the tables that decoding hands a batch: what
+chapter 17's explorer draws.
+
+Derived in chapter 17 (Attention at serving scale).
 
 Shape letters: ``R`` rows decoded together, ``T`` positions fed at this step, ``N`` blocks of
 the model (layers), ``M`` blocks of the pool, ``b`` positions per block, ``n`` blocks in a
@@ -35,7 +39,14 @@ from ..translation.gpt import GPT
 from ..translation.guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard
 from .step import bytes_per_position, check_prompts, check_served, embed, greedy, model_step
 
-__all__ = ["CacheAccount", "cache_account", "BlockPool", "PagedKVCache", "paged_generate"]
+__all__ = [
+    "CacheAccount",
+    "cache_account",
+    "block_tables",
+    "BlockPool",
+    "PagedKVCache",
+    "paged_generate",
+]
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,53 @@ def cache_account(lengths, max_len: int, block_size: int, position_bytes: int) -
         contiguous_bytes=len(lengths) * max_len * position_bytes,
         paged_bytes=blocks * block_size * position_bytes,
     )
+
+
+def block_tables(prompt_lengths, lengths, block_size: int) -> list[list[int]]:
+    """The block table each sequence holds when it finishes, as ``paged_generate`` hands them out
+    when the whole batch decodes at once from a pool large enough for all: sequence ``i`` reads
+    its ``prompt_lengths[i]`` positions in one pass (in batch order), then every running sequence
+    adds one position a step until it holds ``lengths[i]``; a finished one gives its blocks back
+    and the next block taken is the last one given back. Block ids count from 0. Pure Python,
+    no model: the same tables as ``paged_generate(...)[1]["tables"]`` (the tests compare them).
+
+    Derived in chapter 17 (Attention at serving scale).
+    """
+    block_size = whole_number("block_size", block_size, 1, hint="positions per block")
+    prompts = [whole_number("prompt_lengths[i]", n, 1) for n in prompt_lengths]
+    lengths = [whole_number("lengths[i]", n, 1) for n in lengths]
+    if len(prompts) != len(lengths) or not lengths:
+        raise ValueError(
+            f"expected one prompt length per sequence length, at least one, got {len(prompts)} "
+            f"and {len(lengths)}"
+        )
+    short = [i for i, (p, n) in enumerate(zip(prompts, lengths)) if n < p]
+    if short:
+        raise ValueError(
+            f"sequence {short[0]} holds {lengths[short[0]]} positions but its prompt has "
+            f"{prompts[short[0]]}: a sequence holds at least its prompt"
+        )
+    free = list(range(sum(math.ceil(n / block_size) for n in lengths) - 1, -1, -1))
+    tables: list[list[int]] = [[] for _ in lengths]
+    held = [0] * len(lengths)
+    final: list = [None] * len(lengths)
+
+    def reserve(i: int, T: int) -> None:
+        while len(tables[i]) * block_size < held[i] + T:
+            tables[i].append(free.pop())
+        held[i] += T
+
+    for i, p in enumerate(prompts):
+        reserve(i, p)
+    running = list(range(len(lengths)))
+    while running:
+        for i in [i for i in running if held[i] >= lengths[i]]:  # finished: blocks go back
+            running.remove(i)
+            final[i] = list(tables[i])
+            free.extend(tables[i])
+        for i in running:
+            reserve(i, 1)
+    return final
 
 
 class BlockPool:
@@ -215,7 +273,10 @@ def paged_generate(
     go back and it waits, to read its prompt and its words again when admitted. ``budget`` is an
     int or one per prompt (``output_budget``). ``num_blocks`` defaults to what every sequence
     at its longest would hold. The dict says ``blocks_taken`` (blocks handed out in all),
-    ``peak_blocks`` (held at once), ``num_blocks``, ``block_size`` and ``preempted``.
+    ``peak_blocks`` (held at once), ``num_blocks``, ``block_size``, ``preempted`` and
+    ``tables`` (the block table each sequence held when it finished).
+
+    Derived in chapter 17 (Attention at serving scale).
     """
     check_served(model)
     check_guard(max_run, no_repeat_ngram)
@@ -231,6 +292,7 @@ def paged_generate(
     waiting, running = list(range(len(prompts))), []
     taken, peak = 0, 0
     preempted = 0
+    tables: list = [None] * len(prompts)  # the table each held when it finished
     while waiting or running:
         while waiting and len(running) < max_batch:  # admit: read all it has in one pass
             i = waiting[0]
@@ -254,6 +316,7 @@ def paged_generate(
         done = [i for i in running if written[i][-1] == eos or len(written[i]) > budgets[i]]
         for i in done:  # its blocks go back to the pool for the next one waiting
             running.remove(i)
+            tables[i] = list(cache.tables[i])
             cache.free(i)
         peak = max(peak, pool.num_blocks - pool.free_blocks)
         if done or not running:
@@ -280,5 +343,5 @@ def paged_generate(
             written[i].append(token)
     out = [[t for t in w[1:] if t != eos] for w in written]
     stats = {"blocks_taken": taken, "peak_blocks": peak, "num_blocks": pool.num_blocks,
-             "block_size": b, "preempted": preempted}  # fmt: skip
+             "block_size": b, "preempted": preempted, "tables": tables}  # fmt: skip
     return out, stats

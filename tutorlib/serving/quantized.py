@@ -26,6 +26,8 @@ decodes greedily through it.
 
 Shape letters: ``B`` batch, ``H`` heads, ``t`` positions stored, ``T`` positions fed at this
 step, ``Dh`` the width of one head, ``N`` blocks of the model (layers).
+
+Derived in chapter 17 (Attention at serving scale).
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ for *any* draft. A good draft only makes it cheaper: more tokens per target pass
 
 Shape letters: ``B`` batch, ``H`` heads, ``t`` positions cached, ``Dh`` the width of one head,
 ``V`` the vocabulary size.
+
+Derived in chapter 17 (Attention at serving scale).
 """
 
 from __future__ import annotations

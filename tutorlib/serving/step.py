@@ -11,6 +11,8 @@ with the translator's repetition guard, for rows of different lengths.
 Shape letters (the book's notation page): ``R`` rows (sequences decoded together), ``T``
 positions fed at this step, ``D`` = ``d_model``, ``H`` heads, ``Dh = D // H``, ``N`` blocks,
 ``V`` the vocabulary size.
+
+Derived in chapter 17 (Attention at serving scale).
 """
 
 from __future__ import annotations
