@@ -779,12 +779,16 @@ VIEW_HTML = (
 SHIPPED = {
     "chapters/10_": "from tutorlib.translator import load_pretrained\nmodel = load_pretrained()[0]",
     "chapters/13_": "import tutorlib.gpt\ngpt_words = tutorlib.gpt.load_pretrained('words')",
+    "chapters/16_": (
+        "from tutorlib.translator import load_pretrained\ntranslator = load_pretrained()[0]\n"
+        "import tutorlib.gpt\ngpt = tutorlib.gpt.load_pretrained()"
+    ),
 }
 
 
 def _explorer_boxes(chapter: str) -> list:
     """The chapter's explorers, made again here from tutorlib: its code cells run up to its last
-    explorer (chapters 10 and 13 show shipped models, loaded directly: SHIPPED, and only their
+    explorer (chapters 10, 13 and 16 show shipped models, loaded directly: SHIPPED, and only their
     explorer cells run). Each box has ``trained`` set when its cell carries that tag: it shows a
     model trained in the chapter, whose last digits differ from the page's on another CPU
     (CONTRIBUTING.md)."""

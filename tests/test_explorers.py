@@ -866,6 +866,162 @@ def test_gpt_attention_explorer_redraws_for_every_control(gpt_words):
         explorers.gpt_attention_explorer(gpt_words, sentences="the red car")
 
 
+# --- chapter 16: one head's pattern and what switching it off does ---------------------------
+
+
+@pytest.fixture(scope="module")
+def gpt_bpe():
+    from tutorlib.translation.gpt.checkpoints import load_pretrained
+
+    return load_pretrained(device="cpu")
+
+
+@pytest.fixture(scope="module")
+def translator_means(pretrained):
+    from tutorlib.debug import heads
+    from tutorlib.translation.phrasebook import phrasebook
+
+    return heads.head_means(pretrained, phrasebook("valid")[:50])
+
+
+HEADS_ENGLISH = "a small father visits your empty houses."  # head 1 of decoder layer 1 matters here
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_head_ablation_view_translates_with_and_without_the_head(pretrained, translator_means):
+    """The three translations are translate()'s: the whole model's, and inside ablate_heads with
+    zeros and with the means; the words that changed are underlined and said to have changed."""
+    from tutorlib.debug import heads
+    from tutorlib.translation.decoding import translate
+
+    result, page = explorers.head_ablation_view(
+        pretrained, HEADS_ENGLISH, "decoder", 0, 0, translator_means
+    )
+    assert result["translation"] == translate(HEADS_ENGLISH, pretrained)
+    with heads.ablate_heads(pretrained, "decoder", (0, 0)):
+        assert result["zero"] == translate(HEADS_ENGLISH, pretrained)
+    with heads.ablate_heads(pretrained, "decoder", (0, 0), "mean", translator_means):
+        assert result["mean"] == translate(HEADS_ENGLISH, pretrained)
+    assert result["zero"] != result["translation"]  # this head matters on this sentence
+    assert "this head zeroed: <b>" in page and "(changed: the new words are underlined)" in page
+    assert "<ins " in page  # underlined, not only coloured
+    assert "translator, decoder self-attention, layer 1 of 3, head 1 of 4" in page
+    # a head that changes nothing says so; without means there is no mean line
+    result, page = explorers.head_ablation_view(pretrained, "the red car", "cross", 2, 1)
+    assert result["zero"] == result["translation"] and result["mean"] is None
+    assert "(unchanged)" in page and "<ins " not in page and "mean output instead" not in page
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(
+    "kind, layer, head", [("encoder", 0, 1), ("decoder", 2, 3), ("cross", 1, 0)]
+)
+def test_head_ablation_view_shows_that_heads_weights_and_scores(pretrained, kind, layer, head):
+    """The table is the head's attention teacher-forced on the translation (attention_maps), every
+    weight written to 2 decimals, the decoder's hidden cells marked; the scores are
+    head_pattern_scores' row for that head."""
+    from tutorlib.debug import attention_maps, heads
+    from tutorlib.translation.data import make_batches, tokenize
+
+    sentence = "she is tired."
+    result, page = explorers.head_ablation_view(pretrained, sentence, kind, layer, head)
+    pair = (sentence, result["translation"])
+    (batch,) = make_batches([pair], pretrained.src_vocab, pretrained.tgt_vocab, 1, shuffle=False)
+    name = {"encoder": "encoder.layers.{}.self_attn", "decoder": "decoder.layers.{}.self_attn",
+            "cross": "decoder.layers.{}.cross_attn"}[kind].format(layer)  # fmt: skip
+    with torch.no_grad():
+        expected = attention_maps(pretrained.eval(), batch)[name][0, head].numpy()
+    np.testing.assert_allclose(result["weights"], expected, atol=1e-6)
+    shown = np.array(cell_numbers(page, "tutorlib-heatmap")).reshape(expected.shape)
+    visible = ~np.isnan(shown)
+    if kind == "decoder":
+        assert (visible == np.tril(np.ones(expected.shape, dtype=bool))).all()
+    else:
+        assert visible.all()
+    np.testing.assert_allclose(shown[visible], np.round(expected[visible], 2), atol=0.0101)
+    rows = heads.head_pattern_scores(pretrained, [pair])
+    row = next(r for r in rows if (r["kind"], r["layer"], r["head"]) == (kind, layer, head))
+    assert result["scores"] == pytest.approx(row, nan_ok=True)
+    assert f"the token before {row['previous']:.2f}" in page or kind == "cross"
+    if kind != "encoder":
+        labels = re.findall(
+            r'<th scope="row" style="padding:2px 8px;text-align:left">([^<]*)</th>', page
+        )
+        assert labels == [*tokenize(result["translation"]), "&lt;eos&gt;"]
+
+
+def test_head_ablation_view_of_the_gpt(gpt_bpe):
+    from tutorlib.debug import heads
+    from tutorlib.translation.gpt.decoding import translate
+
+    result, page = explorers.head_ablation_view(gpt_bpe, "Maria likes the black cats", "self", 0, 1)
+    assert result["translation"] == translate("Maria likes the black cats", gpt_bpe)
+    with heads.ablate_heads(gpt_bpe, "self", (0, 1)):
+        assert result["zero"] == translate("Maria likes the black cats", gpt_bpe)
+    L = result["weights"].shape[0]
+    np.testing.assert_allclose(result["weights"].sum(axis=1), 1.0, atol=1e-5)
+    assert np.allclose(np.triu(result["weights"], 1), 0.0)  # causal: nothing after the query
+    assert "&lt;sep&gt;" in page and "GPT, self-attention, block 1 of 6, head 2 of 4" in page
+    assert len(cell_numbers(page, "tutorlib-heatmap")) == L * L
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("the red car", "self"), "kind must be one of"),
+        (("the red car", "cross", 3), "3 cross layers, 0 to 2"),
+        (("the red car", "encoder", 0, 4), "4 heads, 0 to 3"),
+        ((" . ", "encoder"), "holds no words"),
+        ((["the red car"], "encoder"), "sentence must be a string"),
+    ],
+)
+def test_head_ablation_view_rejects_bad_input(pretrained, args, message):
+    with pytest.raises(ValueError, match=message):
+        explorers.head_ablation_view(pretrained, *args)
+
+
+def test_head_ablation_view_needs_a_model_with_heads():
+    with pytest.raises(ValueError, match="no heads to name"):
+        explorers.head_ablation_view(torch.nn.Linear(2, 2), "the red car", "self")
+
+
+@pytest.mark.slow  # builds the twin: 240 states, every layer and head of both models (about 6 s)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_head_ablation_explorer_redraws_and_its_twin_agrees(pretrained, gpt_bpe):
+    from tutorlib.explorers.heads import _reference_means
+
+    view = explorers.head_ablation_view
+    box = explorers.head_ablation_explorer(pretrained, gpt_bpe, "the red car")
+    means = {"translator": _reference_means(pretrained), "GPT": _reference_means(gpt_bpe)}
+    labels = [label for label, _ in box.layer.options]
+    assert len(labels) == 15 and labels[0] == "translator: encoder self-attention, layer 1"
+    assert labels[-1] == "GPT: self-attention, block 6"
+    assert (
+        box.view.value == view(pretrained, "the red car", "decoder", 0, 0, means["translator"])[1]
+    )
+    box.sentence.value = "she is tired."
+    assert (
+        box.view.value == view(pretrained, "she is tired.", "decoder", 0, 0, means["translator"])[1]
+    )
+    box.layer.value = "GPT self 2"
+    assert box.view.value == view(gpt_bpe, "she is tired.", "self", 2, 0, means["GPT"])[1]
+    box.head.value = 3
+    assert box.view.value == view(gpt_bpe, "she is tired.", "self", 2, 3, means["GPT"])[1]
+    box.sentence.value = ""
+    assert "tutorlib-error" in box.view.value and "holds no words" in box.view.value
+    # the twin translates the menu in one batch per head: the pages are the view's, one by one
+    for sentence in explorers.HEADS_BOOK_SENTENCES:
+        for layer, model, kind, i, head in [
+            ("translator cross 1", pretrained, "cross", 1, 2),
+            ("GPT self 0", gpt_bpe, "self", 0, 1),
+        ]:
+            name = layer.split()[0]
+            expected = view(model, sentence, kind, i, head, means[name])[1]
+            assert box.static_view(sentence=sentence, layer=layer, head=head) == expected
+    with pytest.raises(ValueError, match="layer must be one of"):
+        explorers.head_ablation_explorer(pretrained, gpt_bpe, layer="translator cross 3")
+
+
 # --- the registry, and each explorer's controls declared once ----------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -880,7 +1036,7 @@ def _chapter_code(notebook: Path) -> str:
 
 
 def test_the_registry_holds_every_explorer_with_the_chapter_that_shows_it():
-    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 9
+    assert sorted(explorers.REGISTRY) == PUBLIC_EXPLORERS and len(PUBLIC_EXPLORERS) == 10
     for name, entry in explorers.REGISTRY.items():
         assert entry.name == name and entry.function is getattr(explorers, name)
         code = _chapter_code(ROOT / f"{entry.chapter}.ipynb")
@@ -905,6 +1061,9 @@ def _built(name, request):
     if name == "gpt_attention_explorer":
         model = request.getfixturevalue("gpt_words")
         return explorers.gpt_attention_explorer(model, "i am happy", "sequence", block=2, head=1)
+    if name == "head_ablation_explorer":
+        model, gpt = request.getfixturevalue("pretrained"), request.getfixturevalue("gpt_bpe")
+        return explorers.head_ablation_explorer(model, gpt, "she is tired.", "GPT self 1", head=2)
     q, k, tokens = FOX["q"], FOX["k"], FOX["tokens"]
     return {
         "temperature_explorer": lambda: explorers.temperature_explorer([2.0, 1.0], ["a", "b"], 0.5),
@@ -939,8 +1098,11 @@ def _live_choices(widget) -> tuple[list | None, object]:
 @pytest.mark.parametrize(
     "name",
     [
-        # chapter 13's explorer runs the shipped GPT for every state of its twin (about 8 s)
-        pytest.param(n, marks=pytest.mark.slow) if n == "gpt_attention_explorer" else n
+        # chapters 13's and 16's explorers run shipped models for every state of their twins
+        # (about 8 s and 6 s)
+        pytest.param(n, marks=pytest.mark.slow)
+        if n in ("gpt_attention_explorer", "head_ablation_explorer")
+        else n
         for n in PUBLIC_EXPLORERS
     ],
 )

@@ -89,15 +89,16 @@ many sentences at once, its KV cache held in less memory, its target passes made
 Explorers and what they show:
 
 - ``tutorlib.explorers``  the interactive explorers and their static twins (chapters 3 to 6, 10,
-  13, 15, 17); its docstring maps them. One module per family: ``tutorlib.explorers.softmax``
+  13, 15 to 17); its docstring maps them. One module per family: ``tutorlib.explorers.softmax``
   (temperature, √d_k saturation), ``tutorlib.explorers.attention`` (a query, a head, the mask
   editor), ``tutorlib.explorers.encoder_decoder`` (the translator's cross-attention),
   ``tutorlib.explorers.decoder_only`` (the GPT's attention), ``tutorlib.explorers.kv_cache`` (the
-  KV cache's memory), ``tutorlib.explorers.paged_cache`` (a batch's cache in blocks); what they
-  are built from: ``tutorlib.explorers.widgets`` (the explorer box, live controls, the redrawn
-  view), ``tutorlib.explorers.controls`` (each explorer's controls declared once, ``REGISTRY`` of
-  explorers by chapter), ``tutorlib.explorers.static`` (every state computed when a chapter runs,
-  for the book)
+  KV cache's memory), ``tutorlib.explorers.heads`` (one head's pattern, and what switching it off
+  does to a translation), ``tutorlib.explorers.paged_cache`` (a batch's cache in blocks); what
+  they are built from: ``tutorlib.explorers.widgets`` (the explorer box, live controls, the
+  redrawn view), ``tutorlib.explorers.controls`` (each explorer's controls declared once,
+  ``REGISTRY`` of explorers by chapter), ``tutorlib.explorers.static`` (every state computed when
+  a chapter runs, for the book)
 - ``tutorlib.display``    labelled matrices, attention heatmaps, word-vector plots (all chapters)
 - ``tutorlib.spreadsheet`` cross-attention exported as a workbook of live formulas (chapter 7)
 
@@ -110,6 +111,7 @@ And the rest:
   ``tutorlib.debug.probes``, ``tutorlib.debug.conventions``, ``tutorlib.debug.training`` and
   ``tutorlib.debug.attention_weights``; and what a trained model's heads learned (head ablation,
   attention-pattern scores, induction heads on a toy model) in ``tutorlib.debug.heads``
+  (chapter 16)
 - ``tutorlib.bughunt``    exercise 12's graded bug hunt: an attention with one bug planted per
   learner id
 - ``tutorlib.checks``     the one home of the argument and shape rules every module shares (whole

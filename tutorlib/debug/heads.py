@@ -23,6 +23,8 @@ self-attention), ``"decoder"`` (the decoder's masked self-attention) and
 ``"cross"``; a decoder-only model (the GPTs, ``AttentionOnly``) has
 ``"self"``. Shape letters as everywhere in tutorlib: ``B`` batch, ``H``
 heads, ``T_q`` queries, ``T_k`` keys, ``D`` width, ``Dh = D // H``.
+
+Derived in chapter 16 (What the heads learned).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ mask_editor            mask_view(n_words, n_pad, causal)           6          at
 translator_explorer    translator_view(model, sentence, ...)       10         encoder_decoder
 gpt_attention_explorer gpt_attention_view(model, sentence, ...)    13         decoder_only
 kv_cache_explorer      kv_cache_calculator_view(model, ...)        15         kv_cache
+head_ablation_explorer head_ablation_view(model, sentence, ...)    16         heads
 paged_cache_explorer   paged_cache_view(prompt_lengths, ...)       17         paged_cache
 =====================  ==========================================  =========  ===============
 
@@ -42,7 +43,7 @@ The package's modules, each importing only those above it:
 - one module per family of explorers (the table's last column); importing this package imports
   them all, which files every explorer in :data:`REGISTRY`, and offers their names here
 
-Derived in chapter 3 (Softmax); chapters 4 to 6, 10, 13, 15 and 17 add the others.
+Derived in chapter 3 (Softmax); chapters 4 to 6, 10, 13 and 15 to 17 add the others.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from .attention import (
 from .controls import REGISTRY, Spec, explorer
 from .decoder_only import GPT_BOOK_SENTENCES, gpt_attention_explorer, gpt_attention_view
 from .encoder_decoder import BOOK_SENTENCES, translator_explorer, translator_view
+from .heads import HEADS_BOOK_SENTENCES, head_ablation_explorer, head_ablation_view
 from .kv_cache import (
     format_bytes,
     kv_cache_calculator_view,
@@ -92,6 +94,8 @@ __all__ = [
     "kv_cache_view",
     "kv_cache_calculator_view",
     "kv_cache_explorer",
+    "head_ablation_view",
+    "head_ablation_explorer",
     "format_bytes",
     "paged_cache_view",
     "paged_cache_explorer",
@@ -100,6 +104,7 @@ __all__ = [
     "D_K_STEPS",
     "BOOK_SENTENCES",
     "GPT_BOOK_SENTENCES",
+    "HEADS_BOOK_SENTENCES",
     "REGISTRY",
     "Spec",
     "explorer",
