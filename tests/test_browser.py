@@ -935,6 +935,60 @@ def test_static_explorers_show_what_tutorlib_computes(book, chapter):
         page.close()
 
 
+# Every state of every static explorer on the page, control by control (each through all its
+# values, the others where they are), and the widest the document grew: a table that fits in the
+# starting state may not in another (the screen-reader text of masked cells once escaped its
+# scroll box, issue 38).
+WIDEST_STATES = """async () => {
+  const next = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const out = [];
+  const roots = [...document.querySelectorAll(".tutorlib-static-explorer")];
+  for (const [n, root] of roots.entries()) {
+    for (const el of root.querySelectorAll("[data-control]")) {
+      const inputs = el.matches("input, select") ? [el] : [...el.querySelectorAll("input")];
+      const states = [];
+      for (const input of inputs) {
+        if (input.tagName === "SELECT") {
+          for (const o of input.options) states.push([input, "value", o.value]);
+        } else if (input.type === "range") {
+          for (let v = +input.min; v <= +input.max; v += +(input.step || 1))
+            states.push([input, "value", String(v)]);
+        } else if (input.type === "checkbox") {
+          states.push([input, "checked", !input.checked], [input, "checked", input.checked]);
+        } else if (input.type === "radio") {
+          states.push([input, "checked", true]);
+        }
+      }
+      for (const [input, key, value] of states) {
+        input[key] = value;
+        input.dispatchEvent(new Event("input", {bubbles: true}));
+        input.dispatchEvent(new Event("change", {bubbles: true}));
+        await next();
+        const width = document.documentElement.scrollWidth;
+        if (width > innerWidth)
+          out.push(`explorer ${n + 1}, control ${el.dataset.control} = ${value}: ${width} px`);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("chapter", sorted(EXPLORER_CHAPTERS))
+def test_no_explorer_state_makes_a_phone_page_scroll_sideways(book, chapter):
+    context = book.browser.new_context(viewport=PHONE)
+    try:
+        page = context.new_page()
+        _ready_explorers(page, book, chapter)
+        wide = page.evaluate(WIDEST_STATES)
+        assert not wide, (
+            f"{chapter} at {PHONE['width']} px scrolls sideways in these states:\n"
+            + "\n".join(wide[:10])
+        )
+    finally:
+        context.close()
+
+
 # --- dark mode ---------------------------------------------------------------------------------
 
 CONTRAST = """() => {

@@ -213,6 +213,10 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         # issue 32, fault 4: the library's enable_gqa for the old question, one head kept a group
         # for the pooling; q1, q3, q4 right, and q2's shape check and torch-made prediction
         "adversarial/ex15_sdpa_enable_gqa.ipynb": 9.625,
+        # issue 38: wrong answers behind objects that equal or contain anything, comparisons
+        # patched in the kernel; the public type and shape checks (0.25 each) and q3's honest
+        # NaN for a batch with no repeated token (0.5)
+        "adversarial/ex16_lying_answers.ipynb": 1.5,
         # wrong answers behind objects that equal anything and patched comparisons: the four
         # public shape and type checks (0.25 each)
         "adversarial/ex17_lying_answers.ipynb": 1,

@@ -1,6 +1,6 @@
-"""Write the copy-score cases of exercises 6, 7, 8, 13, 14 and 15 (issue 32) into copy/.
+"""Write the copy-score cases of exercises 6, 7, 8, 13, 14, 15 and 16 (issue 32) into copy/.
 
-    .venv/bin/python tests/submissions/make_core_copy_cases.py
+    .venv/bin/python tests/submissions/make_core_copy_cases.py [ex16 ...]
 
 Each case is the exercise's student notebook handed in by a diligent learner who does not
 understand, three ways:
@@ -33,6 +33,7 @@ NAMES = {
     "ex13": "ex13_decoder_only",
     "ex14": "ex14_tokenization",
     "ex15": "ex15_modern_attention",
+    "ex16": "ex16_heads",
 }
 
 # --- exercise 15: chapter 15's rotate_pairs (cell 4), repeat_kv_heads (cell 12), window_mask
@@ -463,6 +464,76 @@ ed_growth = layers * 2 * D * B * 2
 gpt_over_ed = gpt_cache_bytes / ed_cache_bytes''',
 ]
 
+# --- exercise 16: chapter 16's hook (tutorlib.debug.heads.ablate_heads: the head's columns of
+# W^O's input rewritten), its induction_scores (the fixed layout, half = L // 2), and the numbers
+# it prints (chance, 1/48), the letter whose sentence it states (B)
+
+EX16_HOOK = '''def ablate_from_output(y, heads, w_o, head, num_heads, mean=None):
+    # chapter 16's hook on W^O's input: the head's Dh columns rewritten
+    x = np.array(heads, dtype=float)
+    B, T, D = x.shape
+    Dh = D // num_heads
+    x = x.reshape(B, T, num_heads, Dh)  # (B, T_q, D) -> (B, T_q, H, Dh)
+    x[:, :, head] = 0.0 if mean is None else mean
+    return x.reshape(B, T, D)
+'''
+
+EX16_INDUCTION = '''def induction_score(weights, tokens):
+    # chapter 16's induction_scores: query q reads key q - half + 1
+    w = np.asarray(weights, dtype=float)
+    L = w.shape[-1]
+    half = L // 2
+    # (B, H, L, L) -> (B, H, half): the weight of query half + i on key i + 1
+    return np.diagonal(w, offset=-(half - 1), axis1=-2, axis2=-1)[..., 1:].mean(axis=(0, 2))
+'''
+
+EX16_TABLE = '''conclusions = ["B"]  # chapter 16: "with any one of them gone the others still do it"'''
+
+EX16_PREDICT_PASTE = '''copied = [None, "mat", "ran"]  # the text's next tokens
+keys_from_7 = [0, 4]  # the earlier "the"s
+generating_accuracy = 1 / 48  # chance, as chapter 16 prints it'''
+
+EX16_PREDICT_FORMULA = '''copied = [None, "mat", "ran"]
+keys_from_7 = [0, 4]
+generating_accuracy = 1 / 32  # chance, 1 / V, with the question's V'''
+
+EX16_TUTORLIB = [
+    '''import torch
+
+from tutorlib.debug.heads import AttentionOnly, ablate_heads
+
+
+def ablate_from_output(y, heads, w_o, head, num_heads, mean=None):
+    # ablate_heads needs a model: a one-layer AttentionOnly given this W^O, its hook run on
+    # the heads' outputs
+    x = torch.as_tensor(np.asarray(heads, dtype=float))
+    B, T, D = x.shape
+    model = AttentionOnly(2, d_model=D, num_heads=num_heads, num_layers=1).double()
+    attn = model.blocks[0].self_attn
+    with torch.no_grad():
+        attn.w_o.weight.copy_(torch.as_tensor(np.asarray(w_o, dtype=float)))
+        attn.w_o.bias.zero_()
+    means = None
+    if mean is not None:
+        means = {"self": torch.zeros(1, num_heads, D // num_heads, dtype=torch.float64)}
+        means["self"][0, head] = torch.as_tensor(np.asarray(mean, dtype=float))
+    how = "zero" if mean is None else "mean"
+    with torch.no_grad(), ablate_heads(model, "self", (0, head), how, means):
+        return attn.w_o(x).numpy()
+''',
+    EX16_TABLE,
+    '''import torch
+
+from tutorlib.debug.heads import induction_scores
+
+
+def induction_score(weights, tokens):
+    w = torch.as_tensor(np.asarray(weights, dtype=float))
+    return induction_scores(w, w.shape[-1] // 2).numpy()
+''',
+    EX16_PREDICT_PASTE,
+]
+
 CASES = {
     "ex06": {
         "paste": [EX06_MASKS, EX06_BOTH, EX06_WHERE, EX06_SLIDE],
@@ -494,11 +565,18 @@ CASES = {
         "paste_tutorlib": EX15_TUTORLIB,
         "paste_formula": [EX15_ROPE, EX15_REPEAT, EX15_WINDOW, EX15_CACHE_FORMULA],
     },
+    "ex16": {
+        "paste": [EX16_HOOK, EX16_TABLE, EX16_INDUCTION, EX16_PREDICT_PASTE],
+        "paste_tutorlib": EX16_TUTORLIB,
+        "paste_formula": [EX16_HOOK, EX16_TABLE, EX16_INDUCTION, EX16_PREDICT_FORMULA],
+    },
 }
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
     for ex, variants in CASES.items():
+        if only and ex not in only:
+            continue
         for variant, answers in variants.items():
             nb = nbformat.read(ROOT / "exercises" / f"{NAMES[ex]}.ipynb", as_version=4)
             cells = answer_cells(nb)
@@ -515,4 +593,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

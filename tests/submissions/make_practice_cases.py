@@ -1,8 +1,8 @@
-"""Write the misconception submissions of exercises 1, 6, 7, 9, 10, 11, 13, 14 and 15, and of the question 4s of
+"""Write the misconception submissions of exercises 1, 6, 7, 9, 10, 11, 13, 14, 15 and 16, and of the question 4s of
 exercises 4 and 8, all of exercise 5's, and exercise 12's bug hunt (tests/submissions/exNN/; the older cases there come from elsewhere).
 A case named "honest/..." or "adversarial/..." goes to that folder instead (exercise 13's).
 
-    .venv/bin/python tests/submissions/make_practice_cases.py
+    .venv/bin/python tests/submissions/make_practice_cases.py [ex16 ...]
 
 Each case is the exercise's student notebook with its answer cells filled in as a learner would
 hand it in: the master's solution with one or two usual mistakes swapped in (each replacement
@@ -25,7 +25,7 @@ NAMES = {"ex01": "ex01_why_attention", "ex02": "ex02_embeddings", "ex03": "ex03_
          "ex06": "ex06_masking", "ex07": "ex07_cross_attention",
          "ex05": "ex05_multi_head_attention", "ex08": "ex08_transformer_block", "ex09": "ex09_training", "ex10": "ex10_decoding", "ex11": "ex11_efficient_attention",
          "ex12": "ex12_debugging", "ex13": "ex13_decoder_only", "ex14": "ex14_tokenization",
-         "ex15": "ex15_modern_attention"}
+         "ex15": "ex15_modern_attention", "ex16": "ex16_heads"}
 
 # exercise 5's q2 solution, pieces of it that the cases below replace
 EX05_SPLIT = "        return x.reshape(B, T, num_heads, D // num_heads).transpose(0, 2, 1, 3)"
@@ -401,6 +401,97 @@ CASES["ex15"] = {
                 "return (s <= t) & (s > t - window)  # chapter 15's window")]},
 }
 
+# issue 38: exercise 16's misconceptions (a head ablated from the layer's output, a table of
+# pattern scores and costs, an induction score from the tokens, what gets copied)
+_EX16_TERM = "return y + (new - heads[..., cols]) @ w_o[:, cols].T"
+_EX16_NAMED = "named = x[:, :, None] == before[:, None, :]"
+_EX16_MEAN = "return on_named.transpose(1, 0, 2)[:, counted].mean(axis=-1)  # (H, N) -> (H,)"
+CASES["ex16"] = {
+    # mean ablation done as zero ablation; the noise read as a difference
+    "ex16_zero_not_mean": {
+        "q1": [("new = np.zeros(Dh) if mean is None else np.asarray(mean, dtype=float)",
+                "new = np.zeros(Dh)  # the head switched off")],
+        "q2": [('conclusions = ["B", "C", "D"]', 'conclusions = ["B", "C", "D", "E"]')]},
+    # W^O run again on the rewritten heads: its bias, which y holds, is lost
+    "ex16_rerun_without_bias": {"q1": [(_EX16_TERM,
+        "rewritten = heads.copy()\n"
+        "    rewritten[..., cols] = new  # the chapter's hook\n"
+        "    return rewritten @ w_o.T")]},
+    # nn.Linear's weight read as (in, out): the head's rows instead of its columns
+    "ex16_rows_of_wo": {"q1": [(_EX16_TERM, "return y + (new - heads[..., cols]) @ w_o[cols, :]")]},
+    # the earlier occurrence itself (a duplicate-token head), in q3 and in q4
+    "ex16_duplicate_token": {
+        "q3": [("before = x[:, :-1]  # (B, L - 1): the token before key k = 1 .. L - 1",
+                "before = x[:, :-1]  # keys 0 .. L - 2, the earlier occurrences themselves"),
+               ("named &= np.arange(1, L)[None, :] <= np.arange(L)[:, None]  # k <= t",
+                "named &= np.arange(L - 1)[None, :] < np.arange(L)[:, None]  # k < t"),
+               ("on_named = (w[..., 1:] * named[:, None]).sum(axis=-1)",
+                "on_named = (w[..., :-1] * named[:, None]).sum(axis=-1)")],
+        "q4": [("keys_from_7 = [1, 5]", "keys_from_7 = [0, 4]")]},
+    # every query counted, those with nothing to name as 0; one-at-a-time costs read as the
+    # heads' joint cost
+    "ex16_all_queries_counted": {
+        "q3": [(_EX16_MEAN, "return on_named.mean(axis=(0, 2))  # every query")],
+        "q2": [('conclusions = ["B", "C", "D"]', 'conclusions = ["A", "C", "D"]')]},
+    # each sequence's mean, then their mean
+    "ex16_per_sequence_mean": {"q3": [(_EX16_MEAN,
+        "rows = [on_named[b][:, counted[b]].mean(axis=-1) for b in range(B) if counted[b].any()]\n"
+        "    return np.mean(rows, axis=0)")]},
+    # the text's next token for the head's copy, and the mask-free model's 1.000 kept
+    "ex16_mask_free_reads": {"q4": [('copied = [None, "cat", "sat"]', 'copied = [None, "mat", "ran"]'),
+                                     ("generating_accuracy = 1 / 32", "generating_accuracy = 1.0")]},
+    # the chapter's aligned score read as the head's importance
+    "ex16_score_is_cost": {"q2": [('conclusions = ["B", "C", "D"]', 'conclusions = ["B", "F"]')]},
+    # cheat: wrong answers behind objects that equal (or contain) anything, and the kernel's
+    # comparisons patched; only the public type and shape checks the wrong answers pass score
+    "adversarial/ex16_lying_answers": {
+        "q1": [(_EX16_TERM,
+                "class Same(np.ndarray):\n"
+                "        def __eq__(self, other):\n"
+                "            return np.ones(np.shape(self), dtype=bool)\n"
+                "    np.allclose = np.array_equal = lambda *a, **k: True\n"
+                "    return np.array(y).view(Same)  # y unchanged")],
+        "q2": [('conclusions = ["B", "C", "D"]',
+                "class Everything(list):\n"
+                "    def __contains__(self, item):\n"
+                "        return True\n\n\n"
+                "conclusions = Everything()")],
+        "q3": [(_EX16_MEAN, "math.isclose = lambda *a, **k: True\n"
+                "    return np.zeros(H)")],
+        "q4": [('copied = [None, "cat", "sat"]',
+                "class Anything(list):\n"
+                "    def __eq__(self, other):\n"
+                "        return True\n\n\n"
+                "copied = Anything([None, None, None])"),
+               ("keys_from_7 = [1, 5]", "keys_from_7 = Anything()"),
+               ("generating_accuracy = 1 / 32",
+                "class Equal(float):\n"
+                "    def __eq__(self, other):\n"
+                "        return True\n\n\n"
+                "generating_accuracy = Equal(0.0)")]},
+    # honest: loops in plain Python for q3, the chapter's rewrite with the bias recovered for q1
+    "honest/ex16_loops_and_bias": {
+        "q1": [(_EX16_TERM,
+                "bias = y - heads @ w_o.T  # (B, T, D): the bias, wherever it is added\n"
+                "    rewritten = heads.copy()\n"
+                "    rewritten[..., cols] = new  # the chapter's hook on W^O's input\n"
+                "    return rewritten @ w_o.T + bias")],
+        "q3": [(_EX16_NAMED,
+                "w = w.tolist()\n"
+                "    totals, count = [0.0] * H, 0\n"
+                "    for b in range(B):\n"
+                "        for t in range(L):\n"
+                "            keys = [k for k in range(1, t + 1) if x[b][k - 1] == x[b][t]]\n"
+                "            if keys:\n"
+                "                count += 1\n"
+                "                for h in range(H):\n"
+                "                    totals[h] += sum(w[b][h][t][k] for k in keys)\n"
+                "    if count == 0:\n"
+                "        return [math.nan] * H\n"
+                "    return [s / count for s in totals]\n"
+                "    named = x[:, :, None] == before[:, None, :]")]},
+}
+
 # issue 32: exercise 6 reworked (masks with a cache, weights masked after the fact, two wrong
 # cache masks diagnosed); its cases, first written by hand, come from the master since
 _EX06_CAUSAL = "return keys[None, :] <= queries[:, None]"
@@ -739,8 +830,10 @@ def answer_cells(nb) -> list[int]:
             and "grader" not in c.source]
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
     for ex, cases in CASES.items():
+        if only and ex not in only:
+            continue
         name = NAMES[ex]
         answers = right_answers(name)
         student = nbformat.read(ROOT / "exercises" / f"{name}.ipynb", as_version=4)
@@ -761,4 +854,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
