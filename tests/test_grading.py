@@ -217,6 +217,9 @@ def test_adversarial_submissions_never_score_more_than_their_honest_parts():
         # patched in the kernel; the public type and shape checks (0.25 each) and q3's honest
         # NaN for a batch with no repeated token (0.5)
         "adversarial/ex16_lying_answers.ipynb": 1.5,
+        # wrong answers behind objects that equal anything and patched comparisons: the four
+        # public shape and type checks (0.25 each)
+        "adversarial/ex17_lying_answers.ipynb": 1,
     }
     for case, e in EXPECTED.items():
         if case.startswith("adversarial/"):
