@@ -10,12 +10,14 @@ in it rounds to few levels. Two groupings:
 - **per channel**: one scale per channel and head, over the positions. A channel that is
   always large gets its own scale and leaves the others their precision. The positions are
   not all known when the first ones are stored, so the scales here are measured once on
-  calibration sentences (``calibrate``) and fixed; a later number beyond them is clipped.
+  calibration sentences (``calibrate``) and fixed; a later number beyond them is clipped. (This
+  calibrated variant is the course's; KIVI, Liu et al. 2024, needs no calibration: it quantises
+  keys per channel in groups of positions as they arrive and keeps the newest in full precision.)
 
 Keys of large trained models often have a few channels much larger than the rest, values
 less so; that is the case for keys per channel. ``channel_ranges`` measures it on a model:
 on the shipped GPT (1.26 M parameters) the channels are alike, keys and values both (the
-largest channel of a head is under twice the median one), and the fixed per-channel scales
+largest channel of every head is under 2.5 times the median one), and the fixed per-channel scales
 clip what calibration did not see. So the default here is per token for both;
 ``benchmarks/serving_bench.py`` compares every choice and ``benchmarks/README.md`` has the
 numbers.
