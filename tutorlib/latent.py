@@ -46,8 +46,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import dropout_probability, finite_number, head_width, whole_number
-from .modern import _check_base, apply_rope, kv_cache_bytes
+from .checks import dropout_probability, head_width, whole_number
+from .modern import _cache_bytes, _check_base, apply_rope, kv_cache_bytes
 from .nn import MultiHeadAttention, merge_heads, split_heads
 
 __all__ = [
@@ -305,16 +305,9 @@ def latent_cache_bytes(
 
     Derived in chapter 17 (Attention at serving scale).
     """
-    num_layers = whole_number("num_layers", num_layers, 1)
     d_latent = whole_number("d_latent", d_latent, 1)
     d_rope = whole_number("d_rope", d_rope, 0)
-    seq_len = whole_number("seq_len", seq_len, 0)
-    batch = whole_number("batch", batch, 1)
-    bpv = finite_number("bytes_per_value", bytes_per_value, hint="2 for float16, 4 for float32")
-    if bpv <= 0:
-        raise ValueError(f"bytes_per_value must be above 0, got {bytes_per_value}")
-    total = num_layers * (d_latent + d_rope) * seq_len * batch * bpv
-    return int(total) if float(total).is_integer() else total
+    return _cache_bytes(d_latent + d_rope, num_layers, seq_len, batch, bytes_per_value)
 
 
 class LatentShape(NamedTuple):

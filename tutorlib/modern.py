@@ -494,15 +494,29 @@ def kv_cache_bytes(
 
     Derived in chapter 15 (Attention in today's models).
     """
-    num_layers = whole_number("num_layers", num_layers, 1)
     num_kv_heads = whole_number("num_kv_heads", num_kv_heads, 1)
     d_head = whole_number("d_head", d_head, 1)
+    return _cache_bytes(2 * num_kv_heads * d_head, num_layers, seq_len, batch, bytes_per_value)
+
+
+def _cache_bytes(
+    per_position: int, num_layers: int, seq_len: int, batch: int = 1, bytes_per_value: float = 2
+) -> int | float:
+    """The bytes of any attention cache that keeps ``per_position`` numbers per position and
+    layer: ``per_position * layers * seq_len * batch * bytes``, checked, an ``int`` when whole.
+    ``kv_cache_bytes`` (``2 * kv_heads * d_head`` per position) and
+    ``tutorlib.latent.latent_cache_bytes`` (``d_latent + d_rope``) are this count.
+
+    Derived in chapter 15 (Attention in today's models).
+    """
+    per_position = whole_number("per_position", per_position, 1)
+    num_layers = whole_number("num_layers", num_layers, 1)
     seq_len = whole_number("seq_len", seq_len, 0)
     batch = whole_number("batch", batch, 1)
     bpv = finite_number("bytes_per_value", bytes_per_value, hint="2 for float16, 4 for float32")
     if bpv <= 0:
         raise ValueError(f"bytes_per_value must be above 0, got {bytes_per_value}")
-    total = 2 * num_layers * num_kv_heads * d_head * seq_len * batch * bpv
+    total = per_position * num_layers * seq_len * batch * bpv
     return int(total) if float(total).is_integer() else total
 
 
