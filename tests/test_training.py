@@ -8,6 +8,7 @@ Each test names, in its docstring or assert message, the wrong program it catche
 import json
 import math
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -421,10 +422,12 @@ def test_torchrun_with_two_cpu_processes(tmp_path):
 def test_cli_train_resume_evaluate_translate(tmp_path):
     done = run_cli("train", *TINY_CLI, "--epochs", "1", "--max-steps", "3", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
-    assert "stopped at --max-steps 3; continue with --resume" in done.stdout
-    done = run_cli(
-        "train", "--out", str(tmp_path), "--resume", "--no-progress", "--train-pairs", "1024"
-    )
+    # the command it suggests goes on with the same data: run it as printed
+    suggested = done.stdout.split("stopped at --max-steps 3; continue with: ")[1].splitlines()[0]
+    words = shlex.split(suggested)
+    assert words[:5] == ["python", "-m", "tutorlib", "train", "--out"] and "--resume" in words
+    assert "--train-pairs 1024" in suggested
+    done = run_cli(*words[3:], "--no-progress")
     assert done.returncode == 0, done.stderr
     assert "resuming from" in done.stdout + done.stderr
     assert "test split, greedy: BLEU" in done.stdout

@@ -158,3 +158,42 @@ def test_the_gpt_gives_typed_names_their_capitals_back_whole():
     typed = ["Mr", "O'Brien", "and", "Ana-Maria", "met", "İdrisli", "."]
     text = "o senhor o'brien e ana-maria conheceram " + "İdrisli".lower() + "."
     assert _with_names(typed, text) == "o senhor O'Brien e Ana-Maria conheceram İdrisli."
+
+
+def test_a_later_draw_has_other_names_and_rounder_numbers_of_the_same_split(real):
+    """``draw=1`` (the shipped GPT's second stage): the same sentences, names of the same split
+    (no test name in training), other names than draw 0, and numbers a third of which are
+    round or hold a run of one digit, the shapes the first model miscounted ("75000")."""
+    again = phrasebook("train", names="real", draw=1)
+    assert len(again) == len(real["train"])
+    assert phrasebook("train", names="real", draw=0) == real["train"]  # draw 0 is unchanged
+    made_up = phrasebook("train")
+    changed = 0
+    for (en0, _), (en1, pt1), (en2, pt2) in zip(made_up, real["train"], again):
+        slots = _slots(en0, en2)
+        assert slots is not None, (en0, en2)
+        changed += en1 != en2
+        for old, new in slots:
+            if old != new and not old.isdigit():
+                assert _is_names(new, "train"), (en2, old, new)
+    assert changed > 0.9 * sum(bool(_slots(e, e)) for e, _ in made_up)
+
+    def numbers(pairs):
+        return [t for en, _ in pairs for t in TOKEN.findall(en) if t.isdigit() and t not in WORDS]
+
+    def shaped(n):
+        return len(n) > 1 and bool(re.fullmatch(r"\d{1,2}0+|\d*(\d)\1\d*", n))
+
+    first, later = numbers(real["train"]), numbers(again)
+    assert set(map(len, later)) == {1, 2, 3, 4, 5, 6} and "1" not in later
+    assert not [n for n in later if n.startswith("0")]
+    share = {name: sum(map(shaped, ns)) / len(ns) for name, ns in (("0", first), ("1", later))}
+    assert share["1"] > share["0"] + 0.15, share  # more round numbers and runs of a digit
+
+
+def test_a_draw_is_a_whole_number_and_needs_real_names():
+    for bad in (-1, 1.5, True, "1"):
+        with pytest.raises(ValueError, match="draw must be a whole number"):
+            phrasebook("train", names="real", draw=bad)
+    with pytest.raises(ValueError, match="needs names='real'"):
+        phrasebook("train", draw=1)

@@ -27,6 +27,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shlex
 import sys
 import time
 import zlib
@@ -139,7 +140,9 @@ def _pairs(args, split: str):
     from .phrasebook import phrasebook
 
     if args.data is None:
-        return phrasebook(split, names=args.names or "made-up")
+        # a later draw of names and numbers is for training on; valid and test stay draw 0
+        draw = (getattr(args, "draw", None) or 0) if split == "train" else 0
+        return phrasebook(split, names=args.names or "made-up", draw=draw)
     pairs = data.load_tatoeba(args.data)
     # the same sentence always lands in the same split, whatever the file's order
     bucket = {"train": range(0, 18), "valid": range(18, 19), "test": range(19, 20)}[split]
@@ -203,6 +206,73 @@ def _config(args) -> TranslatorConfig | GPTConfig | None:
         raise CommandError(str(e)) from None
 
 
+def _init_model(args):
+    """``(model, src_vocab, tgt_vocab, config)`` for ``--init FILE``: the file's model and tokens,
+    its config with the training options given on the command line (not its shape)."""
+    from .checkpoints import load_checkpoint
+    from .config import shape_fields
+    from .kinds import kind_of
+
+    if args.resume:
+        raise CommandError(
+            "--init starts a new run from a model's weights; --resume goes on with OUT's own "
+            "checkpoint.pt: give one of them"
+        )
+    if args.preset is not None:
+        raise CommandError(
+            f"--init {args.init}: the model's shape comes from the file; leave out --preset "
+            f"{args.preset} (training options such as --epochs and --lr still apply)"
+        )
+    what = "GPT" if args.model == "gpt" else "translator"
+    model, src_vocab, tgt_vocab = load_checkpoint(args.init, device="cpu", what=what)
+    kind = kind_of(model).name
+    if (args.model or "translator") != kind:
+        raise CommandError(
+            f"--init {args.init} holds a {kind} model, not a {args.model or 'translator'}: "
+            f"give --model {kind}"
+        )
+    given = {
+        f.name: getattr(args, f.name) for f in _config_fields() if getattr(args, f.name) is not None
+    }
+    own = {f.name for f in dataclasses.fields(model.config)}
+    foreign = sorted(set(given) - own)
+    if foreign:
+        flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        raise CommandError(
+            f"{flags}: not an option of the {kind}'s {type(model.config).__name__} in --init "
+            f"{args.init}"
+        )
+    shaped = sorted(set(given) & set(shape_fields(model.config)))
+    if shaped:
+        flags = ", ".join("--" + name.replace("_", "-") for name in shaped)
+        raise CommandError(
+            f"{flags}: --init {args.init} keeps the file's model, whose shape these options would "
+            "change; leave them out"
+        )
+    try:
+        model.config = dataclasses.replace(model.config, **given)
+    except ValueError as e:
+        raise CommandError(str(e)) from None
+    return model, src_vocab, tgt_vocab, model.config
+
+
+def _resume_command(args) -> str:
+    """The command that goes on with an interrupted run: its folder, and the data it trained on
+    (the checkpoint holds the model and the schedule, not which pairs they were)."""
+    words = ["python -m tutorlib train", f"--out {shlex.quote(str(args.out))}", "--resume"]
+    if args.model == "gpt":
+        words.append("--model gpt")
+    if args.data is not None:
+        words.append(f"--data {shlex.quote(str(args.data))}")
+    if args.names is not None:
+        words.append(f"--names {args.names}")
+    if args.draw:
+        words.append(f"--draw {args.draw}")
+    if args.train_pairs is not None:
+        words.append(f"--train-pairs {args.train_pairs}")
+    return " ".join(words)
+
+
 def cmd_train(args) -> int:
     from .checkpoints import MODEL_NAME, save_model
     from .evaluation import evaluate
@@ -213,7 +283,21 @@ def cmd_train(args) -> int:
         train = train_gpt  # the GPT's vocabulary, tokens and fit filter; then the same loop
     _check_data(args.data)
     _check_out(Path(args.out))
-    config = _config(args)
+    if args.draw and args.names != "real":
+        raise CommandError(
+            f"--draw {args.draw} draws the phrasebook's real names and numbers again: give "
+            "--names real with it"
+        )
+    start_from = {}
+    if args.init is not None:
+        model, src_vocab, tgt_vocab, config = _init_model(args)
+        start_from = {"model": model}
+        if args.model == "gpt":
+            start_from["vocab"] = src_vocab  # the file's own tokens (one table for both sides)
+        else:
+            start_from.update(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
+    else:
+        config = _config(args)
     train_pairs, valid_pairs = _pairs(args, "train"), _pairs(args, "valid")
     if args.train_pairs is not None and args.train_pairs < len(train_pairs):
         # evenly spread over the split: the phrasebook's first pairs are all fixed expressions
@@ -232,10 +316,11 @@ def cmd_train(args) -> int:
             device=args.device,
             progress=not args.no_progress,
             checkpoint_every=args.checkpoint_every,
+            **start_from,
         )
     except KeyboardInterrupt as e:
         print(
-            f"\n{e}; resume with: python -m tutorlib train --out {args.out} --resume",
+            f"\n{e}; resume with: {_resume_command(args)}",
             file=sys.stderr,
         )
         return 130
@@ -246,7 +331,7 @@ def cmd_train(args) -> int:
     (out / "history.json").write_text(json.dumps(result.history) + "\n")
     print(f"trained in {seconds:.0f} s; checkpoint {result.checkpoint}")
     if not result.completed:
-        print(f"stopped at --max-steps {args.max_steps}; continue with --resume")
+        print(f"stopped at --max-steps {args.max_steps}; continue with: {_resume_command(args)}")
         return 0
     test = _pairs(args, "test")
     if test and not args.no_eval:
@@ -267,6 +352,8 @@ def cmd_train(args) -> int:
             test_greedy=scores,
             data="phrasebook" if args.data is None else str(args.data),
             names=args.names or "made-up",
+            **({"draw": args.draw} if args.draw else {}),
+            **({"init": str(args.init)} if args.init is not None else {}),
         )
     print(f"model: {out / MODEL_NAME}")
     return 0
@@ -477,6 +564,19 @@ def main(argv=None) -> int:
         "--no-eval", action="store_true", help="skip the test-split evaluation at the end"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
+    p.add_argument(
+        "--init",
+        metavar="FILE",
+        help="start from this model's weights and tokens (a translator.pt): a second stage of "
+        "training, with a fresh optimizer and schedule; --epochs, --lr... set them",
+    )
+    p.add_argument(
+        "--draw",
+        type=_count(0),
+        default=0,
+        help="with --names real: train on another draw of the names and numbers (0: the splits' "
+        "own; 1, 2...: others, a third of the numbers round or with a run of one digit)",
+    )
     _add_config_options(p)
 
     p = sub.add_parser("evaluate", help="BLEU, chrF and exact match on a split")

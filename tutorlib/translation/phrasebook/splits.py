@@ -684,7 +684,9 @@ def _add_extras(train: list, add, held: dict, copied: _Copied) -> None:
             add("train", spec, *_spelling(rng, spec))
 
 
-def phrasebook(split: str = "train", names: str = "made-up") -> list[tuple[str, str]]:
+def phrasebook(
+    split: str = "train", names: str = "made-up", draw: int = 0
+) -> list[tuple[str, str]]:
     """``(english, portuguese)`` sentence pairs of the course's phrasebook, for ``"train"``,
     ``"valid"`` or ``"test"``.
 
@@ -733,7 +735,8 @@ def phrasebook(split: str = "train", names: str = "made-up") -> list[tuple[str, 
     ``names="real"`` gives the same sentences with names and numbers from the
     world (``world.with_real_names``: real names of 34 languages, split by
     name, and numbers of one to six digits), on which chapter 14's GPT is
-    trained.
+    trained; ``draw`` (1, 2, ...) gives them with another draw of the split's names and numbers
+    (``with_real_names``).
 
     Derived in chapter 9 (Training a translator).
     """
@@ -741,14 +744,21 @@ def phrasebook(split: str = "train", names: str = "made-up") -> list[tuple[str, 
         raise ValueError(f"split must be one of {sorted(SPLIT_SIZES)}, got {split!r}")
     if names not in NAMES:
         raise ValueError(f"names must be one of {NAMES}, got {names!r}")
+    if isinstance(draw, bool) or not isinstance(draw, int) or draw < 0:
+        raise ValueError(f"draw must be a whole number >= 0, got {draw!r}")
     if names == "real":
-        return list(_worldly(split))
+        return list(_worldly(split, draw))
+    if draw:
+        raise ValueError(
+            f"draw={draw} draws real names and numbers again: it needs names='real', got "
+            f"names={names!r}"
+        )
     return list(_build()[0][split])
 
 
-@lru_cache(maxsize=3)
-def _worldly(split: str) -> tuple[tuple[str, str], ...]:
-    return tuple(with_real_names(_build()[0][split], split))
+@lru_cache(maxsize=4)
+def _worldly(split: str, draw: int) -> tuple[tuple[str, str], ...]:
+    return tuple(with_real_names(_build()[0][split], split, draw))
 
 
 def held_out(split: str = "test") -> dict[str, frozenset[tuple[str, str]]]:

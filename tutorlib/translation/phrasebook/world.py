@@ -133,14 +133,29 @@ def _pools(split: str) -> dict[str, tuple[str, ...]]:
     return {kind: tuple(sorted(names)) for kind, names in pools.items()}
 
 
-def _number(old: str, salt: str = "") -> str:
+def _number(old: str, salt: str = "", shapes: bool = False) -> str:
     """A number of one to six digits (each length equally often) for the phrasebook's ``old``: 2
-    to 9 for one digit, since "1" would need the singular."""
+    to 9 for one digit, since "1" would need the singular.
+
+    With ``shapes`` (a later draw, ``with_real_names(..., draw=1)``), one number in three of two
+    digits or more has a shape the first draw seldom gives: round (one or two digits, then
+    zeros: "75000", "300") or a run of one digit ("4440", "99999")."""
     h = _mix(f"number {salt}{old}")
     digits = 1 + h % 6
     if digits == 1:
         return str(2 + (h >> 8) % 8)
     low = 10 ** (digits - 1)
+    shape = (h >> 40) % 6 if shapes else 5
+    if shape == 0:  # round: its first one or two digits, then zeros
+        lead = 1 + (h >> 8) % min(digits - 1, 2)
+        top = 10 ** (lead - 1) + (h >> 16) % (9 * 10 ** (lead - 1))
+        return str(top * 10 ** (digits - lead))
+    if shape == 1:  # a run of one digit (at least two), the rest drawn
+        digit, run = (h >> 8) % 10, 2 + (h >> 12) % (digits - 1)
+        start = (h >> 20) % (digits - run + 1)
+        number = str(low + (h >> 24) % (9 * low))
+        number = number[:start] + str(digit) * run + number[start + run :]
+        return number if number[0] != "0" else str(1 + digit % 9) + number[1:]
     return str(low + (h >> 8) % (9 * low))
 
 
@@ -150,15 +165,18 @@ def _number(old: str, salt: str = "") -> str:
 COPIES = (3, 6)
 
 
-def _swap(en: str, pt: str, split: str, salt: str, words) -> tuple[str, str, set[str]]:
-    """``(en, pt)`` with real names and redrawn numbers, and what it had: {"name", "number"}."""
+def _swap(
+    en: str, pt: str, split: str, salt: str, words, shapes: bool = False
+) -> tuple[str, str, set[str]]:
+    """``(en, pt)`` with real names and redrawn numbers (``_number``'s ``shapes``), and what it
+    had: {"name", "number"}."""
     pools = _pools(split)
     swap: dict[str, str] = {}
     before = ""
     for token in _TOKEN.findall(en):
         if token not in words and token not in swap:
             if token.isdigit():
-                swap[token] = _number(token, salt)
+                swap[token] = _number(token, salt, shapes)
             elif _MADE_UP.fullmatch(token):
                 after_name = before in swap and not before.isdigit()
                 kind = "family" if before in _TITLE_WORDS or after_name else "first"
@@ -173,23 +191,35 @@ def _swap(en: str, pt: str, split: str, salt: str, words) -> tuple[str, str, set
     return en, pt, {"number" if old.isdigit() else "name" for old in swap}
 
 
-def with_real_names(pairs: list[tuple[str, str]], split: str) -> list[tuple[str, str]]:
+def with_real_names(
+    pairs: list[tuple[str, str]], split: str, draw: int = 0
+) -> list[tuple[str, str]]:
     """``pairs`` of the phrasebook's ``split`` with its names and numbers from the world: each
     made-up name becomes a real one of ``split``'s (a first name, or a family name after a
     title or another name: "mr kora" -> "mr nakamura"), each number one of one to six digits,
     the same in both languages; every other word stays. For ``"train"``, the sentences with a
     name (or a number) then come ``COPIES`` more times, each time with other names (numbers).
 
+    ``draw`` 0 is the one the splits are measured on; a later draw (1, 2, ...) gives the same
+    sentences with other names and numbers of the same split, a third of them round or with a
+    run of one digit (``_number``), for training on (the shipped GPT's second stage).
+
     Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
     if split not in ("train", "valid", "test"):
         raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
-    words = _grammar_words()
+    if isinstance(draw, bool) or not isinstance(draw, int) or draw < 0:
+        raise ValueError(f"draw must be a whole number >= 0, got {draw!r}")
+    words, shapes = _grammar_words(), draw > 0
+    first = f"draw {draw} " if draw else ""  # draw 0 keeps the salts it always had
     out, again = [], []
     for en, pt in pairs:
-        new_en, new_pt, had = _swap(en, pt, split, "", words)
+        new_en, new_pt, had = _swap(en, pt, split, first, words, shapes)
         out.append((new_en, new_pt))
         copies = max([COPIES[0]] * ("name" in had) + [COPIES[1]] * ("number" in had), default=0)
         if split == "train":
-            again += [_swap(en, pt, split, f"copy {k} ", words)[:2] for k in range(1, copies + 1)]
+            again += [
+                _swap(en, pt, split, f"{first}copy {k} ", words, shapes)[:2]
+                for k in range(1, copies + 1)
+            ]
     return out + again
