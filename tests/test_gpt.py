@@ -557,6 +557,85 @@ def test_cli_translates_with_a_gpt_checkpoint(trained, tmp_path, capsys, monkeyp
     assert "the shipped GPT translator is missing" in capsys.readouterr().err
 
 
+def test_cli_init_goes_on_training_a_model_from_its_file(trained, tmp_path, capsys):
+    """``train --init FILE`` (the shipped GPT's second stage): the file's weights, tokens and
+    shape, a fresh schedule from the command line's options; the first loss is the trained
+    model's, not a new one's."""
+    import json
+
+    path = save_gpt(trained.model, tmp_path / "gpt.pt")
+    out = tmp_path / "again"
+    options = ["--train-pairs", "50", "--batch-size", "25", "--no-eval", "--no-progress"]
+    args = ["train", "--model", "gpt", "--init", str(path), "--epochs", "1", "--lr", "1e-4"]
+    assert main([*args, "--warmup-steps", "0", "--out", str(out), *options]) == 0
+    capsys.readouterr()
+    first = json.loads((out / "history.json").read_text())["train"]["loss"][0]
+    assert first < 1.0, first  # it knows its 50 pairs by heart; a fresh GPT starts near 5
+    again = load_gpt(out)
+    assert again.config.epochs == 1 and again.config.lr == 1e-4
+    assert dataclasses.replace(
+        again.config, epochs=100, lr=3e-3, warmup_steps=20, batch_size=25
+    ) == (trained.model.config)
+    assert again.vocab.to_dict() == trained.model.vocab.to_dict()
+    before, after = trained.model.state_dict(), again.state_dict()
+    assert any(not torch.equal(before[k], after[k].to(before[k].device)) for k in before)
+    # what it refuses, before any training, in one line each
+    cases = [
+        (["--preset", "words"], "leave out --preset words"),
+        (["--d-model", "32"], "--d-model: --init"),
+        (["--resume"], "--resume goes on with OUT's own"),
+        (["--num-encoder-layers", "2"], "--num-encoder-layers: not an option of the gpt's"),
+    ]
+    for extra, message in cases:
+        assert main([*args, "--out", str(tmp_path / "x"), *extra, *options]) == 1, extra
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (extra, err)
+    assert main(["train", "--init", str(path), "--out", str(tmp_path / "x"), *options]) == 1
+    assert "holds a gpt model, not a translator: give --model gpt" in capsys.readouterr().err
+    assert main(["train", "--model", "gpt", "--draw", "1", "--out", str(tmp_path / "x")]) == 1
+    assert "give --names real with it" in capsys.readouterr().err
+
+
+def test_the_shipped_gpts_commands_parse_and_chain(monkeypatch):
+    """Each stage of ``PRETRAINED_GPT_COMMANDS`` is a command the CLI accepts, each later stage
+    starts from the one before it (``--init`` its ``--out``) on a new draw, and the file copied
+    into the package is the last stage's."""
+    import shlex
+
+    from tutorlib.translation import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "cmd_train", lambda args: seen.append(args) or 0)
+    for kind, command in gpt_files.PRETRAINED_GPT_COMMANDS.items():
+        seen.clear()
+        *stages, copy = command.split(" && ")
+        for stage in stages:
+            words = shlex.split(stage)
+            assert words[:3] == ["python", "-m", "tutorlib"], stage
+            assert cli.main(words[3:]) == 0, stage
+        assert [a.model for a in seen] == ["gpt"] * len(seen)
+        for before, after in zip(seen, seen[1:]):
+            assert after.init == f"{before.out}/translator.pt" and after.draw > before.draw
+        assert copy == f"cp {seen[-1].out}/translator.pt tutorlib/pretrained/" + (
+            "gpt.pt" if kind == "bpe" else "gpt_words.pt"
+        )
+    assert len(seen) == 1 and seen[0].preset == "words"  # the words GPT: one stage
+
+
+def test_cli_draw_changes_the_training_pairs_only():
+    """``--draw`` trains on another draw of the names; validation and test stay the ones every
+    model is measured on."""
+    import argparse
+
+    from tutorlib.translation import cli
+
+    args = argparse.Namespace(data=None, names="real", draw=1)
+    assert cli._pairs(args, "train") == phrasebook("train", names="real", draw=1)
+    assert cli._pairs(args, "train") != phrasebook("train", names="real")
+    for split in ("valid", "test"):
+        assert cli._pairs(args, split) == phrasebook(split, names="real")
+
+
 def test_cli_options_belong_to_their_model(capsys):
     assert main(["translate", "--temperature", "0.5", "I am happy"]) == 1
     assert "sampling is an option of the GPT" in capsys.readouterr().err
@@ -697,7 +776,13 @@ def test_the_shipped_gpts_are_small_and_read_their_tokens(shipped_words, shipped
         assert path.stat().st_size <= 5 * 2**20, path  # as the translator's
     assert isinstance(shipped_words.vocab, Vocab) and len(shipped_words.vocab) == 1818
     assert shipped_words.config == dataclasses.replace(GPT_PRESETS["words"], vocab_size=1818)
-    assert shipped_bpe.config == dataclasses.replace(GPT_PRESETS["pretrained"], vocab_size=2048)
+    # the preset's shape; the training settings of the last stage of its command (--init)
+    last = dict(epochs=5, lr=5e-4, warmup_steps=50, seed=gpt_files.BPE_LATER_DRAWS[-1])
+    assert all(f"--{k.replace('_', '-')} {v}" in gpt_files.PRETRAINED_GPT_COMMANDS["bpe"]
+               for k, v in last.items() if k != "lr")  # fmt: skip
+    assert shipped_bpe.config == dataclasses.replace(
+        GPT_PRESETS["pretrained"], vocab_size=2048, **last
+    )
     assert isinstance(shipped_bpe.vocab, gpt_module.SubwordTokenizer)
     assert len(shipped_bpe.vocab) == shipped_bpe.config.bpe_vocab_size == 2048
     assert not shipped_bpe.training and not shipped_words.training
