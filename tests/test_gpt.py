@@ -583,6 +583,7 @@ def test_cli_init_goes_on_training_a_model_from_its_file(trained, tmp_path, caps
     cases = [
         (["--preset", "words"], "leave out --preset words"),
         (["--d-model", "32"], "--d-model: --init"),
+        (["--bpe-vocab-size", "512"], "--bpe-vocab-size: --init"),
         (["--resume"], "--resume goes on with OUT's own"),
         (["--num-encoder-layers", "2"], "--num-encoder-layers: not an option of the gpt's"),
     ]
@@ -594,6 +595,10 @@ def test_cli_init_goes_on_training_a_model_from_its_file(trained, tmp_path, caps
     assert "holds a gpt model, not a translator: give --model gpt" in capsys.readouterr().err
     assert main(["train", "--model", "gpt", "--draw", "1", "--out", str(tmp_path / "x")]) == 1
     assert "give --names real with it" in capsys.readouterr().err
+    data = tmp_path / "pairs.tsv"
+    data.write_text("I run.\tEu corro.\n")
+    assert main(["train", "--names", "real", "--draw", "1", "--data", str(data)]) == 1
+    assert "and no --data" in capsys.readouterr().err
 
 
 def test_the_shipped_gpts_commands_parse_and_chain(monkeypatch):

@@ -242,12 +242,15 @@ def _init_model(args):
             f"{flags}: not an option of the {kind}'s {type(model.config).__name__} in --init "
             f"{args.init}"
         )
-    shaped = sorted(set(given) & set(shape_fields(model.config)))
+    # the file's model and tokens stay: its shape, and how its tokenizer was made (dropout only
+    # changes training)
+    fixed = (set(shape_fields(model.config)) - {"dropout"}) | {"bpe_vocab_size"}
+    shaped = sorted(set(given) & fixed)
     if shaped:
         flags = ", ".join("--" + name.replace("_", "-") for name in shaped)
         raise CommandError(
-            f"{flags}: --init {args.init} keeps the file's model, whose shape these options would "
-            "change; leave them out"
+            f"{flags}: --init {args.init} keeps the file's model and tokens, which these options "
+            "would change; leave them out"
         )
     try:
         model.config = dataclasses.replace(model.config, **given)
@@ -270,6 +273,12 @@ def _resume_command(args) -> str:
         words.append(f"--draw {args.draw}")
     if args.train_pairs is not None:
         words.append(f"--train-pairs {args.train_pairs}")
+    if args.device is not None:
+        words.append(f"--device {shlex.quote(args.device)}")
+    if args.checkpoint_every != 500:
+        words.append(f"--checkpoint-every {args.checkpoint_every}")
+    if args.no_eval:
+        words.append("--no-eval")
     return " ".join(words)
 
 
@@ -283,10 +292,10 @@ def cmd_train(args) -> int:
         train = train_gpt  # the GPT's vocabulary, tokens and fit filter; then the same loop
     _check_data(args.data)
     _check_out(Path(args.out))
-    if args.draw and args.names != "real":
+    if args.draw and (args.names != "real" or args.data is not None):
         raise CommandError(
             f"--draw {args.draw} draws the phrasebook's real names and numbers again: give "
-            "--names real with it"
+            "--names real with it, and no --data"
         )
     start_from = {}
     if args.init is not None:
@@ -567,15 +576,17 @@ def main(argv=None) -> int:
     p.add_argument(
         "--init",
         metavar="FILE",
-        help="start from this model's weights and tokens (a translator.pt): a second stage of "
-        "training, with a fresh optimizer and schedule; --epochs, --lr... set them",
+        help="start from this model's weights and tokens (a translator.pt): another stage of "
+        "training, with a fresh optimizer and schedule; --epochs, --lr... set it, and the "
+        "options left out keep the file's values",
     )
     p.add_argument(
         "--draw",
         type=_count(0),
         default=0,
         help="with --names real: train on another draw of the names and numbers (0: the splits' "
-        "own; 1, 2...: others, a third of the numbers round or with a run of one digit)",
+        "own; 1, 2...: others, a third of the numbers of 2+ digits round or with a run of one "
+        "digit)",
     )
     _add_config_options(p)
 

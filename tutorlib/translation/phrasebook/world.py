@@ -138,8 +138,9 @@ def _number(old: str, salt: str = "", shapes: bool = False) -> str:
     to 9 for one digit, since "1" would need the singular.
 
     With ``shapes`` (a later draw, ``with_real_names(..., draw=1)``), one number in three of two
-    digits or more has a shape the first draw seldom gives: round (one or two digits, then
-    zeros: "75000", "300") or a run of one digit ("4440", "99999")."""
+    digits or more is round (one or two digits, then zeros: "75000", "300") or holds a run of
+    one digit ("4440", "99999"), shapes the first draw gives seldom beyond two digits. A run of
+    zeros drawn at the front gives its first place to a 1 ("00" becomes "10")."""
     h = _mix(f"number {salt}{old}")
     digits = 1 + h % 6
     if digits == 1:
@@ -201,8 +202,9 @@ def with_real_names(
     name (or a number) then come ``COPIES`` more times, each time with other names (numbers).
 
     ``draw`` 0 is the one the splits are measured on; a later draw (1, 2, ...) gives the same
-    sentences with other names and numbers of the same split, a third of them round or with a
-    run of one digit (``_number``), for training on (the shipped GPT's second stage).
+    sentences with other names and numbers of the same split, a third of the numbers of two
+    digits or more round or with a run of one digit (``_number``), for training on (the shipped
+    GPT's later stages).
 
     Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
