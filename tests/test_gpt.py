@@ -18,6 +18,7 @@ from tutorlib.translation.checkpoints import CheckpointError, load_checkpoint, s
 from tutorlib.translation.cli import main
 from tutorlib.translation.config import GPT_PRESETS, PRESETS, GPTConfig
 from tutorlib.translation.data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, make_batches, tokenize
+from tutorlib.translation.evaluation import evaluate
 from tutorlib.translation.gpt import (
     GPT,
     WordTokenizer,
@@ -884,3 +885,40 @@ def test_the_guard_lets_through_a_repeat_the_source_holds(shipped_bpe):
     assert kept[0, 0]
     out = translate("i bought 250000 pears.", shipped_bpe)
     assert out == "comprei 250000 peras.", out
+
+
+def test_a_name_or_number_the_translation_lost_is_said():
+    """The GPT spells names and numbers, and can lose them ("Oluwaseun" -> *oluu*); what the
+    translation does not hold whole is named, as the translator names what it drops."""
+    missing = gpt_decoding._missing_copies
+    typed = ["Hello", ",", "Oluwaseun", "!", "I", "have", "75000", "pears", "."]
+    assert missing(typed, "olá, oluu! tenho 7500 peras.") == ["Oluwaseun", "75000"]
+    assert missing(typed, "olá, Oluwaseun! tenho 75000 peras.") == []
+    assert missing(typed, "olá, oluwaseun! tenho 750000 peras.") == ["75000"]  # whole only
+    # phrasebook words typed with a capital ("Hello", "I", "Mr") are no names
+    assert missing(["Mr", "O'Brien", "is", "Happy"], "o senhor O'Brien é feliz") == []
+
+
+def test_the_gpt_says_when_a_name_is_lost_and_evaluate_stays_quiet(shipped_bpe, monkeypatch):
+    said = []
+
+    def tell(i, message):
+        said.append((i, message))
+
+    english = "Kalani has 4521 strawberries."
+    out = translate(english, shipped_bpe, on_notice=tell)
+    assert out == "Kalani tem 4521 morangos." and said == []
+    real = gpt_decoding._with_copies
+    monkeypatch.setattr(  # a model that drops the name and cuts the number short
+        gpt_decoding,
+        "_with_copies",
+        lambda *a: real(*a).replace("Kalani", "kal").replace("4521", "452"),
+    )
+    out = translate([english, "I am happy."], shipped_bpe, on_notice=tell)
+    assert out == ["kal tem 452 morangos.", "sou feliz."]
+    assert said == [(0, '"Kalani", "4521" are not in the translation: the model may have '
+                        "misspelled, dropped or replaced them")]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # evaluate scores the loss; it does not warn
+        scores = evaluate(shipped_bpe, [(english, "Kalani tem 4521 morangos.")])
+    assert scores["exact_match"] == 0.0

@@ -310,6 +310,34 @@ def _with_names(typed: list[str], text: str) -> str:
 _WORD = re.compile(r"(?:[^\W_]|[\u0300-\u036f])+(?:['-](?:[^\W_]|[\u0300-\u036f])+)*")
 
 
+def _missing_copies(typed: list[str], text: str) -> list[str]:
+    """The names and numbers of the source, as typed, that ``text`` does not hold whole: a
+    number, or a typed word with a capital whose lower case is no word of the phrasebook (the
+    words ``_with_names`` gives their capitals back). A GPT on BPE tokens spells them, and can
+    drop a letter or stop early ("Oluwaseun" -> *oluu*); the translator says when it drops one,
+    and so must the GPT (issue 36)."""
+    known, lower = _phrasebook_words(), text.lower()
+    wanted = [
+        t
+        for t in typed
+        if t.isdigit() or (t != t.lower() and t.lower() not in known and _WORD.fullmatch(t))
+    ]
+    return [
+        t
+        for t in dict.fromkeys(wanted)
+        if not re.search(rf"(?<![\w'-]){re.escape(t.lower())}(?![\w'-])", lower)
+    ]
+
+
+def _missing_notice(missing: list[str]) -> str:
+    quoted = ", ".join(f'"{t}"' for t in missing)
+    verb, them = ("is", "it") if len(missing) == 1 else ("are", "them")
+    return (
+        f"{quoted} {verb} not in the translation: the model may have misspelled, dropped or "
+        f"replaced {them}"
+    )
+
+
 def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -> str:
     """The translation's text; an output ``<unk>`` becomes the unknown source word its step read
     most.
@@ -375,7 +403,9 @@ def translate(
     word the model learned ("the techer") is read as that word (``read_typos``), and said as
     the translator says its notices: ``on_notice(index, message)``, by default
     ``warnings.warn`` ("sentence 0 ('The techer ...'): read 'techer' as 'teacher'");
-    ``typos=False`` reads every word as typed (``evaluate`` does).
+    ``typos=False`` reads every word as typed (``evaluate`` does). A name or a number of the
+    source (a capitalised word that is no phrasebook word, or digits) that the translation does
+    not hold whole is said the same way: '"Oluwaseun" is not in the translation ...'.
 
     Derived in chapter 13 (The translator as a GPT).
     """
@@ -439,6 +469,9 @@ def translate(
             )
             for i, hyp in zip(chunk, hyps):
                 texts[i] = _with_copies(model, checked[i][0], checked[i][1], hyp)
+                missing = _missing_copies(checked[i][0], texts[i])
+                if missing:  # said with the typos, in the one notice of the text
+                    checked[i][2].append(_missing_notice(missing))
     joined = [
         "" if i in failed else " ".join(texts[k] for k in owner if texts[k])
         for i, owner in enumerate(owners)
