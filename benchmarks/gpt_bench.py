@@ -81,7 +81,14 @@ def load_models(bpe: bool = True) -> dict:
 def _translate(model, english: list[str]) -> list[str]:
     # the phrasebook's own sentences: read as typed (its lower-case names are no typos)
     if getattr(model, "kind", "translator") == "gpt":
-        return translate(english, model, batch_size=64, skip_errors=True, typos=False)
+        return translate(  # scored here: a lost name's notice is not what this measures
+            english,
+            model,
+            batch_size=64,
+            skip_errors=True,
+            typos=False,
+            on_notice=lambda i, message: None,
+        )
     return [r.text for r in translate_sentences(english, model, batch_size=64, typos=False)]
 
 

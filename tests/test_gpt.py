@@ -895,8 +895,13 @@ def test_a_name_or_number_the_translation_lost_is_said():
     assert missing(typed, "olá, oluu! tenho 7500 peras.") == ["Oluwaseun", "75000"]
     assert missing(typed, "olá, Oluwaseun! tenho 75000 peras.") == []
     assert missing(typed, "olá, oluwaseun! tenho 750000 peras.") == ["75000"]  # whole only
-    # phrasebook words typed with a capital ("Hello", "I", "Mr") are no names
+    # phrasebook words typed with a capital ("Hello", "I", "Mr"), and its contractions, are no
+    # names; a name typed in lower case is one, a possessive's name is checked without its 's
     assert missing(["Mr", "O'Brien", "is", "Happy"], "o senhor O'Brien é feliz") == []
+    assert missing(["I'm", "tired", ".", "Don't", "go", "!"], "estou cansado. não vá!") == []
+    assert missing(["i", "visited", "oluwaseun"], "visitei oluuou") == ["oluwaseun"]
+    assert missing(["Kalani's", "dog"], "o cachorro de kalani") == []
+    assert missing(["I", "have", "75,000", "and", "3.5"], "tenho 7500y e 355") == ["75,000", "3.5"]
 
 
 def test_the_gpt_says_when_a_name_is_lost_and_evaluate_stays_quiet(shipped_bpe, monkeypatch):

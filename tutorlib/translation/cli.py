@@ -444,7 +444,7 @@ def cmd_evaluate(args) -> int:
 
 def _gpt_results(model, sentences: list[str], args) -> list:
     """What ``translate_sentences`` gives the translator, for a GPT: one result per sentence (text
-    or error, and its notice: a typo read as a word)."""
+    or error, and its notice: a typo read as a word, a name or number the translation lost)."""
     from types import SimpleNamespace
 
     from .gpt.decoding import translate

@@ -311,22 +311,27 @@ _WORD = re.compile(r"(?:[^\W_]|[\u0300-\u036f])+(?:['-](?:[^\W_]|[\u0300-\u036f]
 
 
 def _missing_copies(typed: list[str], text: str) -> list[str]:
-    """The names and numbers of the source, as typed, that ``text`` does not hold whole: a
-    number, or a typed word with a capital whose lower case is no word of the phrasebook (the
-    words ``_with_names`` gives their capitals back). A GPT on BPE tokens spells them, and can
-    drop a letter or stop early ("Oluwaseun" -> *oluu*); the translator says when it drops one,
-    and so must the GPT (issue 36)."""
+    """The words of the source, as typed, that a translation must copy and ``text`` does not
+    hold whole: a number ("4521", "75,000", "3.5") or a word that is no word of the phrasebook
+    (a name, in any case: "Oluwaseun", "kalani"; "Kalani's" is checked as "Kalani"). A GPT on
+    BPE tokens spells them, and can drop a letter or stop early ("Oluwaseun" -> *oluu*); the
+    translator says which words it drops, and so must the GPT (issue 36). A name that is also
+    a phrasebook word ("Will", "Rose") is not checked."""
     known, lower = _phrasebook_words(), text.lower()
-    wanted = [
-        t
-        for t in typed
-        if t.isdigit() or (t != t.lower() and t.lower() not in known and _WORD.fullmatch(t))
-    ]
+    wanted = []
+    for t in typed:
+        core = _POSSESSIVE.sub("", t)
+        if _NUMBER.fullmatch(core) or (_WORD.fullmatch(core) and core.lower() not in known):
+            wanted.append(core)
     return [
         t
         for t in dict.fromkeys(wanted)
         if not re.search(rf"(?<![\w'-]){re.escape(t.lower())}(?![\w'-])", lower)
     ]
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")  # 4521, 75,000, 3.5
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)  # "Kalani's": the name is "Kalani"
 
 
 def _missing_notice(missing: list[str]) -> str:
@@ -404,8 +409,9 @@ def translate(
     the translator says its notices: ``on_notice(index, message)``, by default
     ``warnings.warn`` ("sentence 0 ('The techer ...'): read 'techer' as 'teacher'");
     ``typos=False`` reads every word as typed (``evaluate`` does). A name or a number of the
-    source (a capitalised word that is no phrasebook word, or digits) that the translation does
-    not hold whole is said the same way: '"Oluwaseun" is not in the translation ...'.
+    source (a word that is no phrasebook word, or digits) that the translation does not hold
+    whole is said the same way: '"Oluwaseun" is not in the translation ...' (``evaluate``
+    scores it without a word).
 
     Derived in chapter 13 (The translator as a GPT).
     """

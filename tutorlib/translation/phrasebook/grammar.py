@@ -389,7 +389,8 @@ def _words_of(side: int) -> set[str]:
     words = set()
     for spec in _all_shapes():
         for tense_spec in spec:
-            words.update(render(tense_spec)[side].replace(",", " ,").split())
+            for contracted in (False, True):  # "i am", "does not" and "i'm", "doesn't"
+                words.update(render(tense_spec, contracted)[side].replace(",", " ,").split())
     return words
 
 
