@@ -177,22 +177,30 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
             group.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper())
 
 
-def _config(args) -> TranslatorConfig | GPTConfig | None:
-    kind = args.model or "translator"
-    cls, presets = _MODELS[kind]
-    own = {f.name for f in dataclasses.fields(cls)}
+def _given_options(args, cls, kind: str, hint: str | None = None) -> dict:
+    """The config options given on the command line, each a field of ``cls`` (the config of the
+    model ``kind``); another model's option is an error that says whose it is (``hint``: what
+    to do instead, by default choosing the other model with --model)."""
     given = {
         f.name: getattr(args, f.name) for f in _config_fields() if getattr(args, f.name) is not None
     }
-    foreign = sorted(name for name in given if name not in own)
+    foreign = sorted(
+        name for name in given if name not in {f.name for f in dataclasses.fields(cls)}
+    )
     if foreign:
         flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
         other = "gpt" if kind == "translator" else "translator"
         raise CommandError(
-            f"{flags}: not an option of the {kind}'s {cls.__name__} (it is the {other}'s: --model "
-            f"{other})"
+            f"{flags}: not an option of the {kind}'s {cls.__name__} (it is the {other}'s: "
+            f"{hint or f'--model {other}'})"
         )
-    overrides = given
+    return given
+
+
+def _config(args) -> TranslatorConfig | GPTConfig | None:
+    kind = args.model or "translator"
+    cls, presets = _MODELS[kind]
+    overrides = _given_options(args, cls, kind)
     if args.resume and args.preset is None and not overrides:
         return None  # the checkpoint's own
     if args.preset is not None and args.preset not in presets:
@@ -206,9 +214,9 @@ def _config(args) -> TranslatorConfig | GPTConfig | None:
         raise CommandError(str(e)) from None
 
 
-def _init_model(args):
-    """``(model, src_vocab, tgt_vocab, config)`` for ``--init FILE``: the file's model and tokens,
-    its config with the training options given on the command line (not its shape)."""
+def _init_model(args) -> dict:
+    """``train``'s keyword arguments for ``--init FILE``: the file's model (its config with the
+    training options given on the command line, not its shape) and its tokens."""
     from .checkpoints import load_checkpoint
     from .config import shape_fields
     from .kinds import kind_of
@@ -231,17 +239,9 @@ def _init_model(args):
             f"--init {args.init} holds a {kind} model, not a {args.model or 'translator'}: "
             f"give --model {kind}"
         )
-    given = {
-        f.name: getattr(args, f.name) for f in _config_fields() if getattr(args, f.name) is not None
-    }
-    own = {f.name for f in dataclasses.fields(model.config)}
-    foreign = sorted(set(given) - own)
-    if foreign:
-        flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
-        raise CommandError(
-            f"{flags}: not an option of the {kind}'s {type(model.config).__name__} in --init "
-            f"{args.init}"
-        )
+    given = _given_options(
+        args, type(model.config), kind, hint=f"--init {args.init} holds a {kind} model"
+    )
     # the file's model and tokens stay: its shape, and how its tokenizer was made (dropout only
     # changes training)
     fixed = (set(shape_fields(model.config)) - {"dropout"}) | {"bpe_vocab_size"}
@@ -256,7 +256,9 @@ def _init_model(args):
         model.config = dataclasses.replace(model.config, **given)
     except ValueError as e:
         raise CommandError(str(e)) from None
-    return model, src_vocab, tgt_vocab, model.config
+    if kind == "translator":
+        return {"model": model, "src_vocab": src_vocab, "tgt_vocab": tgt_vocab}
+    return {"model": model, "vocab": src_vocab}  # a GPT: one table of tokens for both sides
 
 
 def _resume_command(args) -> str:
@@ -297,16 +299,8 @@ def cmd_train(args) -> int:
             f"--draw {args.draw} draws the phrasebook's real names and numbers again: give "
             "--names real with it, and no --data"
         )
-    start_from = {}
-    if args.init is not None:
-        model, src_vocab, tgt_vocab, config = _init_model(args)
-        start_from = {"model": model}
-        if args.model == "gpt":
-            start_from["vocab"] = src_vocab  # the file's own tokens (one table for both sides)
-        else:
-            start_from.update(src_vocab=src_vocab, tgt_vocab=tgt_vocab)
-    else:
-        config = _config(args)
+    start_from = _init_model(args) if args.init is not None else {}
+    config = start_from["model"].config if start_from else _config(args)
     train_pairs, valid_pairs = _pairs(args, "train"), _pairs(args, "valid")
     if args.train_pairs is not None and args.train_pairs < len(train_pairs):
         # evenly spread over the split: the phrasebook's first pairs are all fixed expressions

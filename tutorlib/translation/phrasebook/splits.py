@@ -50,7 +50,7 @@ from .lexicon import (
     Noun,
     Verb,
 )
-from .world import NAMES, with_real_names
+from .world import NAMES, check_draw, with_real_names
 
 # --- drawing sentences ---------------------------------------------------------------------
 
@@ -744,8 +744,7 @@ def phrasebook(
         raise ValueError(f"split must be one of {sorted(SPLIT_SIZES)}, got {split!r}")
     if names not in NAMES:
         raise ValueError(f"names must be one of {NAMES}, got {names!r}")
-    if isinstance(draw, bool) or not isinstance(draw, int) or draw < 0:
-        raise ValueError(f"draw must be a whole number >= 0, got {draw!r}")
+    check_draw(draw)
     if names == "real":
         return list(_worldly(split, draw))
     if draw:

@@ -38,6 +38,7 @@ __all__ = [
     "name_languages",
     "names_of",
     "with_real_names",
+    "check_draw",
 ]
 
 NAMES = ("made-up", "real")  # what phrasebook(split, names=...) accepts
@@ -192,6 +193,14 @@ def _swap(
     return en, pt, {"number" if old.isdigit() else "name" for old in swap}
 
 
+def check_draw(draw) -> int:
+    """``draw`` when it is a draw of the names and numbers (a whole number, 0 or more), else a
+    ``ValueError`` that says so."""
+    if isinstance(draw, bool) or not isinstance(draw, int) or draw < 0:
+        raise ValueError(f"draw must be a whole number >= 0, got {draw!r}")
+    return draw
+
+
 def with_real_names(
     pairs: list[tuple[str, str]], split: str, draw: int = 0
 ) -> list[tuple[str, str]]:
@@ -210,8 +219,7 @@ def with_real_names(
     """
     if split not in ("train", "valid", "test"):
         raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
-    if isinstance(draw, bool) or not isinstance(draw, int) or draw < 0:
-        raise ValueError(f"draw must be a whole number >= 0, got {draw!r}")
+    check_draw(draw)
     words, shapes = _grammar_words(), draw > 0
     first = f"draw {draw} " if draw else ""  # draw 0 keeps the salts it always had
     out, again = [], []
