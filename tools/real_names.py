@@ -13,6 +13,12 @@ language outweighs the others. A name is kept when it is letters, with at most
 one space, apostrophe or hyphen between them ("Jean-Pierre", "O'Brien", "van
 Dijk"), curly apostrophes made straight. The phrasebook (``world.py``) decides
 which names each split may use; this tool only gathers them. Not run by the tests.
+
+It also writes ``genders.json``: each first name of ``names.json`` (lower case)
+that Faker lists only among female first names, in every language that has it,
+as "f", or only among male ones as "m"; a name listed both ways ("Andrea" is
+female in German and male in Italian) or in neither (a locale without gendered
+lists) is left out: its gender is unknown, and the phrasebook treats it so.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import unicodedata
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tutorlib/translation/phrasebook/names.json"
+GENDERS_OUT = OUT.with_name("genders.json")
 PER_LANGUAGE = 160
 _NAME = re.compile(r"[^\W\d_]+(?:[ '\-][^\W\d_]+)?")
 
@@ -60,10 +67,12 @@ def _spread(names: list[str], k: int) -> list[str]:
     return [names[i * len(names) // k] for i in range(k)]
 
 
-def gather(faker_root: Path) -> dict:
+def gather(faker_root: Path) -> tuple[dict, dict]:
+    """``names.json``'s contents and ``genders.json``'s."""
     sys.path.insert(0, str(faker_root))
     person = importlib.import_module("faker.providers.person")
     languages: dict[str, dict[str, list[str]]] = {}
+    listed: dict[str, set[str]] = {"f": set(), "m": set()}  # lower case, every locale
     for module in pkgutil.iter_modules(person.__path__):
         try:
             provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
@@ -75,14 +84,25 @@ def gather(faker_root: Path) -> dict:
         if not everything or sum(map(_latin, everything)) < 0.9 * len(everything):
             continue  # a locale written in another script
         language = languages.setdefault(module.name.split("_")[0], {"first": [], "family": []})
+        for gender, prefix in (("f", "first_names_female"), ("m", "first_names_male")):
+            listed[gender].update(
+                n.lower() for n in filter(None, map(_clean, _names(provider, prefix)))
+            )
         for kind, names in (("first", first), ("family", family)):
             for name in filter(None, map(_clean, names)):
                 if name not in language[kind]:
                     language[kind].append(name)
-    return {
+    names = {
         lang: {kind: _spread(names, PER_LANGUAGE) for kind, names in sorted(kinds.items())}
         for lang, kinds in sorted(languages.items())
     }
+    first = {n.lower() for kinds in names.values() for n in kinds["first"]}
+    genders = {
+        name: "f" if name in listed["f"] else "m"
+        for name in sorted(first)
+        if (name in listed["f"]) != (name in listed["m"])
+    }
+    return names, genders
 
 
 def main() -> int:
@@ -93,10 +113,13 @@ def main() -> int:
         parser.error(
             f"{args.faker_root} holds no faker/providers/person: unzip Faker's wheel there"
         )
-    names = gather(args.faker_root)
+    names, genders = gather(args.faker_root)
     OUT.write_text(json.dumps(names, ensure_ascii=False, indent=0, sort_keys=True) + "\n")
+    GENDERS_OUT.write_text(json.dumps(genders, ensure_ascii=False, indent=0) + "\n")
     total = sum(len(v) for kinds in names.values() for v in kinds.values())
+    women = sum(g == "f" for g in genders.values())
     print(f"{len(names)} languages, {total} names -> {OUT}")
+    print(f"{women} female and {len(genders) - women} male first names -> {GENDERS_OUT}")
     return 0
 
 

@@ -15,7 +15,9 @@ validation name is ever a training name; and the names that only three
 languages have (``HELD_OUT_LANGUAGES``: Finnish, Polish, Yoruba) are in no
 training sentence at all, to measure names of a language the model never read
 (a name those languages share with others, "Adam", "Anne", may be a training
-name). No torch.
+name). ``gender_of`` says whether Faker lists a first name as female or male
+(``genders.json``), for the sentences in which a relation comes before a name
+and agrees with it ("minha amiga ana", ``relations.relation_pairs``). No torch.
 
 Derived in chapter 14 (From words to tokens: byte-pair encoding).
 """
@@ -39,11 +41,13 @@ __all__ = [
     "names_of",
     "with_real_names",
     "check_draw",
+    "gender_of",
 ]
 
 NAMES = ("made-up", "real")  # what phrasebook(split, names=...) accepts
 HELD_OUT_LANGUAGES = ("fi", "pl", "yo")  # in no training sentence: names of unseen languages
 _NAMES_FILE = Path(__file__).with_name("names.json")
+_GENDERS_FILE = Path(__file__).with_name("genders.json")
 _TITLE_WORDS = {"mr", "mrs", "ms", "dr", "senhor", "senhora", "doutor"}
 _TOKEN = re.compile(r"[^\s,.!?]+")
 _MADE_UP = re.compile(r"[a-z]+")  # the phrasebook's own names: a few syllables, lower case
@@ -75,6 +79,25 @@ def _languages() -> dict[str, frozenset[str]]:
             for name in names:
                 found.setdefault(name.lower(), set()).add(lang)
     return {name: frozenset(langs) for name, langs in found.items()}
+
+
+@lru_cache(maxsize=1)
+def _genders() -> dict[str, str]:
+    return json.loads(_GENDERS_FILE.read_text(encoding="utf-8"))
+
+
+def gender_of(name: str) -> str:
+    """``"f"`` for a first name (any case) that Faker lists only among female first names, in
+    every language of ``names.json`` that has it; ``"m"`` for one listed only among male
+    names; ``""`` when it is unknown: listed both ways ("Andrea"), in neither, or not a first
+    name of ``names.json`` at all (``genders.json``, written by ``tools/real_names.py``).
+
+    The phrasebook uses it to agree with a name after a relation: "my friend ana" ->
+    "minha amiga ana" (``phrasebook(..., relations=True)``).
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"gender_of expects a string, got {type(name).__name__}")
+    return _genders().get(name.lower(), "")
 
 
 def name_languages(name: str) -> frozenset[str]:
