@@ -600,6 +600,8 @@ def test_cli_init_goes_on_training_a_model_from_its_file(trained, tmp_path, caps
     data.write_text("I run.\tEu corro.\n")
     assert main(["train", "--names", "real", "--draw", "1", "--data", str(data)]) == 1
     assert "and no --data" in capsys.readouterr().err
+    assert main(["train", "--model", "gpt", "--relations", "--data", str(data)]) == 1
+    assert "--relations adds the phrasebook's sentences" in capsys.readouterr().err
 
 
 def test_the_shipped_gpts_commands_parse_and_chain(monkeypatch):
@@ -640,6 +642,26 @@ def test_cli_draw_changes_the_training_pairs_only():
     assert cli._pairs(args, "train") != phrasebook("train", names="real")
     for split in ("valid", "test"):
         assert cli._pairs(args, split) == phrasebook(split, names="real")
+    # --relations adds the sentences with a relation before a name to training alone
+    args = argparse.Namespace(data=None, names="real", draw=1, relations=True)
+    assert cli._pairs(args, "train") == phrasebook("train", names="real", draw=1, relations=True)
+    assert len(cli._pairs(args, "train")) > len(phrasebook("train", names="real", draw=1))
+    for split in ("valid", "test"):
+        assert cli._pairs(args, split) == phrasebook(split, names="real")
+
+
+def test_the_resume_hint_repeats_relations(monkeypatch):
+    """A run with ``--relations`` interrupted goes on with them: the checkpoint does not hold
+    which pairs it trained on."""
+    from tutorlib.translation import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "cmd_train", lambda args: seen.append(args) or 0)
+    base = ["train", "--model", "gpt", "--names", "real", "--out", "runs/x"]
+    assert cli.main([*base, "--draw", "3", "--relations"]) == 0
+    assert cli._resume_command(seen[-1]).endswith("--names real --draw 3 --relations")
+    assert cli.main(base) == 0
+    assert "--relations" not in cli._resume_command(seen[-1])
 
 
 def test_cli_options_belong_to_their_model(capsys):

@@ -41,8 +41,10 @@ training loop and checkpoints other models can share:
 - ``tutorlib.translation.phrasebook``   the English→Portuguese sentence pairs, without torch:
   ``tutorlib.translation.phrasebook.lexicon`` (word tables),
   ``tutorlib.translation.phrasebook.grammar`` (agreement, conjugation, rendering),
+  ``tutorlib.translation.phrasebook.drawing`` (the seeded generator, clauses of every kind),
   ``tutorlib.translation.phrasebook.splits`` (seeded splits, held-out combinations),
-  ``tutorlib.translation.phrasebook.world`` (real names and numbers, chapter 14's GPT)
+  ``tutorlib.translation.phrasebook.world`` (real names and numbers, chapter 14's GPT),
+  ``tutorlib.translation.phrasebook.relations`` (a relation before a name: "my friend ana")
 - ``tutorlib.translation.sentences``    a text into its sentences (``translate`` and the CLI),
   no torch
 - ``tutorlib.translation.typos``        a typo one edit from a known word read as that word,

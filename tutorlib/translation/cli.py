@@ -140,9 +140,11 @@ def _pairs(args, split: str):
     from .phrasebook import phrasebook
 
     if args.data is None:
-        # a later draw of names and numbers is for training on; valid and test stay draw 0
+        # a later draw of names and numbers, and the relations before names, are for training
+        # on; valid and test stay the splits the other stages were measured on
         draw = (getattr(args, "draw", None) or 0) if split == "train" else 0
-        return phrasebook(split, names=args.names or "made-up", draw=draw)
+        relations = bool(getattr(args, "relations", False)) and split == "train"
+        return phrasebook(split, names=args.names or "made-up", draw=draw, relations=relations)
     pairs = data.load_tatoeba(args.data)
     # the same sentence always lands in the same split, whatever the file's order
     bucket = {"train": range(0, 18), "valid": range(18, 19), "test": range(19, 20)}[split]
@@ -273,6 +275,8 @@ def _resume_command(args) -> str:
         words.append(f"--names {args.names}")
     if args.draw:
         words.append(f"--draw {args.draw}")
+    if args.relations:
+        words.append("--relations")
     if args.train_pairs is not None:
         words.append(f"--train-pairs {args.train_pairs}")
     if args.device is not None:
@@ -298,6 +302,11 @@ def cmd_train(args) -> int:
         raise CommandError(
             f"--draw {args.draw} draws the phrasebook's real names and numbers again: give "
             "--names real with it, and no --data"
+        )
+    if args.relations and args.data is not None:
+        raise CommandError(
+            "--relations adds the phrasebook's sentences with a relation before a name (\"my "
+            'friend ana"): it takes no --data'
         )
     start_from = _init_model(args) if args.init is not None else {}
     config = start_from["model"].config if start_from else _config(args)
@@ -356,6 +365,7 @@ def cmd_train(args) -> int:
             data="phrasebook" if args.data is None else str(args.data),
             names=args.names or "made-up",
             **({"draw": args.draw} if args.draw else {}),
+            **({"relations": True} if args.relations else {}),
             **({"init": str(args.init)} if args.init is not None else {}),
         )
     print(f"model: {out / MODEL_NAME}")
@@ -581,6 +591,13 @@ def main(argv=None) -> int:
         help="with --names real: train on another draw of the names and numbers (0: the splits' "
         "own; 1, 2...: others, a third of the numbers of 2+ digits round or with a run of one "
         "digit)",
+    )
+    p.add_argument(
+        "--relations",
+        action="store_true",
+        help="add to the training pairs the phrasebook's sentences with a relation before a "
+        'name ("my friend ana is tired" -> "minha amiga ana está cansada"), with the same '
+        "--names and --draw",
     )
     _add_config_options(p)
 

@@ -30,10 +30,13 @@ A sentence is a *spec*, a named tuple (``Sentence``, ``Compound``, ``Phrase``
 and the noun phrases ``NP``, ``Pron``, ``Name``); ``render(spec)`` writes it in
 both languages, and that is all the grammar there is.
 
-Four files, one idea each: ``lexicon`` (the word tables), ``grammar`` (specs,
-agreement, conjugation, ``render``), ``splits`` (drawing sentences, the
-seeded splits, the held-out combinations) and ``world`` (the same sentences
-with real names and numbers, ``phrasebook(split, names="real")``). The names below are re-exported
+Six files, one idea each: ``lexicon`` (the word tables), ``grammar`` (specs,
+agreement, conjugation, ``render``), ``drawing`` (the seeded generator and the
+clauses it draws), ``splits`` (the seeded splits, the held-out combinations),
+``world`` (the same sentences
+with real names and numbers, ``phrasebook(split, names="real")``) and
+``relations`` (a relation before a name, "my friend ana" -> "minha amiga ana",
+``phrasebook(split, relations=True)``). The names below are re-exported
 here: this package is their public home.
 
 Derived in chapter 9 (Training a translator).

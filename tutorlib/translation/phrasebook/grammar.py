@@ -26,6 +26,8 @@ from .lexicon import (
     PERSONS,
     PHRASES,
     PRONOUN,
+    RELATION_FEMININE,
+    RELATIONS,
     REPLIES,
     TIMES,
     TITLES,
@@ -54,16 +56,51 @@ class Pron(NamedTuple):
 
 class Name(NamedTuple):
     """A name, copied into the translation as it is: "maria", "ana silva" (several words), "mr
-    smith".
+    smith", "my friend ana".
 
     ``word`` may hold several words (a first and a last name), all copied;
     ``title`` is one of ``TITLES`` ("mr", "mrs", "ms", "dr"), translated with
     its article: "mr smith" -> "o senhor smith", "i like mr smith" -> "gosto
     do senhor smith".
+
+    ``relation``, one of ``RELATIONS``, comes before the name with its
+    ``owner`` ("my" or "your"): "my friend ana" -> "minha amiga ana", "i
+    like your sister ana" -> "gosto da sua irmã ana". ``gender`` ("f", "m" or
+    "" when unknown) is the name's: with a relation it decides the
+    relation's Portuguese ("amiga", "amigo") and what agrees with the name
+    ("minha amiga ana está cansada"); a name of unknown gender takes the
+    masculine, as "dr" does. Without a relation the gender is not used.
     """
 
     word: str
     title: str = ""
+    relation: str = ""
+    owner: str = ""
+    gender: str = ""
+
+
+def _name_gender(name: Name) -> str:
+    """The gender the Portuguese gives ``name``: its relation's own ("sister": "f"), else the
+    name's, else the masculine; "" for a name alone, whose gender shows in nothing."""
+    if name.relation:
+        if name.relation not in RELATIONS or name.owner not in ("my", "your"):
+            raise ValueError(
+                f"a relation is one of {RELATIONS} with owner 'my' or 'your', got "
+                f"{name.owner!r} {name.relation!r}"
+            )
+        if name.gender not in ("", "f", "m"):
+            raise ValueError(f"a name's gender is 'f', 'm' or '' (unknown), got {name.gender!r}")
+        fixed = None if name.relation in RELATION_FEMININE else NOUN[name.relation].gender
+        if fixed and name.gender and name.gender != fixed:
+            raise ValueError(
+                f"{name.owner} {name.relation} {name.word}: a {name.relation} is "
+                f"{'female' if fixed == 'f' else 'male'}, the name is "
+                f"{'female' if name.gender == 'f' else 'male'}"
+            )
+        return fixed or name.gender or "m"
+    if name.title:  # "mrs smith": the title says the gender
+        return "f" if TITLES[name.title][0] == "a" else "m"
+    return ""
 
 
 Subject = Union[NP, Pron, Name]
@@ -135,7 +172,8 @@ def en_np(np: Subject) -> str:
     if isinstance(np, Pron):
         return np.word
     if isinstance(np, Name):
-        return f"{np.title} {np.word}" if np.title else np.word
+        before = [np.owner, np.relation] if np.relation else [np.title] if np.title else []
+        return " ".join([*before, np.word])
     n = NOUN[np.noun]
     words = ([np.adj] if np.adj else []) + [n.en_pl if np.plural else n.en]
     det = np.det
@@ -148,6 +186,17 @@ def pt_np(np: Subject, prep: str | None = None) -> str:
     """The Portuguese of a noun phrase, behind ``prep`` ("de", "em", "para") if given, contracted
     where it must."""
     if isinstance(np, Name):
+        if np.relation:  # "minha amiga ana", "da minha amiga ana", "para o seu irmão ana"
+            female = _name_gender(np) == "f"
+            noun = NOUN[np.relation].pt
+            if female:
+                noun = RELATION_FEMININE.get(np.relation, noun)  # "irmã" is feminine already
+            det = DETERMINERS[np.owner][female]
+            if prep:  # the article comes back after a preposition, as for "do meu gato"
+                article = DETERMINERS["the"][female]
+                article = CONTRACT[prep][article] if prep in CONTRACT else f"{prep} {article}"
+                det = f"{article} {det}"
+            return f"{det} {noun} {np.word}"
         if not np.title:
             return f"{prep} {np.word}" if prep else np.word
         article, title = TITLES[np.title]  # "o senhor": the article contracts, "do senhor"
@@ -185,10 +234,8 @@ def agreement(subject: Subject) -> tuple[str, str, str, bool]:
     if isinstance(subject, Pron):
         p = PRONOUN[subject.word]
         return p.en_agree, p.person, p.gender, p.plural
-    if isinstance(subject, Name):
-        if subject.title:  # "mrs smith": the title says the gender
-            return "3s", "3s", "f" if TITLES[subject.title][0] == "a" else "m", False
-        return "3s", "3s", "m", False  # gender unknown: only invariable adjectives follow a name
+    if isinstance(subject, Name):  # a name alone: gender unknown, only invariable adjectives
+        return "3s", "3s", _name_gender(subject) or "m", False
     return (
         ("pl" if subject.plural else "3s"),
         ("3p" if subject.plural else "3s"),
@@ -426,6 +473,13 @@ def _all_shapes():
     yield [Phrase(en, pt) for en, pt in PHRASES]
     yield [Reply(word, Phrase("thank you", "obrigado")) for word in REPLIES]
     yield [Sentence("np", Name("x", title)) for title in TITLES]
+    yield [
+        Sentence("np", Name("x", relation=r, owner=o, gender=g))
+        for r in RELATIONS
+        for o in ("my", "your")
+        for g in ("f", "m")
+        if r in RELATION_FEMININE or NOUN[r].gender == g
+    ]
     yield [
         Sentence("where", Pron("you")),
         Sentence("what", Pron("she"), x="want"),

@@ -4,7 +4,7 @@ Each English word with its Portuguese forms and what it may meet: a noun's
 gender, plural and class (person, animal, food, ...), an adjective's copula
 (ser or estar) and the classes it describes, a verb's conjugations and the
 subjects and objects it takes. ``tutorlib.translation.phrasebook.grammar``
-writes sentences from them; ``...phrasebook.splits`` draws the sentences.
+writes sentences from them; ``...phrasebook.drawing`` draws the sentences.
 No torch.
 
 Derived in chapter 9 (Training a translator).
@@ -980,6 +980,18 @@ TITLES = {
     "ms": ("a", "senhora"),
     "dr": ("o", "doutor"),
 }
+# Relations before a name ("my friend ana" -> "minha amiga ana", issue 36): the nouns of people a
+# learner names someone by. Those whose Portuguese changes with the person's gender have their
+# feminine here (singular: one person has one name); the others (mother, brother...) are of the
+# noun's own gender, and only a name of that gender or of none known follows them.
+RELATION_FEMININE = {
+    "friend": "amiga",
+    "teacher": "professora",
+    "neighbor": "vizinha",
+    "student": "aluna",
+    "doctor": "médica",
+}
+RELATIONS = (*RELATION_FEMININE, "mother", "father", "brother", "sister", "son", "daughter")
 # Answer words before a sentence, "no, i am not tired" -> "não, não estou cansado".
 REPLIES = {"no": "não", "yes": "sim"}
 # The fixed expressions an answer word may come before: "no, thank you", "yes, please".
