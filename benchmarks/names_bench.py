@@ -14,7 +14,12 @@ phrasebook's grammar so that the expected translation is exact:
    Finnish, Polish or Yoruba lists have (no training sentence holds such a name);
 3. **learners' names**: 40 names typed as a learner would (``LEARNERS``),
    whichever split they fall in (``--show`` says which are training names);
-4. **numbers**: 40 of each length from one to six digits, in three shapes.
+4. **numbers**: 40 of each length from one to six digits, in three shapes;
+5. **a relation before a held-out name**: every first name of the test split whose gender
+   ``world.gender_of`` knows, after a relation ("my friend Ana is tired." -> "minha amiga
+   Ana está cansada."; ``relations=True`` in the phrasebook): here what must be written
+   exactly is the relation with the name ("minha amiga Ana"), which a model gets right only
+   by reading the gender from a name it never saw.
 
 It prints, per group, the share of sentences whose translation holds the name
 (or number) exactly as typed, and the share translated exactly; then BLEU and
@@ -33,11 +38,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tutorlib.translation.phrasebook.grammar import NP, Name, Phrase, Pron, Sentence, render
+from tutorlib.translation.phrasebook.grammar import NP, Name, Phrase, Pron, Sentence, pt_np, render
+from tutorlib.translation.phrasebook.lexicon import NOUN, RELATION_FEMININE, RELATIONS
 from tutorlib.translation.phrasebook.world import (
     HELD_OUT_LANGUAGES,
     _mix,
     _pools,
+    gender_of,
     name_languages,
     name_split,
     real_names,
@@ -115,6 +122,39 @@ def number_cases(per_length: int = 40) -> list[tuple[str, str, str]]:
     return cases
 
 
+def _with_relation(n: Name, shape: int):
+    """One of four sentences with ``n`` after its relation."""
+    return [
+        Sentence("be", n, False, False, "tired"),
+        Sentence("verb", Pron("we"), False, False, ("visit", n), "past", "yesterday"),
+        Sentence("where", n, False, True),
+        Sentence("verb", Pron("i"), False, False, ("like", n)),
+    ][shape % 4]
+
+
+def relation_cases() -> list[tuple[str, str, str]]:
+    """(English, expected Portuguese, the relation and the name as they must come out: "minha
+    amiga Ana") for every test first name of known gender; most relations follow the name's
+    gender ("friend"), a few have their own and take only names of it ("sister")."""
+    cases = []
+    for low in _pools("test")["first"]:
+        gender = gender_of(low)
+        if not gender or " " in low:
+            continue
+        h = _mix("relation " + low)
+        relation = RELATIONS[h % len(RELATIONS)]
+        if relation not in RELATION_FEMININE and NOUN[relation].gender != gender:
+            relation = list(RELATION_FEMININE)[h % len(RELATION_FEMININE)]
+        typed = next(
+            n for kinds in real_names().values() for n in kinds["first"] if n.lower() == low
+        )
+        n = Name(low, relation=relation, owner=("my", "your")[(h >> 8) % 2], gender=gender)
+        en, pt = _typed(_with_relation(n, h >> 16), typed)
+        said = pt_np(n).replace(low, typed)
+        cases.append((en, pt, said))
+    return cases
+
+
 def held_out_names() -> dict[str, list[tuple[str, str, str]]]:
     """The test split's names as cases: {"by name": [...], "by language": [...]}."""
     groups: dict[str, list] = {"held-out names, by name": [], "held-out names, by language": []}
@@ -159,6 +199,7 @@ def main() -> int:
     groups = held_out_names()
     groups["learners' names"] = [name_case(n) for n in LEARNERS]
     groups["numbers, 1 to 6 digits"] = number_cases()
+    groups["relation before a held-out name"] = relation_cases()
     models = {path: load_gpt(path, device=args.device) for path in args.checkpoint} or {
         "tutorlib/pretrained/gpt.pt": load_pretrained(device=args.device)
     }
@@ -183,7 +224,8 @@ def main() -> int:
             )
             misses = [(c, o) for c, o, k in zip(cases, outputs, kept) if not k]
             for (en, pt, word), out in misses[: args.show]:
-                where = name_split(word) or "no split"
+                name = word.split(" ", 2)[-1] if group.startswith("relation") else word
+                where = name_split(name) or "no split"
                 print(f"    {en!r} -> {out!r} (expected {pt!r}; {where})")
         if not args.no_bleu:
             for names in ("real", "made-up"):

@@ -24,8 +24,16 @@ def groups():
     return module.GROUPS
 
 
-def test_six_groups_of_at_least_22_new_sentences(groups):
-    assert list(groups) == ["combinations", "names", "numbers", "negation", "persons", "noise"]
+def test_seven_groups_of_at_least_22_new_sentences(groups):
+    assert list(groups) == [
+        "combinations",
+        "names",
+        "numbers",
+        "negation",
+        "persons",
+        "noise",
+        "relations",
+    ]
     assert all(len(pairs) >= 22 for pairs in groups.values()), {
         g: len(p) for g, p in groups.items()
     }
