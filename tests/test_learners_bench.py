@@ -11,6 +11,7 @@ import pytest
 from tutorlib.translation.data import is_punctuation, tokenize
 from tutorlib.translation.phrasebook import phrasebook
 from tutorlib.translation.phrasebook.grammar import portuguese_words
+from tutorlib.translation.phrasebook.splits import relation_pairs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,6 +44,13 @@ def test_seven_groups_of_at_least_22_new_sentences(groups):
     sweep = (ROOT / "benchmarks" / "translator_sweep.py").read_text(encoding="utf-8")
     old = [en for en in english if en in seen or en.strip() in seen or f'"{en}"' in sweep]
     assert not old, f"in the phrasebook's splits or translator_sweep.py: {old}"
+    # nor, in the lower case the phrasebook writes, a sentence with a relation before a name
+    relations = {
+        en for split in ("train", "valid", "test") for names in ("made-up", "real")
+        for en, _ in relation_pairs(split, names)
+    }  # fmt: skip
+    old = [en for en in english if en.strip().lower() in relations]
+    assert not old, f"in relation_pairs: {old}"
 
 
 def test_each_expected_translation_is_well_formed(groups):

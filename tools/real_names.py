@@ -15,10 +15,11 @@ Dijk"), curly apostrophes made straight. The phrasebook (``world.py``) decides
 which names each split may use; this tool only gathers them. Not run by the tests.
 
 It also writes ``genders.json``: each first name of ``names.json`` (lower case)
-that Faker lists only among female first names, in every language that has it,
-as "f", or only among male ones as "m"; a name listed both ways ("Andrea" is
-female in German and male in Italian) or in neither (a locale without gendered
-lists) is left out: its gender is unknown, and the phrasebook treats it so.
+that some locale lists among its female first names and none among its male
+ones, as "f", or the reverse, as "m"; a name listed both ways ("Andrea" is
+female in German and male in Italian) or only by locales whose lists say no
+gender (Lithuanian's) is left out: its gender is unknown, and the phrasebook
+puts no such name after a relation.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from .lexicon import (
     VERB,
     VERBS,
     WITH,
+    relation_gender,
 )
 
 # --- specs -----------------------------------------------------------------------------------
@@ -81,26 +82,31 @@ class Name(NamedTuple):
 
 def _name_gender(name: Name) -> str:
     """The gender the Portuguese gives ``name``: its relation's own ("sister": "f"), else the
-    name's, else the masculine; "" for a name alone, whose gender shows in nothing."""
-    if name.relation:
-        if name.relation not in RELATIONS or name.owner not in ("my", "your"):
-            raise ValueError(
-                f"a relation is one of {RELATIONS} with owner 'my' or 'your', got "
-                f"{name.owner!r} {name.relation!r}"
-            )
-        if name.gender not in ("", "f", "m"):
-            raise ValueError(f"a name's gender is 'f', 'm' or '' (unknown), got {name.gender!r}")
-        fixed = None if name.relation in RELATION_FEMININE else NOUN[name.relation].gender
-        if fixed and name.gender and name.gender != fixed:
-            raise ValueError(
-                f"{name.owner} {name.relation} {name.word}: a {name.relation} is "
-                f"{'female' if fixed == 'f' else 'male'}, the name is "
-                f"{'female' if name.gender == 'f' else 'male'}"
-            )
-        return fixed or name.gender or "m"
-    if name.title:  # "mrs smith": the title says the gender
-        return "f" if TITLES[name.title][0] == "a" else "m"
-    return ""
+    name's, else the masculine; a title's ("mrs": "f"); "" for a name alone, whose gender
+    shows in nothing. A relation with a title, an owner without a relation or a gender that is
+    not "f", "m" or "" is an error that says so."""
+    if name.gender not in ("", "f", "m"):
+        raise ValueError(f"a name's gender is 'f', 'm' or '' (unknown), got {name.gender!r}")
+    if not name.relation:
+        if name.owner:
+            raise ValueError(f"owner {name.owner!r} without a relation: give relation= too")
+        if name.title:  # "mrs smith": the title says the gender
+            return "f" if TITLES[name.title][0] == "a" else "m"
+        return ""
+    if name.title:
+        raise ValueError(
+            f"a name has a relation or a title, not both: got {name.relation!r} and {name.title!r}"
+        )
+    if name.owner not in ("my", "your"):
+        raise ValueError(f"a relation's owner is 'my' or 'your', got {name.owner!r}")
+    fixed = relation_gender(name.relation)
+    if fixed and name.gender and name.gender != fixed:
+        raise ValueError(
+            f"{name.owner} {name.relation} {name.word}: a {name.relation} is "
+            f"{'female' if fixed == 'f' else 'male'}, the name is "
+            f"{'female' if name.gender == 'f' else 'male'}"
+        )
+    return fixed or name.gender or "m"
 
 
 Subject = Union[NP, Pron, Name]
@@ -186,16 +192,16 @@ def pt_np(np: Subject, prep: str | None = None) -> str:
     """The Portuguese of a noun phrase, behind ``prep`` ("de", "em", "para") if given, contracted
     where it must."""
     if isinstance(np, Name):
-        if np.relation:  # "minha amiga ana", "da minha amiga ana", "para o seu irmão ana"
+        if np.relation:  # "minha amiga ana", "da minha amiga ana", "para meu irmão tom"
             female = _name_gender(np) == "f"
             noun = NOUN[np.relation].pt
             if female:
                 noun = RELATION_FEMININE.get(np.relation, noun)  # "irmã" is feminine already
             det = DETERMINERS[np.owner][female]
-            if prep:  # the article comes back after a preposition, as for "do meu gato"
-                article = DETERMINERS["the"][female]
-                article = CONTRACT[prep][article] if prep in CONTRACT else f"{prep} {article}"
-                det = f"{article} {det}"
+            if prep in CONTRACT:  # the article comes back and contracts, as in "do meu gato"
+                det = f"{CONTRACT[prep][DETERMINERS['the'][female]]} {det}"
+            elif prep:
+                det = f"{prep} {det}"
             return f"{det} {noun} {np.word}"
         if not np.title:
             return f"{prep} {np.word}" if prep else np.word
@@ -234,8 +240,8 @@ def agreement(subject: Subject) -> tuple[str, str, str, bool]:
     if isinstance(subject, Pron):
         p = PRONOUN[subject.word]
         return p.en_agree, p.person, p.gender, p.plural
-    if isinstance(subject, Name):  # a name alone: gender unknown, only invariable adjectives
-        return "3s", "3s", _name_gender(subject) or "m", False
+    if isinstance(subject, Name):  # a relation's or a title's gender; a name alone: unknown
+        return "3s", "3s", _name_gender(subject) or "m", False  # (only invariable adjectives)
     return (
         ("pl" if subject.plural else "3s"),
         ("3p" if subject.plural else "3s"),
@@ -478,7 +484,7 @@ def _all_shapes():
         for r in RELATIONS
         for o in ("my", "your")
         for g in ("f", "m")
-        if r in RELATION_FEMININE or NOUN[r].gender == g
+        if relation_gender(r) in ("", g)
     ]
     yield [
         Sentence("where", Pron("you")),

@@ -992,6 +992,16 @@ RELATION_FEMININE = {
     "doctor": "médica",
 }
 RELATIONS = (*RELATION_FEMININE, "mother", "father", "brother", "sister", "son", "daughter")
+
+
+def relation_gender(relation: str) -> str:
+    """The gender a relation gives the person it names ("sister": "f"); "" for one that takes
+    the person's ("friend": "amigo" or "amiga")."""
+    if relation not in RELATIONS:
+        raise ValueError(f"a relation is one of {RELATIONS}, got {relation!r}")
+    return "" if relation in RELATION_FEMININE else NOUN[relation].gender
+
+
 # Answer words before a sentence, "no, i am not tired" -> "não, não estou cansado".
 REPLIES = {"no": "não", "yes": "sim"}
 # The fixed expressions an answer word may come before: "no, thank you", "yes, please".

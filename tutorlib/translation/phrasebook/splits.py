@@ -53,7 +53,7 @@ from .lexicon import (
     VERBS,
     WITH,
 )
-from .relations import RELATION_SIZES, draw_relations
+from .relations import draw_relations
 from .world import NAMES, check_draw, with_real_names
 
 _SAID_TO = (
@@ -473,19 +473,24 @@ def phrasebook(
     return pairs + list(relation_pairs(split, names, draw)) if relations else pairs
 
 
-def _phrasebook(split: str, names: str, draw: int) -> list[tuple[str, str]]:
+def _check(split, names, draw) -> None:
+    """A ``ValueError`` that says what was expected, for a split, names or draw that is not one."""
     if split not in SPLIT_SIZES:
         raise ValueError(f"split must be one of {sorted(SPLIT_SIZES)}, got {split!r}")
     if names not in NAMES:
         raise ValueError(f"names must be one of {NAMES}, got {names!r}")
     check_draw(draw)
-    if names == "real":
-        return list(_worldly(split, draw))
-    if draw:
+    if draw and names != "real":
         raise ValueError(
             f"draw={draw} draws real names and numbers again: it needs names='real', got "
             f"names={names!r}"
         )
+
+
+def _phrasebook(split: str, names: str, draw: int) -> list[tuple[str, str]]:
+    _check(split, names, draw)
+    if names == "real":
+        return list(_worldly(split, draw))
     return list(_build()[0][split])
 
 
@@ -494,33 +499,35 @@ def _worldly(split: str, draw: int) -> tuple[tuple[str, str], ...]:
     return tuple(with_real_names(_build()[0][split], split, draw))
 
 
-@lru_cache(maxsize=8)
-def relation_pairs(split: str, names: str = "made-up", draw: int = 0) -> tuple[tuple[str, str]]:
+def relation_pairs(
+    split: str, names: str = "made-up", draw: int = 0
+) -> tuple[tuple[str, str], ...]:
     """``RELATION_SIZES[split]`` pairs in which a relation comes before a name: "my friend ana is
     tired." -> "minha amiga ana está cansada.", "i like your brother tom." -> "gosto do seu
     irmão tom." (``relations.draw_relations``).
 
     Each is a clause of the grammar (be, with, a place, a verb, where, what;
-    a fifth of them questions) with such a name as subject or object, none of
-    the other splits' held-out combinations, none a sentence of
-    ``phrasebook(split)``. With ``names="made-up"`` the names are new made-up
-    ones, of no known gender: a relation that changes with gender takes the
-    masculine ("meu amigo kora"). With ``names="real"`` they are the split's
-    own real first names (``world``: no test name is a training name), and
-    the relation and everything after agree with the name's gender
-    (``world.gender_of``; unknown: masculine); "sister" and the other
-    relations of one gender take only names of that gender or of none known.
-    ``draw`` gives other sentences and names. ``phrasebook(..., relations=True)``
-    adds them to a split.
+    about a third of them questions) with such a name as subject or object,
+    and none of the other splits' held-out combinations. With
+    ``names="made-up"`` the names are new made-up ones, each in one relation
+    sentence of one split and in no sentence of the phrasebook; they have no
+    known gender, so a relation that changes with gender takes the masculine
+    ("meu amigo kora"). With ``names="real"`` they are the split's own real
+    first names of known gender (``world.gender_of``; no test name is a
+    training name), and the relation and everything that agrees with it take
+    that gender ("minha amiga ana está cansada"); "sister" and the other
+    relations of one gender take only names of it. ``draw`` gives other
+    sentences, names and numbers (as ``with_real_names`` does, a third of the
+    numbers of two digits or more round or with a run of one digit).
+    ``phrasebook(..., relations=True)`` adds them to a split.
     """
-    if split not in RELATION_SIZES:
-        raise ValueError(f"split must be one of {sorted(RELATION_SIZES)}, got {split!r}")
-    if names not in NAMES:
-        raise ValueError(f"names must be one of {NAMES}, got {names!r}")
-    check_draw(draw)
-    if draw and names != "real":
-        raise ValueError(f"draw={draw} needs names='real', got names={names!r}")
-    return draw_relations(split, names, draw, *_build())
+    _check(split, names, draw)  # the same three splits as RELATION_SIZES's
+    return _relations(names, draw)[split]
+
+
+@lru_cache(maxsize=4)
+def _relations(names: str, draw: int) -> dict[str, tuple[tuple[str, str], ...]]:
+    return draw_relations(names, draw, *_build())
 
 
 def held_out(split: str = "test") -> dict[str, frozenset[tuple[str, str]]]:

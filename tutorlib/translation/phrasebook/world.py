@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import zlib
 from functools import lru_cache
 from pathlib import Path
@@ -87,17 +88,19 @@ def _genders() -> dict[str, str]:
 
 
 def gender_of(name: str) -> str:
-    """``"f"`` for a first name (any case) that Faker lists only among female first names, in
-    every language of ``names.json`` that has it; ``"m"`` for one listed only among male
-    names; ``""`` when it is unknown: listed both ways ("Andrea"), in neither, or not a first
-    name of ``names.json`` at all (``genders.json``, written by ``tools/real_names.py``).
+    """``"f"`` for a first name that some locale of Faker lists among its female first names and
+    none among its male ones, ``"m"`` for the reverse, ``""`` when it is unknown: listed both
+    ways ("Andrea": female in German, male in Italian), only by locales whose lists say no
+    gender, or not a first name of ``names.json`` at all (``genders.json``, written by
+    ``tools/real_names.py``). Any case; one name, as ``names.json`` writes it ("Ana", not "Ana
+    Silva").
 
     The phrasebook uses it to agree with a name after a relation: "my friend ana" ->
     "minha amiga ana" (``phrasebook(..., relations=True)``).
     """
     if not isinstance(name, str):
         raise ValueError(f"gender_of expects a string, got {type(name).__name__}")
-    return _genders().get(name.lower(), "")
+    return _genders().get(unicodedata.normalize("NFC", name.strip()).lower(), "")
 
 
 def name_languages(name: str) -> frozenset[str]:
