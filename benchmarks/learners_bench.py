@@ -3,9 +3,10 @@
     python benchmarks/learners_bench.py           # the table: right / total, per group and model
     python benchmarks/learners_bench.py --show    # and every wrong translation
 
-The sentences are new (none is a pair of the phrasebook's splits, nor of
-``translator_sweep.py``): each is written here as a spec of the phrasebook's grammar with
-words chosen for this benchmark, and ``render`` writes both sides, so the expected
+The sentences are new (none is a pair of the phrasebook's splits, nor of its relation
+sentences, ``relation_pairs`` at draw 0, nor of ``translator_sweep.py``): each is written
+here as a spec of the phrasebook's grammar with words chosen for this benchmark, and
+``render`` writes both sides, so the expected
 Portuguese is the phrasebook's own convention (lower case, names and digits as typed,
 the mark of the English): what a perfect model trained on the phrasebook would write.
 Seven groups of at least 22:
@@ -21,12 +22,11 @@ Seven groups of at least 22:
    name, no space after a full stop, extra spaces, no final mark, curly apostrophes;
 7. ``relations``: a relation before a name, "my friend Maria is tired." -> "minha amiga
    Maria está cansada.": the name kept, and the relation and what follows agreeing with the
-   person's gender as a learner means it (the names' genders are given here; some are names
-   whose gender ``world.gender_of`` does not know, which a model can only guess).
+   person's gender as a learner means it (the names' genders are given here; 10 of the 24 are
+   names whose gender ``world.gender_of`` does not know, which a model can only guess).
 
 Scored exactly (capitals of names included), after stripping white space. A figure, not a
-test: ``tests/test_benchmarks.py`` checks only that the sentences are new and well formed.
-The BPE GPT (``gpt.pt``) is to be retrained on real names and numbers: re-run this then.
+test: ``tests/test_learners_bench.py`` checks only that the sentences are new and well formed.
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ phrasebook's grammar so that the expected translation is exact:
    the like say it themselves.
 
 It prints, per group, the share of sentences whose translation holds the name
-(or number) exactly as typed, and the share translated exactly; then BLEU and
-exact match on the test split with real names and with the phrasebook's
-made-up ones. Goal (issue 36): >= 95 % of held-out names and of numbers.
+(or number; in group 5, the relation with the name) exactly as typed, and the share
+translated exactly; then BLEU and exact match on the test split with real names and with
+the phrasebook's made-up ones. Goal (issue 36): >= 95 % of held-out names and of numbers.
 A figure, not a test: the numbers depend on the trained weights.
 """
 

@@ -17,7 +17,7 @@ training sentence at all, to measure names of a language the model never read
 (a name those languages share with others, "Adam", "Anne", may be a training
 name). ``gender_of`` says whether Faker lists a first name as female or male
 (``genders.json``), for the sentences in which a relation comes before a name
-and agrees with it ("minha amiga ana", ``relations.relation_pairs``). No torch.
+and agrees with it ("minha amiga ana", ``splits.relation_pairs``). No torch.
 
 Derived in chapter 14 (From words to tokens: byte-pair encoding).
 """
