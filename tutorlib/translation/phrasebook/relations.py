@@ -12,12 +12,10 @@ only read it from the name's letters. No torch.
 
 from __future__ import annotations
 
-import re
-
 from .drawing import _SEED, _Copied, _random_clause, _Rng, _spelling
 from .grammar import NOT_NAMES, Name, Sentence, combinations, render
 from .lexicon import RELATIONS, relation_gender
-from .world import _number, _pools, gender_of
+from .world import _TOKEN, _number, _pools, gender_of
 
 # Sentences with a relation before a name ("my friend ana is tired", issue 36), added to a split
 # by phrasebook(..., relations=True): their own generator, so nothing else changes.
@@ -73,8 +71,6 @@ def _has_relation(spec: Sentence) -> bool:
     return bool(named) and len(said) == len(set(said))
 
 
-_WORD = re.compile(r"[^\s,.!?]+")  # a word of a sentence, without its mark ("kora." is "kora")
-
 # The splits drawn in this order, each with the names the ones before it handed out: a made-up
 # name is in one relation sentence of one split.
 _ORDER = ("test", "valid", "train")
@@ -85,7 +81,8 @@ def draw_specs(names: str, draw: int, splits: dict, held: dict) -> dict[str, lis
     relation before a name for each split, beside the phrasebook's ``splits`` and the
     combinations they hold out (``held``): a split's clauses hold none of the other splits'."""
     avoid = {"train": held["test"] | held["valid"], "valid": held["test"], "test": held["valid"]}
-    used = {w for pairs in splits.values() for en, _ in pairs for w in _WORD.findall(en)}
+    # the phrasebook's words, without their marks ("kora." holds "kora")
+    used = {w for pairs in splits.values() for en, _ in pairs for w in _TOKEN.findall(en)}
     rng = _Rng(_RELATION_SEED + 7919 * draw)
     namer = _Relatives(rng, names, f"relations {draw} ", used, shapes=draw > 0)
     out: dict[str, list] = {}
