@@ -4,7 +4,9 @@
     python benchmarks/learners_bench.py --show    # and every wrong translation
 
 The sentences are new (none is a pair of the phrasebook's splits, nor of its relation
-sentences, ``relation_pairs`` at draw 0, nor of ``translator_sweep.py``): each is written
+sentences, ``relation_pairs`` at draw 0, nor of ``translator_sweep.py``, nor of the training
+pairs of any stage of the shipped GPT on BPE, its draws of real names and their relation
+sentences): each is written
 here as a spec of the phrasebook's grammar with words chosen for this benchmark, and
 ``render`` writes both sides, so the expected
 Portuguese is the phrasebook's own convention (lower case, names and digits as typed,
@@ -138,7 +140,7 @@ GROUPS: dict[str, list[tuple[str, str]]] = {
         pair(verb("Hiroshi", "cook", "the rice")),
         pair(verb("Fatima", "write", "a letter", tense="past")),
         pair(verb("Dmitri", "see", "Leilani", tense="past")),
-        pair(S("name", Pron("i"), x=Name("Chiara"))),
+        pair(S("name", Pron("i"), x=Name("Chidinma"))),
         pair(S("name", Pron("you"), x=Name("Nkechi")), "?"),
         pair(Phrase("good morning", "bom dia", Name("Ximena"))),
         pair(Phrase("thank you", "obrigado", Name("Tariq")), "!"),

@@ -624,6 +624,9 @@ def test_the_shipped_gpts_commands_parse_and_chain(monkeypatch):
         assert [a.model for a in seen] == ["gpt"] * len(seen)
         for before, after in zip(seen, seen[1:]):
             assert after.init == f"{before.out}/translator.pt" and after.draw > before.draw
+        # the GPT on BPE adds the relation sentences from its stage on RELATION_DRAW
+        assert [a.relations for a in seen] == [(a.draw or 0) >= gpt_files.RELATION_DRAW
+                                               for a in seen]  # fmt: skip
         assert copy == f"cp {seen[-1].out}/translator.pt tutorlib/pretrained/" + (
             "gpt.pt" if kind == "bpe" else "gpt_words.pt"
         )

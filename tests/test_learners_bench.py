@@ -51,6 +51,16 @@ def test_seven_groups_of_at_least_22_new_sentences(groups):
     }  # fmt: skip
     old = [en for en in english if en.strip().lower() in relations]
     assert not old, f"in relation_pairs: {old}"
+    # nor in the training pairs of any stage of the shipped GPT on BPE: the real-name draws it
+    # read, with their relation sentences from RELATION_DRAW on
+    from tutorlib.translation.gpt.checkpoints import BPE_LATER_DRAWS, RELATION_DRAW
+
+    read = {en.lower() for d in (0, *BPE_LATER_DRAWS)
+            for en, _ in phrasebook("train", names="real", draw=d)}  # fmt: skip
+    read |= {en.lower() for d in BPE_LATER_DRAWS if d >= RELATION_DRAW
+             for en, _ in relation_pairs("train", "real", d)}  # fmt: skip
+    old = [en for en in english if en.strip().lower() in read]
+    assert not old, f"in the GPT on BPE's training pairs: {old}"
 
 
 def test_each_expected_translation_is_well_formed(groups):
