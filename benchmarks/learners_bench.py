@@ -6,11 +6,10 @@
 The sentences are new (none is a pair of the phrasebook's splits, nor of its relation
 sentences, ``relation_pairs`` at draw 0, nor of ``translator_sweep.py``, nor of the training
 pairs of any stage of the shipped GPT on BPE, its draws of real names and their relation
-sentences): each is written
-here as a spec of the phrasebook's grammar with words chosen for this benchmark, and
-``render`` writes both sides, so the expected
-Portuguese is the phrasebook's own convention (lower case, names and digits as typed,
-the mark of the English): what a perfect model trained on the phrasebook would write.
+sentences): each is written here as a spec of the phrasebook's grammar with words chosen for
+this benchmark, and ``render`` writes both sides, so the expected Portuguese is the
+phrasebook's own convention (lower case, names and digits as typed, the mark of the English):
+what a perfect model trained on the phrasebook would write.
 Seven groups of at least 22:
 
 1. ``combinations``: known words in combinations the splits never hold;

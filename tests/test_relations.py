@@ -183,7 +183,6 @@ def test_relation_pairs_are_new_sentences_each_with_a_relation_before_a_name(rea
 
 
 _AFTER_RELATION = re.compile(rf"\b(my|your) ({'|'.join(RELATIONS)}) (?=([^,.!?]+))")
-TOKEN = re.compile(r"[^\s,.!?]+")
 WORDS = lexicon_words() | english_words()  # "won't" is no name
 
 
@@ -210,9 +209,8 @@ def test_made_up_names_are_new_and_of_no_known_gender():
     """Made-up names say nothing of a gender, so "friend" and the like take the masculine; each
     is in one relation sentence of one split and in no sentence of the phrasebook (a word
     vocabulary keeps no name, as chapter 10's copy trick needs)."""
-    used = {
-        w for split in RELATION_SIZES for en, _ in phrasebook(split) for w in TOKEN.findall(en)
-    }  # "kora." holds the name "kora"
+    words = world._TOKEN.findall  # "kora." holds the name "kora"
+    used = {w for split in RELATION_SIZES for en, _ in phrasebook(split) for w in words(en)}
     seen: set[str] = set()
     for split in RELATION_SIZES:
         pairs = relation_pairs(split)

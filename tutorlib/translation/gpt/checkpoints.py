@@ -56,10 +56,9 @@ def load_gpt(path, device=None) -> GPT:
 # goes on training after its preset's 24 epochs, from its own weights (--init), for
 # BPE_LATER_DRAWS more stages of 5 epochs, each on another draw of the real names and numbers
 # (--draw): after draws 1 and 2, 94.6 % and 95.4 % of held-out names, where the 24 epochs alone
-# wrote 92.9 %. The
-# stages from RELATION_DRAW on also read the sentences with a relation before a name
-# (--relations: "my friend ana" -> "minha amiga ana"): 41 % -> 72 % of them right, the held-out
-# names at 94.7 % (tutorlib/pretrained/README.md).
+# wrote 92.9 %. The stages from RELATION_DRAW on also read the sentences with a relation before a
+# name (--relations: "my friend ana" -> "minha amiga ana"): 41 % -> 72 % of them right, the
+# held-out names at 94.7 % (tutorlib/pretrained/README.md).
 BPE_LATER_DRAWS = (1, 2, 3, 4, 5)
 RELATION_DRAW = 3
 
