@@ -154,6 +154,30 @@ def test_vocab_unknown_words_warn_once_naming_them():
         assert v.encode(["zebra"], warn_unknown=False) == [3]
 
 
+def test_a_gendered_vocab_reads_an_unknown_first_name_s_gender():
+    """``gendered=True`` (issue 36): the two gendered unknowns come last, so the other ids stay;
+    an unknown first name of known gender reads as one of them, any other unknown word (a family
+    name, a name listed both ways, a typo) as ``<unk>``; a known word stays itself, even one
+    that is also a name ("ana" here). A vocabulary that maps every unknown word to ``<unk>``, or
+    reads the gender of a word it knows, fails."""
+    plain = Vocab.build([["my", "friend", "is", "ana"]])
+    v = Vocab.build([["my", "friend", "is", "ana"]], gendered=True)
+    assert v.tokens == plain.tokens + [data.UNK_F, data.UNK_M]
+    f, m = len(plain), len(plain) + 1
+    assert v.gendered and not plain.gendered
+    assert v.unknown_ids == {3, f, m} and plain.unknown_ids == {3}
+    words = ["my", "friend", "Maria", "kwame", "silva", "andrea", "ana", "frend"]
+    assert v.encode(words, warn_unknown=False)[2:] == [f, m, 3, 3, v.token_to_id("ana"), 3]
+    assert plain.encode(words, warn_unknown=False)[2:6] == [3, 3, 3, 3]
+    assert v.token_to_id("MARIA") == f and v.token_to_id("ana") == plain.token_to_id("ana")
+    assert Vocab.from_dict(v.to_dict()).unknown_ids == v.unknown_ids
+    # the training data's own <unk:f> is not a word of it; leave_out drops words however often
+    built = Vocab.build([["a", data.UNK_F, "maria", "maria"]], leave_out={"maria"})
+    assert built.tokens == list(SPECIALS) + ["a"]
+    with pytest.raises(ValueError, match="leave_out is a collection of tokens"):
+        Vocab.build([["a"]], leave_out="maria")
+
+
 def test_vocab_to_dict_from_dict_round_trip(splits):
     v = Vocab.build(tokenize(en) for en, _ in splits["train"])
     d = json.loads(json.dumps(v.to_dict()))

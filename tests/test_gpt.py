@@ -17,7 +17,17 @@ from tutorlib.translation.cache import KVCache
 from tutorlib.translation.checkpoints import CheckpointError, load_checkpoint, save_model
 from tutorlib.translation.cli import main
 from tutorlib.translation.config import GPT_PRESETS, PRESETS, GPTConfig
-from tutorlib.translation.data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, make_batches, tokenize
+from tutorlib.translation.data import (
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    UNK_F,
+    UNK_ID,
+    UNK_M,
+    Vocab,
+    make_batches,
+    tokenize,
+)
 from tutorlib.translation.evaluation import evaluate
 from tutorlib.translation.gpt import (
     GPT,
@@ -624,9 +634,11 @@ def test_the_shipped_gpts_commands_parse_and_chain(monkeypatch):
         assert [a.model for a in seen] == ["gpt"] * len(seen)
         for before, after in zip(seen, seen[1:]):
             assert after.init == f"{before.out}/translator.pt" and after.draw > before.draw
-        # the GPT on BPE adds the relation sentences from its stage on RELATION_DRAW
-        assert [a.relations for a in seen] == [(a.draw or 0) >= gpt_files.RELATION_DRAW
-                                               for a in seen]  # fmt: skip
+        # the GPT on BPE adds the relation sentences from its stage on RELATION_DRAW; the GPT on
+        # words has them in its one stage (a gendered vocabulary: cli._gendered_vocabs)
+        assert [a.relations for a in seen] == [
+            kind == "words" or (a.draw or 0) >= gpt_files.RELATION_DRAW for a in seen
+        ]
         assert copy == f"cp {seen[-1].out}/translator.pt tutorlib/pretrained/" + (
             "gpt.pt" if kind == "bpe" else "gpt_words.pt"
         )
@@ -651,6 +663,46 @@ def test_cli_draw_changes_the_training_pairs_only():
     assert len(cli._pairs(args, "train")) > len(phrasebook("train", names="real", draw=1))
     for split in ("valid", "test"):
         assert cli._pairs(args, split) == phrasebook(split, names="real")
+
+
+def test_relations_give_a_word_model_names_with_a_gender(monkeypatch):
+    """``--relations`` with made-up names adds the relations before real names too (a made-up
+    name says no gender), and a word model gets a gendered vocabulary with no real name in it
+    (``build_vocabs(..., gendered=True)``): a real name seen twice would otherwise be a word,
+    and an unseen one an ``<unk>`` whose gender the model cannot read. A GPT on BPE reads
+    letters: its vocabulary is its own."""
+    import argparse
+
+    from tutorlib.translation import cli
+    from tutorlib.translation.phrasebook.splits import relation_pairs
+    from tutorlib.translation.phrasebook.world import name_words
+
+    args = argparse.Namespace(data=None, names=None, draw=0, relations=True)
+    pairs = cli._pairs(args, "train")
+    assert pairs == phrasebook("train", relations=True) + list(relation_pairs("train", "real"))
+    assert cli._pairs(args, "valid") == phrasebook("valid")
+    for model, config, want in [
+        (None, PRESETS["pretrained"], "src_vocab"),
+        ("gpt", GPT_PRESETS["words"], "vocab"),
+    ]:
+        got = cli._gendered_vocabs(argparse.Namespace(model=model), config, pairs)
+        vocab = got[want]
+        # no name word of both languages: the joint table has Portuguese words that are
+        # English names ("ela" is "she")
+        assert vocab.gendered and not set(vocab.tokens) & name_words("en") & name_words("pt")
+        assert not any(t[0].isdigit() for t in vocab.tokens), "a number is copied, not a word"
+        with pytest.warns(UserWarning, match="mapped to <unk>, <unk:f> or <unk:m>: 'maria'"):
+            assert vocab.encode(["maria", "kwame"]) == [len(vocab) - 2, len(vocab) - 1]
+        assert "amiga" in got.get("tgt_vocab", vocab), "the feminine relations are words"
+        assert "friend" in vocab and "ana" not in got.get("tgt_vocab", vocab)
+        # the phrasebook's own words stay, though names have them ("Ana da Silva")
+        assert "da" in got.get("tgt_vocab", vocab) and "da" not in got.get("src_vocab", {"x"})
+        plain = build_vocabs(phrasebook("train"))[0] if model is None else None
+        if plain is not None:  # the source: the plain one's words and the two gendered unknowns
+            assert set(vocab.tokens) == set(plain.tokens) | {UNK_F, UNK_M}
+            assert vocab.tokens[-2:] == [UNK_F, UNK_M]
+    bpe = GPT_PRESETS["pretrained"]
+    assert cli._gendered_vocabs(argparse.Namespace(model="gpt"), bpe, pairs) == {}
 
 
 def test_the_resume_hint_repeats_relations(monkeypatch):

@@ -8,7 +8,8 @@ tutorlib.translation.web from the checkpoint in the tree; Python decodes with
 expected is committed: a retrained model or a new input rule is compared as it is.
 
 The corpus: the phrasebook's test split, a learner's word salads (known and unknown words),
-names and numbers the model copies, two sentences on one line (spaced and glued), titles,
+names and numbers the model copies, relations before names of either gender, two sentences
+on one line (spaced and glued), titles,
 addresses, curly apostrophes, odd white space, every refusal and notice (Portuguese, other
 scripts, too long, only punctuation, a word three times in a row), and typos read as words or
 left as typed. Each test names the wrong program it catches.
@@ -96,6 +97,20 @@ SHAPES = [
     "the red car. \u043f\u0440\u0438\u0432\u0435\u0442.",
     "Hello. " * 3,
 ]
+# a relation before a name (issue 36): a gendered vocabulary reads the name's gender from the
+# name list (<unk:f>, <unk:m>), which the page carries; a family name and a name of unknown gender
+# stay <unk>; after a title the name is <unk> whatever its gender
+RELATIONS = [
+    "My friend Maria is tired.",
+    "my teacher Fatima writes a poem.",
+    "my neighbor Kwame Mensah is busy.",
+    "your doctor Olga is kind.",
+    "my friend Priya sees the old boat.",
+    "my sister Ana Silva likes the black cats.",
+    "Dr Maria is busy.",
+    "MY FRIEND MARIA IS TIRED.",
+    "my friend Zoë is happy.",
+]
 TYPOS = [  # tutorlib.translation.typos: read, refused as a tie, or left as typed
     "The techer writes a poem.",
     "the techer writes a poem.",
@@ -134,7 +149,7 @@ def corpus() -> list[str]:
     lines += [f"{a[0].upper()}{a[1:]}. {b}" for a, b in pairs[:20]]  # two sentences a line
     lines += [f"{a.rstrip('.!?')}.{b}" for a, b in pairs[20:]]  # glued: "tired.she"
     portuguese = [pt for _, pt in phrasebook("test")[::150]]
-    lines += REFUSALS + portuguese + SHAPES + TYPOS
+    lines += REFUSALS + portuguese + SHAPES + RELATIONS + TYPOS
     return lines
 
 
@@ -294,6 +309,12 @@ def test_rules_are_read_from_the_python_modules(model):
     assert guards.output_budget(7, 100) == 2 * 7 + 5  # the budget rule the page writes as data
     assert rules["source"]["repeated_word"] == REPEATED_WORD
     assert rules["vocab"]["src"] == model.src_vocab.tokens
+    # the name list's genders travel with a gendered vocabulary, and only with one
+    from tutorlib.translation.phrasebook.world import gender_of
+
+    genders = rules["genders"]
+    assert bool(genders) == model.src_vocab.gendered
+    assert all(gender_of(name) == g for name, g in list(genders.items())[::50])
     assert "\u3000" in rules["tokens"]["whitespace"] and "\x1c" in rules["tokens"]["whitespace"]
     assert (
         rules["sentences"]["glued_end"]

@@ -23,10 +23,23 @@ export function loadTranslator(spec, buffer) {
   const whitespace = spec.tokens.whitespace;
   const space = `[${escapeClass(whitespace)}]`;
   const pattern = (source) => new RegExp(source.replaceAll("\\s", space), "gu");
+  const srcIndex = new Map(spec.vocab.src.map((token, i) => [token, i]));
+  const tgtIndex = new Map(spec.vocab.tgt.map((token, i) => [token, i]));
+  // a gendered vocabulary (data.Vocab): an unknown first name of known gender is <unk:f> or <unk:m>
+  const gendered = (index) => ({
+    f: index.get("<unk:f>"),
+    m: index.get("<unk:m>"),
+  });
+  const unknownIds = (index) =>
+    new Set([spec.specials.unk, ...Object.values(gendered(index)).filter((id) => id !== undefined)]);
   return {
     model,
     spec,
-    srcIndex: new Map(spec.vocab.src.map((token, i) => [token, i])),
+    srcIndex,
+    srcGendered: gendered(srcIndex),
+    genders: new Map(Object.entries(spec.genders ?? {})),
+    srcUnknown: unknownIds(srcIndex),
+    tgtUnknown: unknownIds(tgtIndex),
     tgtWords: new Set(spec.vocab.tgt),
     white: new Set(whitespace),
     sentenceEnd: pattern(spec.sentences.sentence_end),
@@ -277,24 +290,34 @@ function prepare(reader, sentence) {
       "learned does: its translation is a guess");
   }
   const unk = spec.specials.unk;
-  const ids = words.map((w) => reader.srcIndex.get(w) ?? unk);
+  const ids = words.map((w) => reader.srcIndex.get(w) ?? unknownId(reader, w));
   // a title's name is a name even when it is also an English word ("Mr Brown", "Dr Rose")
   const titles = spec.source.titles;
   for (let j = 1; j < words.length; j++) {
-    if (titles.includes(words[j - 1]) || (ids[j - 1] === unk && j >= 2 && titles.includes(words[j - 2]) &&
+    if (titles.includes(words[j - 1]) || (reader.srcUnknown.has(ids[j - 1]) && j >= 2 &&
+      titles.includes(words[j - 2]) &&
       /^\p{Uppercase}/u.test(result.sourceTokens[j]))) ids[j] = unk;
   }
   return [result, ids];
+}
+
+/** The id of a word the source vocabulary lacks (data.Vocab.token_to_id): <unk>, or <unk:f> /
+ * <unk:m> for a first name whose gender the name list knows (phrasebook.world.gender_of). */
+function unknownId(reader, word) {
+  const gender = reader.genders.get(word.trim().normalize("NFC").toLowerCase());
+  const id = gender ? reader.srcGendered[gender] : undefined;
+  return id ?? reader.spec.specials.unk;
 }
 
 /** The decoder's ids -> the translation, each <unk> replaced by the unknown source word that its
  * cross-attention (the last layer, heads averaged) weighs most; the notices say what happened. */
 function copyUnknown(reader, result, srcIds, hyp, withWeights) {
   const { model, spec } = reader;
-  const { unk, pad, bos } = spec.specials;
-  const unknownAt = srcIds.flatMap((id, j) => (id === unk ? [j] : []));
+  const { pad, bos } = spec.specials;
+  const unknownAt = srcIds.flatMap((id, j) => (reader.srcUnknown.has(id) ? [j] : []));
+  const unk = reader.tgtUnknown; // what the model writes for a word to copy
   let maps = null;
-  if (withWeights || (hyp.includes(unk) && unknownAt.length)) {
+  if (withWeights || (hyp.some((id) => unk.has(id)) && unknownAt.length)) {
     maps = crossAttentionMaps(model, srcIds, hyp, bos);
   }
   const layer = maps && maps.at(spec.decoding.align_layer);
@@ -303,7 +326,7 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
   let dropped = 0;
   let previous = null;
   hyp.forEach((id, t) => {
-    if (id === unk && unknownAt.length) {
+    if (unk.has(id) && unknownAt.length) {
       let j;
       if (previous !== null && unknownAt.includes(previous + 1)) j = previous + 1; // a name's next word
       else {
@@ -315,14 +338,14 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
       tokens.push(result.sourceTokens[j]);
     } else {
       previous = null;
-      if (id === unk) dropped += 1;
+      if (unk.has(id)) dropped += 1;
       tokens.push(spec.vocab.tgt[id]);
     }
   });
   result.outputTokens = tokens;
   result.maps = maps;
   result.text = detokenize(reader, tokens.filter((tok, t) =>
-    hyp[t] !== pad && hyp[t] !== bos && (hyp[t] !== unk || result.copied.has(t))));
+    hyp[t] !== pad && hyp[t] !== bos && (!unk.has(hyp[t]) || result.copied.has(t))));
   const said = [];
   const copiedFrom = new Set(result.copied.values());
   for (const j of unknownAt) {

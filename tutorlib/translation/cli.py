@@ -9,7 +9,7 @@
 
 The shipped model, ``tutorlib/pretrained/translator.pt``, is trained by
 
-    python -m tutorlib train --preset pretrained --out tutorlib/pretrained
+    python -m tutorlib train --preset pretrained --relations --out tutorlib/pretrained
 
 ``--model gpt`` does the same with chapter 13's decoder-only translator
 (``tutorlib.translation.gpt``): ``train --model gpt --preset tiny``,
@@ -138,13 +138,20 @@ def _pairs(args, split: str):
     90/5/5 by a hash."""
     from . import data
     from .phrasebook import phrasebook
+    from .phrasebook.splits import relation_pairs
 
     if args.data is None:
         # a later draw of names and numbers, and the relations before names, are for training
         # on; valid and test stay the splits the other stages were measured on
         draw = (getattr(args, "draw", None) or 0) if split == "train" else 0
         relations = bool(getattr(args, "relations", False)) and split == "train"
-        return phrasebook(split, names=args.names or "made-up", draw=draw, relations=relations)
+        names = args.names or "made-up"
+        pairs = phrasebook(split, names=names, draw=draw, relations=relations)
+        if relations and names == "made-up":
+            # a made-up name says no gender (it takes the masculine): the relations before real
+            # names, whose gender a gendered vocabulary reads, teach the agreement
+            pairs += relation_pairs(split, "real", draw)
+        return pairs
     pairs = data.load_tatoeba(args.data)
     # the same sentence always lands in the same split, whatever the file's order
     bucket = {"train": range(0, 18), "valid": range(18, 19), "test": range(19, 20)}[split]
@@ -214,6 +221,21 @@ def _config(args) -> TranslatorConfig | GPTConfig | None:
         return dataclasses.replace(base, **overrides)
     except ValueError as e:  # TranslatorConfig's own checks (d_model and num_heads...)
         raise CommandError(str(e)) from None
+
+
+def _gendered_vocabs(args, config, train_pairs) -> dict:
+    """A word model trained with ``--relations`` reads a name's gender: its vocabulary leaves the
+    real names out and has ``<unk:f>`` and ``<unk:m>`` (``build_vocabs(..., gendered=True)``). A
+    GPT on BPE reads every name's letters already: nothing to add."""
+    from .gpt.tokens import joint_vocab
+    from .training import build_vocabs
+
+    if args.model == "gpt":
+        if config.bpe_vocab_size:
+            return {}
+        return {"vocab": joint_vocab(train_pairs, gendered=True)}
+    src, tgt = build_vocabs(train_pairs, config.share_embeddings, gendered=True)
+    return {"src_vocab": src, "tgt_vocab": tgt}
 
 
 def _init_model(args) -> dict:
@@ -316,6 +338,8 @@ def cmd_train(args) -> int:
         # ("hello")
         step = len(train_pairs) / args.train_pairs
         train_pairs = [train_pairs[int(i * step)] for i in range(args.train_pairs)]
+    if args.relations and not start_from and not args.resume:
+        start_from = _gendered_vocabs(args, config, train_pairs)
     start = time.perf_counter()
     try:
         result = train(
@@ -597,7 +621,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="add to the training pairs the phrasebook's sentences with a relation before a "
         'name ("my friend ana is tired" -> "minha amiga ana está cansada"), with the same '
-        "--names and --draw",
+        "--names and --draw (with made-up names, those with real names too); a word model's "
+        "vocabulary then reads a first name's gender (<unk:f>, <unk:m>) and leaves out real "
+        "names and numbers",
     )
     _add_config_options(p)
 

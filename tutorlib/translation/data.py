@@ -55,6 +55,8 @@ __all__ = [
     "BOS_ID",
     "EOS_ID",
     "UNK_ID",
+    "UNK_F",
+    "UNK_M",
     "tokenize",
     "detokenize",
     "is_punctuation",
@@ -70,6 +72,10 @@ PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS = (PAD, BOS, EOS, UNK)  # ids 0, 1, 2, 3 in every Vocab
 # Their ids, the same in every Vocab: defined here once, imported wherever an id is needed.
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = (SPECIALS.index(t) for t in (PAD, BOS, EOS, UNK))
+# An unknown first name whose gender the phrasebook's name list knows ("maria": f), in a vocabulary
+# built with gendered=True: the last two ids, so that the ids before them are what they were.
+UNK_F, UNK_M = "<unk:f>", "<unk:m>"
+_GENDERED = {"f": UNK_F, "m": UNK_M}
 
 
 # --- tokens ---------------------------------------------------------------------------
@@ -196,14 +202,28 @@ class Vocab:
             index[tok] = i
         self._tokens = tokens
         self._index = index
+        # "f" / "m" -> the id of <unk:f> / <unk:m>, when this vocabulary has them
+        self._gendered = {g: index[t] for g, t in _GENDERED.items() if t in index}
+        self._unknown_ids = frozenset({UNK_ID, *self._gendered.values()})
 
     @classmethod
-    def build(cls, token_lists: Iterable[Sequence[str]], min_freq: int = 1) -> Vocab:
+    def build(
+        cls,
+        token_lists: Iterable[Sequence[str]],
+        min_freq: int = 1,
+        *,
+        leave_out: Iterable[str] = (),
+        gendered: bool = False,
+    ) -> Vocab:
         """The vocabulary of ``token_lists``: the specials, then every token seen ``min_freq`` times
         or more.
 
         Tokens are ordered by how often they occur (most frequent first; ties
-        alphabetically), so the same data always gives the same ids.
+        alphabetically), so the same data always gives the same ids. A token
+        of ``leave_out`` is left out however often it comes. With
+        ``gendered``, ``<unk:f>`` and ``<unk:m>`` come last: an unknown first
+        name of known gender (``phrasebook.world.gender_of``) reads as one of
+        them, any other unknown word as ``<unk>``.
 
         Derived in chapter 9 (Training a translator).
         """
@@ -216,12 +236,14 @@ class Vocab:
                     "pass [tokenize(s) for s in sentences]"
                 )
             counts.update(toks)
-        for special in SPECIALS:
-            counts.pop(special, None)
+        if isinstance(leave_out, str):
+            raise ValueError(f"leave_out is a collection of tokens, got the string {leave_out!r}")
+        for token in (*SPECIALS, *_GENDERED.values(), *leave_out):
+            counts.pop(token, None)
         kept = sorted(
             (t for t, c in counts.items() if c >= min_freq), key=lambda t: (-counts[t], t)
         )
-        return cls(list(SPECIALS) + kept)
+        return cls(list(SPECIALS) + kept + (list(_GENDERED.values()) if gendered else []))
 
     def __len__(self) -> int:
         return len(self._tokens)
@@ -246,9 +268,29 @@ class Vocab:
     eos_id = property(lambda self: EOS_ID, doc="Id of ``<eos>``: 2.")
     unk_id = property(lambda self: UNK_ID, doc="Id of ``<unk>``: 3.")
 
+    @property
+    def gendered(self) -> bool:
+        """Whether an unknown first name of known gender reads as ``<unk:f>`` or ``<unk:m>``."""
+        return bool(self._gendered)
+
+    @property
+    def unknown_ids(self) -> frozenset[int]:
+        """The ids that stand for a word not in the vocabulary: ``<unk>`` (3), and ``<unk:f>`` and
+        ``<unk:m>`` in a gendered vocabulary. Chapter 10 copies the source word at each."""
+        return self._unknown_ids
+
+    def _unknown(self, token: str) -> int:
+        if self._gendered:
+            from .phrasebook.world import gender_of  # the phrasebook sits above this module
+
+            return self._gendered.get(gender_of(token), UNK_ID)
+        return UNK_ID
+
     def token_to_id(self, token: str) -> int:
-        """The id of ``token``; the id of ``<unk>`` (3) when it is not in the vocabulary."""
-        return self._index.get(token, UNK_ID)
+        """The id of ``token``; when it is not in the vocabulary, the id of ``<unk>`` (3), or of
+        ``<unk:f>`` / ``<unk:m>`` for a first name of known gender in a gendered vocabulary."""
+        i = self._index.get(token)
+        return self._unknown(token) if i is None else i
 
     def id_to_token(self, i: int) -> str:
         """The token with id ``i``."""
@@ -271,8 +313,9 @@ class Vocab:
     ) -> list[int]:
         """Ids of ``tokens``, optionally behind ``<bos>`` and before ``<eos>``.
 
-        A token not in the vocabulary becomes ``<unk>``; with ``warn_unknown``
-        one warning names every such word of the call.
+        A token not in the vocabulary becomes ``<unk>`` (or ``<unk:f>`` /
+        ``<unk:m>``: ``token_to_id``); with ``warn_unknown`` one warning names
+        every such word of the call.
 
         Derived in chapter 9 (Training a translator).
         """
@@ -280,13 +323,13 @@ class Vocab:
             raise ValueError(
                 f"encode expects a list of tokens, got the string {tokens!r}; pass tokenize(text)"
             )
-        ids = [self._index.get(t, UNK_ID) for t in tokens]
+        ids = [self.token_to_id(t) for t in tokens]
         if warn_unknown:
             unknown = [t for t in dict.fromkeys(tokens) if t not in self._index]
             if unknown:
                 warnings.warn(
                     f"{len(unknown)} unknown word{'s' if len(unknown) > 1 else ''} mapped to "
-                    f"{UNK}: "
+                    f"{f'{UNK}, {UNK_F} or {UNK_M}' if self._gendered else UNK}: "
                     f"{', '.join(repr(t) for t in unknown)}. The vocabulary ({len(self)} tokens) "
                     "was built "
                     "from training data without them (or with fewer than min_freq of them)",

@@ -444,7 +444,7 @@ def _prepare(
     # word after the title, and the capitalised words after that, are read as unknown and copied.
     for j in range(1, len(words)):
         if words[j - 1] in TITLES or (
-            ids[j - 1] == UNK_ID
+            ids[j - 1] in src_vocab.unknown_ids
             and j >= 2
             and words[j - 2] in TITLES
             and result.source_tokens[j][:1].isupper()
@@ -458,6 +458,7 @@ def _copy_unknown(
     model: Translator,
     src_ids: list[int],
     hyp: list[int],
+    src_vocab: Vocab,
     tgt_vocab: Vocab,
     device,
     with_weights: bool,
@@ -471,18 +472,19 @@ def _copy_unknown(
     the source positions that hold unknown words, points at which one.
     A name of several words ("ana silva") is one ``<unk>`` per word, in
     order: an ``<unk>`` right after a copied one takes the next source
-    word when that word is unknown too, so the name comes whole and in order.
+    word when that word is unknown too, so the name comes whole and in order. In a gendered
+    vocabulary (``Vocab.unknown_ids``) ``<unk:f>`` and ``<unk:m>`` are unknown words too.
     """
-    unknown_at = [
-        j for j, i in enumerate(src_ids) if i == UNK_ID
-    ]  # source positions of unknown words
+    # source positions of unknown words: <unk>, or <unk:f> / <unk:m> for a name of known gender
+    unknown_at = [j for j, i in enumerate(src_ids) if i in src_vocab.unknown_ids]
+    unk = tgt_vocab.unknown_ids  # what the model writes for a word to copy
     weights = None
-    if with_weights or (UNK_ID in hyp and unknown_at):
+    if with_weights or (unk.intersection(hyp) and unknown_at):
         src = torch.tensor([src_ids], device=device)  # (1, S)
         weights = cross_attention(model, src, padding_attention_mask(src != PAD_ID), hyp)  # (T, S)
     tokens, dropped, previous = [], 0, None  # previous: the source position copied at t - 1
     for t, i in enumerate(hyp):
-        if i == UNK_ID and unknown_at:
+        if i in unk and unknown_at:
             if previous is not None and previous + 1 in unknown_at:
                 j = previous + 1  # the next word of a name of several words
             else:
@@ -493,7 +495,7 @@ def _copy_unknown(
             tokens.append(result.source_tokens[j])
         else:
             previous = None
-            dropped += i == UNK_ID
+            dropped += i in unk
             tokens.append(tgt_vocab.id_to_token(i))
     result.output_tokens, result.weights = tokens, weights
     # the text leaves out what is not a word, as Vocab.decode does: <pad> and <bos> (a broken model
@@ -503,7 +505,7 @@ def _copy_unknown(
         [
             tok
             for t, tok in enumerate(tokens)
-            if hyp[t] not in (PAD_ID, BOS_ID) and (hyp[t] != UNK_ID or t in result.copied)
+            if hyp[t] not in (PAD_ID, BOS_ID) and (hyp[t] not in unk or t in result.copied)
         ]
     )
     said = []
@@ -598,7 +600,7 @@ def translate_sentences(
                 model, src, src_key_mask, beam_size, length_penalty, max_len, use_cache=use_cache
             )
         for (i, ids), hyp in zip(chunk, hyps):
-            _copy_unknown(results[i], model, ids, hyp, tgt_vocab, device, with_weights)
+            _copy_unknown(results[i], model, ids, hyp, src_vocab, tgt_vocab, device, with_weights)
             budget = output_budget(len(ids), model.config.max_len, max_len)
             if max_len is not None and budget == max_len < output_budget(
                 len(ids), model.config.max_len

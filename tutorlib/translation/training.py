@@ -64,6 +64,7 @@ from .config import TranslatorConfig
 from .data import Batch, Vocab, fits, tokenize
 from .kinds import ModelKind, kind_of
 from .model import Translator, translator_loss
+from .phrasebook.world import copied_words
 from .processes import StopRequest, check_ranks_agree, rng_state, set_rng_state, setup_distributed
 from .state import TrainState, resume_checkpoint
 
@@ -97,7 +98,9 @@ def learning_rate(step: int, config: TranslatorConfig, total_steps: int) -> floa
     return config.min_lr + 0.5 * (config.lr - config.min_lr) * (1.0 + math.cos(math.pi * progress))
 
 
-def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, Vocab]:
+def build_vocabs(
+    pairs, share: bool = False, min_freq: int = 2, *, gendered: bool = False
+) -> tuple[Vocab, Vocab]:
     """Source and target vocabularies of the training pairs; with ``share`` one vocabulary of both
     languages.
 
@@ -106,14 +109,29 @@ def build_vocabs(pairs, share: bool = False, min_freq: int = 2) -> tuple[Vocab, 
     the source has one, and ``translate`` copies the word there (chapter 10). ``min_freq=1`` keeps
     every word.
 
+    ``gendered`` is for pairs with real names after a relation ("my friend maria" -> "minha amiga
+    maria", issue 36): the real names' words and the numbers are left out however often they
+    come (``phrasebook.world.copied_words``), and the source vocabulary gains ``<unk:f>`` and
+    ``<unk:m>``, so that the model reads a name's gender where Portuguese needs it, and still
+    copies the name.
+
     Derived in chapter 9 (Training a translator).
     """
     english = [tokenize(e) for e, _ in pairs]
     portuguese = [tokenize(p) for _, p in pairs]
+    en_out, pt_out = set(), set()
+    if gendered:
+        en_out = copied_words((t for s in english for t in s), "en")
+        pt_out = copied_words((t for s in portuguese for t in s), "pt")
     if share:
-        joint = Vocab.build(english + portuguese, min_freq=min_freq)
+        joint = Vocab.build(
+            english + portuguese, min_freq=min_freq, leave_out=en_out | pt_out, gendered=gendered
+        )
         return joint, joint
-    return Vocab.build(english, min_freq=min_freq), Vocab.build(portuguese, min_freq=min_freq)
+    return (
+        Vocab.build(english, min_freq=min_freq, leave_out=en_out, gendered=gendered),
+        Vocab.build(portuguese, min_freq=min_freq, leave_out=pt_out),
+    )
 
 
 # More than this share of training pairs too long for max_len is an error, not a warning: the data

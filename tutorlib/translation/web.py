@@ -123,6 +123,9 @@ def web_rules(model) -> dict:
             "layer_norm_eps": model.encoder.layers[0].norm1.eps,
         },
         "vocab": {"src": src_vocab.tokens, "tgt": tgt_vocab.tokens},
+        # a gendered source vocabulary reads an unknown first name's gender (Vocab.token_to_id):
+        # the page needs the name list's genders (world.gender_of); none for another vocabulary
+        "genders": _genders() if src_vocab.gendered else {},
         "specials": {
             "pad": data.PAD_ID,
             "bos": data.BOS_ID,
@@ -168,6 +171,12 @@ def web_rules(model) -> dict:
         },
         "display": {"palette": _palette()},
     }
+
+
+def _genders() -> dict[str, str]:
+    from .phrasebook.world import _genders as genders  # {lower-case first name: "f" or "m"}
+
+    return dict(sorted(genders().items()))
 
 
 # Python's [^\W\d_]: a word character that is no digit nor "_", that is a letter or a number

@@ -81,7 +81,8 @@ PRETRAINED_GPT_COMMANDS = {
             f"tutorlib/pretrained/{PRETRAINED_GPT_PATH.name}",
         ]
     ),
-    "words": "python -m tutorlib train --model gpt --preset words --out runs/gpt_words && "
+    "words": "python -m tutorlib train --model gpt --preset words --relations "
+    "--out runs/gpt_words && "
     f"cp runs/gpt_words/translator.pt tutorlib/pretrained/{PRETRAINED_GPT_WORDS_PATH.name}",
 }
 PRETRAINED_GPT_COMMAND = PRETRAINED_GPT_COMMANDS["bpe"]

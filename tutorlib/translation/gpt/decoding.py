@@ -23,7 +23,7 @@ import torch
 
 from ...checks import finite_number, whole_number
 from ..cache import KVCache
-from ..data import BOS_ID, PAD_ID, UNK_ID, detokenize, is_punctuation, tokenize
+from ..data import BOS_ID, PAD_ID, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
 from ..sentences import as_sentences, not_english, split_texts, tell
@@ -355,13 +355,14 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     tok = model.tokenizer
     if isinstance(tok, SubwordTokenizer):
         return _with_names(typed, tok.decode(hyp))
-    unknown_at = [j for j, i in enumerate(src) if i == UNK_ID]
+    unk = model.vocab.unknown_ids  # <unk>, and <unk:f> / <unk:m> in a gendered vocabulary
+    unknown_at = [j for j, i in enumerate(src) if i in unk]
     weights = None
-    if UNK_ID in hyp and unknown_at:
+    if unk.intersection(hyp) and unknown_at:
         weights = cross_attention_pattern(model, src, hyp)[-1].mean(dim=0)  # (H, T, S) -> (T, S)
     words = []
     for t, i in enumerate(hyp):
-        if i == UNK_ID:
+        if i in unk:
             if unknown_at:
                 words.append(typed[unknown_at[int(weights[t, unknown_at].argmax())]])
         elif i not in (PAD_ID, BOS_ID):

@@ -14,7 +14,17 @@ from __future__ import annotations
 from typing import Protocol
 
 from ...tokenizers import BPE
-from ..data import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID, Vocab, detokenize, tokenize
+from ..data import (
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    SPECIALS,
+    UNK_ID,
+    Vocab,
+    detokenize,
+    tokenize,
+)
+from ..phrasebook.world import copied_words
 
 __all__ = ["Tokenizer", "WordTokenizer", "SubwordTokenizer", "joint_vocab", "splitter"]
 
@@ -147,7 +157,7 @@ class SubwordTokenizer:
         return cls(BPE(d["merges"], d.get("special_tokens", cls.SPECIALS)))
 
 
-def joint_vocab(pairs, min_freq: int = 2) -> Vocab:
+def joint_vocab(pairs, min_freq: int = 2, *, gendered: bool = False) -> Vocab:
     """One vocabulary of both languages: the English words and the Portuguese words, each counted in
     its language.
 
@@ -155,15 +165,22 @@ def joint_vocab(pairs, min_freq: int = 2) -> Vocab:
     in the English and once in the Portuguese of its pair: twice); each
     language alone leaves it out, as the translator's vocabularies do
     (``build_vocabs``), so that unseen names are ``<unk>`` in both models.
+    ``gendered`` is ``build_vocabs``'s: real names' words and numbers left out,
+    ``<unk:f>`` and ``<unk:m>`` added.
 
     Derived in chapter 13 (The translator as a GPT).
     """
     pairs = list(pairs)
-    english = Vocab.build([tokenize(e) for e, _ in pairs], min_freq=min_freq)
-    portuguese = Vocab.build([tokenize(p) for _, p in pairs], min_freq=min_freq)
+    english, portuguese = [tokenize(e) for e, _ in pairs], [tokenize(p) for _, p in pairs]
+    en_out, pt_out = set(), set()
+    if gendered:
+        en_out = copied_words((t for s in english for t in s), "en")
+        pt_out = copied_words((t for s in portuguese for t in s), "pt")
+    english = Vocab.build(english, min_freq=min_freq, leave_out=en_out)
+    portuguese = Vocab.build(portuguese, min_freq=min_freq, leave_out=pt_out)
     n = len(SPECIALS)
     # a word of both languages ("a", ".") counts twice and comes first; then by frequency rank
-    return Vocab.build([english.tokens[n:], portuguese.tokens[n:]])
+    return Vocab.build([english.tokens[n:], portuguese.tokens[n:]], gendered=gendered)
 
 
 def splitter(vocab):
