@@ -280,9 +280,9 @@ def bench_serving(quick: bool) -> list[dict]:
     refs = [pt for _, pt in pairs]
     quant = sb.quantized_rows(bpe, prompts, budgets, reference, refs, calibration)
     words = load_pretrained("words")
-    tiny = load_gpt(sb.ROOT / "tutorlib/pretrained/variants/ch13_tiny.pt")
+    tiny = load_gpt(sb.ROOT / "tutorlib/pretrained/variants/ch17_draft.pt")
     w_prompts, w_budgets = prompts_of(words, [en for en, _ in phrasebook("test")[:200]])
-    spec = sb.speculative_rows("words GPT, ch13_tiny", words, tiny, w_prompts, w_budgets, ks=(2,))
+    spec = sb.speculative_rows("words GPT, ch17_draft", words, tiny, w_prompts, w_budgets, ks=(2,))
     latent = bench_latent(quick)
     return [
         entry("contiguous / paged KV bytes, block 8", paged["contiguous_over_paged_block8"], 2.0,

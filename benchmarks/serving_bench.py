@@ -214,9 +214,9 @@ def main() -> None:
     quantized_rows(bpe, prompts, budgets, reference, references, calibration)
 
     words = load_pretrained("words")
-    tiny = load_gpt(ROOT / "tutorlib/pretrained/variants/ch13_tiny.pt")
+    tiny = load_gpt(ROOT / "tutorlib/pretrained/variants/ch17_draft.pt")  # its tokens
     w_prompts, w_budgets = prompts_of(words, [en for en, _ in phrasebook("test")[:200]])
-    speculative_rows("words GPT, draft ch13_tiny (shipped)", words, tiny, w_prompts, w_budgets)
+    speculative_rows("words GPT, draft ch17_draft (shipped)", words, tiny, w_prompts, w_budgets)
 
     start = time.perf_counter()
     config = replace(GPT_PRESETS["tiny"], max_len=bpe.config.max_len, bpe_vocab_size=0)

@@ -705,6 +705,31 @@ def test_relations_give_a_word_model_names_with_a_gender(monkeypatch):
     assert cli._gendered_vocabs(argparse.Namespace(model="gpt"), bpe, pairs) == {}
 
 
+def test_a_gendered_unknown_copies_a_source_word_of_its_kind(monkeypatch):
+    """In the GPT's one table an output ``<unk:m>`` copies a source ``<unk:m>`` and an
+    ``<unk>`` a source ``<unk>``, even where the attention points the other way ("Lena and
+    Tomas": "Lena" is of no known gender, "Tomas" a man's name); with no source word of its kind
+    it falls back on every unknown word. A copy that ignores the kinds writes "Lena" twice."""
+    from types import SimpleNamespace
+
+    from tutorlib.translation.gpt.tokens import WordTokenizer
+
+    vocab = Vocab.build([["and", "are", "tired", ".", "e", "está", "cansado"]], gendered=True)
+    f, m = len(vocab) - 2, len(vocab) - 1
+    model = SimpleNamespace(tokenizer=WordTokenizer(vocab), vocab=vocab)
+    typed = ["Lena", "and", "Tomas", "are", "tired", "."]
+    src = vocab.encode([t.lower() for t in typed], warn_unknown=False)
+    assert src[0] == UNK_ID and src[2] == m
+    hyp = [UNK_ID, m, vocab.token_to_id("está")]
+    # every output step attends to "Lena" most: the kinds alone must tell the names apart
+    weights = torch.zeros(1, 1, len(hyp), len(src))
+    weights[..., 0] = 1.0
+    monkeypatch.setattr(gpt_decoding, "cross_attention_pattern", lambda *a: weights)
+    assert gpt_decoding._with_copies(model, typed, src, hyp) == "Lena Tomas está"
+    # an <unk:f> with no woman's name in the source takes the strongest unknown word
+    assert gpt_decoding._with_copies(model, typed, src, [f]) == "Lena"
+
+
 def test_the_resume_hint_repeats_relations(monkeypatch):
     """A run with ``--relations`` interrupted goes on with them: the checkpoint does not hold
     which pairs it trained on."""

@@ -746,6 +746,7 @@ def test_the_shipped_variants_load_and_ship_with_the_package():
         "ch15_rope",
         "ch15_rope_hkv2",
         "ch15_rope_hkv1",
+        "ch17_draft",
     }
     for f in files:
         assert isinstance(read_checkpoint(f)["meta"]["recipe"], dict), f

@@ -182,8 +182,8 @@ def words_batch(words_gpt):
 
 
 def test_speculative_decoding_writes_the_targets_tokens(words_gpt, words_batch):
-    """The shipped tiny GPT of chapter 13 reads the words GPT's vocabulary: a real draft."""
-    draft = load_gpt("tutorlib/pretrained/variants/ch13_tiny.pt")
+    """Chapter 17's shipped draft reads the words GPT's vocabulary: a real draft."""
+    draft = load_gpt("tutorlib/pretrained/variants/ch17_draft.pt")
     prompts, budgets = words_batch
     out, counts = speculative_generate(words_gpt, draft, prompts, budgets, k=4)
     assert out == reference(words_gpt, prompts, budgets)

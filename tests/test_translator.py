@@ -452,6 +452,32 @@ def test_shipped_model_translates_the_issues_examples(pretrained, english, portu
     assert translate(english, pretrained[0], beam_size=4) == portuguese
 
 
+@shipped
+def test_shipped_model_agrees_with_the_gender_of_a_name_after_a_relation(pretrained):
+    """Issue 36: the shipped vocabulary reads a first name's gender from the name list
+    (``<unk:f>``, ``<unk:m>``), and the model, trained on sentences with a relation before a
+    real name, agrees with it; a name the list lacks ("Priya") takes the masculine, as
+    Portuguese does for a person of unknown gender. A model that reads every name as ``<unk>``
+    writes *meu amigo Maria*; one that drops or doubles the name fails too. Names of the
+    learners' bench and none of the splits' relation sentences."""
+    model, src_vocab, _ = pretrained
+    assert src_vocab.gendered
+    cases = {
+        "My friend Maria is tired.": "minha amiga Maria está cansada.",
+        "my friend Kwame is tired.": "meu amigo Kwame está cansado.",
+        "Your teacher Fatima is kind.": "sua professora Fatima é gentil.",
+        "my neighbor Ingrid Olsen is happy.": "minha vizinha Ingrid Olsen está feliz.",
+        "my doctor Priya is busy.": "meu médico Priya está ocupado.",
+    }
+    quiet = {"on_notice": lambda i, m: None}
+    got = translate(list(cases), model, **quiet)
+    right = sum(g == want for g, want in zip(got, cases.values()))
+    assert right >= 4, list(zip(got, cases.values()))
+    assert all(
+        name in g for g, name in zip(got, ["Maria", "Kwame", "Fatima", "Ingrid Olsen", "Priya"])
+    )
+
+
 @pytest.mark.slow  # translates the test split four ways
 @shipped
 def test_shipped_model_meets_the_issues_figures_and_its_cache_changes_nothing(pretrained):

@@ -348,8 +348,9 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     most.
 
     Chapter 10's copy of unknown words, with the cross-attention pattern
-    (last block, heads averaged) as the alignment. A GPT on BPE tokens has no
-    ``<unk>``: it spells names out itself, in the lower case of its training
+    (last block, heads averaged) as the alignment; in a gendered vocabulary an output
+    ``<unk:f>`` or ``<unk:m>`` looks first at the source words of its own kind. A GPT on BPE
+    tokens has no ``<unk>``: it spells names out itself, in the lower case of its training
     text, and the names get their typed capitals back (``_with_names``).
     """
     tok = model.tokenizer
@@ -363,8 +364,11 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     words = []
     for t, i in enumerate(hyp):
         if i in unk:
-            if unknown_at:
-                words.append(typed[unknown_at[int(weights[t, unknown_at].argmax())]])
+            # one table for both sides: an output <unk:f> copies a source <unk:f> when there is
+            # one, an <unk> a source <unk> ("Lena and Tomas": <unk> and <unk:m>)
+            pool = [j for j in unknown_at if src[j] == i] or unknown_at
+            if pool:
+                words.append(typed[pool[int(weights[t, pool].argmax())]])
         elif i not in (PAD_ID, BOS_ID):
             words.append(model.vocab.id_to_token(i))
     return detokenize(words)
