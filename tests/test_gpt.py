@@ -882,8 +882,10 @@ def shipped_bpe():
 def test_the_shipped_gpts_are_small_and_read_their_tokens(shipped_words, shipped_bpe):
     for path in (gpt_module.PRETRAINED_GPT_PATH, gpt_module.PRETRAINED_GPT_WORDS_PATH):
         assert path.stat().st_size <= 5 * 2**20, path  # as the translator's
-    assert isinstance(shipped_words.vocab, Vocab) and len(shipped_words.vocab) == 1818
-    assert shipped_words.config == dataclasses.replace(GPT_PRESETS["words"], vocab_size=1818)
+    # chapter 13's 1,818 words, the five the relations add (amiga...) and <unk:f>, <unk:m>
+    assert isinstance(shipped_words.vocab, Vocab) and len(shipped_words.vocab) == 1825
+    assert shipped_words.vocab.gendered
+    assert shipped_words.config == dataclasses.replace(GPT_PRESETS["words"], vocab_size=1825)
     # the preset's shape; the training settings of the last stage of its command (--init)
     last = dict(epochs=5, lr=5e-4, warmup_steps=50, seed=gpt_files.BPE_LATER_DRAWS[-1])
     assert all(f"--{k.replace('_', '-')} {v}" in gpt_files.PRETRAINED_GPT_COMMANDS["bpe"]
