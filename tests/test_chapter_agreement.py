@@ -144,15 +144,15 @@ def test_chapter_10_greedy_and_beam_translate_agree_with_tutorlib_translator():
 
     ns = derivations("10_translating_and_evaluating.ipynb")
     model, src_vocab, _ = load_pretrained(device="cpu")
-    # in the phrasebook, and outside it; greedy and beam search disagree on the held-out
-    # "... but a nurse buys my soft elephant" (greedy: "mas um elefante compra ...")
+    # in the phrasebook, and outside it; greedy and beam search disagree on the validation
+    # split's "... but the dirty wolf is beautiful" (greedy: "está sujo", beam: "é bonito")
     sentences = [
         "I am happy.",
         "the red car",
         "you buy my fast cows",
         "she is tired",
         "tall women do not need my car.",
-        "your angry sister kicks a broken chair, but a nurse buys my soft elephant",
+        "you do not live in my restaurant, but the dirty wolf is beautiful",
         "the beautiful women do not see tired cats.",
     ]
     ids = [src_vocab.encode(tokenize(s)) for s in sentences]
