@@ -108,8 +108,9 @@ def gender_of(name: str) -> str:
 @lru_cache(maxsize=2)
 def name_words(language: str) -> frozenset[str]:
     """The lower-case words of every first and family name of ``names.json`` ("ana", "o'brien";
-    "van" and "berg" of "van den berg") that the phrasebook's made-up training sentences do not
-    write as words of ``language`` ("en" or "pt"; "da" of "Ana da Silva" is Portuguese's "da"):
+    "van" and "berg" of "van den berg") that the phrasebook's made-up training sentences write
+    fewer than twice in ``language`` ("en" or "pt"; "da" of "Ana da Silva" is Portuguese's "da";
+    a made-up name, written once, may be a real one):
     the words a vocabulary built with ``gendered=True`` leaves out (``copied_words``), so that a
     real name is always unknown and copied, and its gender read (``gender_of``), however often
     the training data has it."""
