@@ -349,9 +349,9 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
 
     Chapter 10's copy of unknown words, with the cross-attention pattern
     (last block, heads averaged) as the alignment; in a gendered vocabulary an output
-    ``<unk>``, ``<unk:f>`` or ``<unk:m>`` looks first at the source words of its own kind. A GPT on BPE
-    tokens has no ``<unk>``: it spells names out itself, in the lower case of its training
-    text, and the names get their typed capitals back (``_with_names``).
+    ``<unk>``, ``<unk:f>`` or ``<unk:m>`` looks first at the source words of its own kind. A
+    GPT on BPE tokens has no ``<unk>``: it spells names out itself, in the lower case of its
+    training text, and the names get their typed capitals back (``_with_names``).
     """
     tok = model.tokenizer
     if isinstance(tok, SubwordTokenizer):
