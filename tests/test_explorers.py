@@ -884,7 +884,7 @@ def translator_means(pretrained):
     return heads.head_means(pretrained, phrasebook("valid")[:50])
 
 
-HEADS_ENGLISH = "a small father visits your empty houses."  # head 1 of decoder layer 1 matters here
+HEADS_ENGLISH = "they don't paint the black coat."  # head 2 of decoder layer 1 matters here
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -895,17 +895,17 @@ def test_head_ablation_view_translates_with_and_without_the_head(pretrained, tra
     from tutorlib.translation.decoding import translate
 
     result, page = explorers.head_ablation_view(
-        pretrained, HEADS_ENGLISH, "decoder", 0, 0, translator_means
+        pretrained, HEADS_ENGLISH, "decoder", 0, 1, translator_means
     )
     assert result["translation"] == translate(HEADS_ENGLISH, pretrained)
-    with heads.ablate_heads(pretrained, "decoder", (0, 0)):
+    with heads.ablate_heads(pretrained, "decoder", (0, 1)):
         assert result["zero"] == translate(HEADS_ENGLISH, pretrained)
-    with heads.ablate_heads(pretrained, "decoder", (0, 0), "mean", translator_means):
+    with heads.ablate_heads(pretrained, "decoder", (0, 1), "mean", translator_means):
         assert result["mean"] == translate(HEADS_ENGLISH, pretrained)
     assert result["zero"] != result["translation"]  # this head matters on this sentence
     assert "this head zeroed: <b>" in page and "(changed: the new words are underlined)" in page
     assert "<ins " in page  # underlined, not only coloured
-    assert "translator, decoder self-attention, layer 1 of 3, head 1 of 4" in page
+    assert "translator, decoder self-attention, layer 1 of 3, head 2 of 4" in page
     # a head that changes nothing says so; without means there is no mean line
     result, page = explorers.head_ablation_view(pretrained, "the red car", "cross", 2, 1)
     assert result["zero"] == result["translation"] and result["mean"] is None

@@ -26,11 +26,11 @@ from .widgets import explorer_box, following_view, live_controls, sentence_spec
 
 __all__ = ["head_ablation_view", "head_ablation_explorer", "HEADS_BOOK_SENTENCES"]
 
-#: The static book's menu of sentences (in a kernel, any sentence): a test sentence whose
-#: translation repeats a word without head 1 of the decoder's first layer, an adjective behind its
-#: noun, a full stop, and a number the translator does not know (it copies it).
+#: The static book's menu of sentences (in a kernel, any sentence): a test sentence whose plural
+#: verb turns singular without head 2 of the decoder's first layer ("eles não pinta"), an
+#: adjective behind its noun, a full stop, and a number the translator does not know (it copies it).
 HEADS_BOOK_SENTENCES = (
-    "a small father visits your empty houses.",
+    "they don't paint the black coat.",
     "the red car",
     "she is tired.",
     "I have 3 dogs",
