@@ -674,8 +674,7 @@ def test_relations_give_a_word_model_names_with_a_gender(monkeypatch):
     import argparse
 
     from tutorlib.translation import cli
-    from tutorlib.translation.phrasebook.splits import relation_pairs
-    from tutorlib.translation.phrasebook.world import name_words
+    from tutorlib.translation.phrasebook.splits import name_words, relation_pairs
 
     args = argparse.Namespace(data=None, names=None, draw=0, relations=True)
     pairs = cli._pairs(args, "train")

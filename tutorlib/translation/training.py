@@ -64,7 +64,7 @@ from .config import TranslatorConfig
 from .data import Batch, Vocab, fits, tokenize
 from .kinds import ModelKind, kind_of
 from .model import Translator, translator_loss
-from .phrasebook.world import copied_words
+from .phrasebook.splits import copied_words
 from .processes import StopRequest, check_ranks_agree, rng_state, set_rng_state, setup_distributed
 from .state import TrainState, resume_checkpoint
 
@@ -111,7 +111,7 @@ def build_vocabs(
 
     ``gendered`` is for pairs with real names after a relation ("my friend maria" -> "minha amiga
     maria", issue 36): the real names' words and the numbers are left out however often they
-    come (``phrasebook.world.copied_words``), and the source vocabulary gains ``<unk:f>`` and
+    come (``phrasebook.splits.copied_words``), and the source vocabulary gains ``<unk:f>`` and
     ``<unk:m>``, so that the model reads a name's gender where Portuguese needs it, and still
     copies the name.
 

@@ -24,7 +24,7 @@ from ..data import (
     detokenize,
     tokenize,
 )
-from ..phrasebook.world import copied_words
+from ..phrasebook.splits import copied_words
 
 __all__ = ["Tokenizer", "WordTokenizer", "SubwordTokenizer", "joint_vocab", "splitter"]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
+from . import world
 from .drawing import (
     _SEED,
     _SYLLABLES,
@@ -548,3 +549,30 @@ def held_out(split: str = "test") -> dict[str, frozenset[tuple[str, str]]]:
         kind: frozenset((a, b) for k, a, b in held if k == kind)
         for kind in ("adjective_noun", "verb_object")
     }
+
+
+@lru_cache(maxsize=2)
+def name_words(language: str) -> frozenset[str]:
+    """The lower-case words of every first and family name of ``names.json`` ("ana", "o'brien";
+    "van" and "berg" of "van den berg") that the phrasebook's made-up training sentences write
+    fewer than twice in ``language`` ("en" or "pt"; "da" of "Ana da Silva" is Portuguese's "da";
+    a made-up name, written once, may be a real one):
+    the words a vocabulary built with ``gendered=True`` leaves out (``copied_words``), so that a
+    real name is always unknown and copied, and its gender read (``gender_of``), however often
+    the training data has it."""
+    if language not in ("en", "pt"):
+        raise ValueError(f"language must be 'en' or 'pt', got {language!r}")
+    side = ("en", "pt").index(language)
+    words = {word for name in world._languages() for word in name.replace("\u2019", "'").split()}
+    # a word the sentences write more than once is the grammar's; a made-up name is written once,
+    # and may be a real one too ("mila")
+    counts = Counter(w for pair in phrasebook("train") for w in world._TOKEN.findall(pair[side]))
+    return frozenset(w for w in words if counts[w] < 2)
+
+
+def copied_words(tokens, language: str) -> set[str]:
+    """The words of ``tokens`` (of ``language``, "en" or "pt") a translator copies rather than
+    learns: real names (``name_words``) and numbers ("7", "4,521"). A draw of real names and
+    numbers uses each many times, so min_freq alone would make them words of a vocabulary."""
+    names = name_words(language)
+    return {t for t in tokens if t in names or t[:1].isdigit()}

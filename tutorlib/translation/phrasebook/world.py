@@ -43,8 +43,6 @@ __all__ = [
     "with_real_names",
     "check_draw",
     "gender_of",
-    "name_words",
-    "copied_words",
 ]
 
 NAMES = ("made-up", "real")  # what phrasebook(split, names=...) accepts
@@ -103,37 +101,6 @@ def gender_of(name: str) -> str:
     if not isinstance(name, str):
         raise ValueError(f"gender_of expects a string, got {type(name).__name__}")
     return _genders().get(unicodedata.normalize("NFC", name.strip()).lower(), "")
-
-
-@lru_cache(maxsize=2)
-def name_words(language: str) -> frozenset[str]:
-    """The lower-case words of every first and family name of ``names.json`` ("ana", "o'brien";
-    "van" and "berg" of "van den berg") that the phrasebook's made-up training sentences write
-    fewer than twice in ``language`` ("en" or "pt"; "da" of "Ana da Silva" is Portuguese's "da";
-    a made-up name, written once, may be a real one):
-    the words a vocabulary built with ``gendered=True`` leaves out (``copied_words``), so that a
-    real name is always unknown and copied, and its gender read (``gender_of``), however often
-    the training data has it."""
-    from collections import Counter
-
-    from .splits import phrasebook  # drawn with this module's names: imported when first asked
-
-    if language not in ("en", "pt"):
-        raise ValueError(f"language must be 'en' or 'pt', got {language!r}")
-    side = ("en", "pt").index(language)
-    words = {word for name in _languages() for word in name.replace("\u2019", "'").split()}
-    # a word the sentences write more than once is the grammar's; a made-up name is written once,
-    # and may be a real one too ("mila")
-    counts = Counter(w for pair in phrasebook("train") for w in _TOKEN.findall(pair[side]))
-    return frozenset(w for w in words if counts[w] < 2)
-
-
-def copied_words(tokens, language: str) -> set[str]:
-    """The words of ``tokens`` (of ``language``, "en" or "pt") a translator copies rather than
-    learns: real names (``name_words``) and numbers ("7", "4,521"). A draw of real names and
-    numbers uses each many times, so min_freq alone would make them words of a vocabulary."""
-    names = name_words(language)
-    return {t for t in tokens if t in names or t[:1].isdigit()}
 
 
 def name_languages(name: str) -> frozenset[str]:
