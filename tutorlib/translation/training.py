@@ -64,7 +64,7 @@ from .config import TranslatorConfig
 from .data import Batch, Vocab, fits, tokenize
 from .kinds import ModelKind, kind_of
 from .model import Translator, translator_loss
-from .phrasebook.splits import copied_words
+from .phrasebook.splits import copied_words_of
 from .processes import StopRequest, check_ranks_agree, rng_state, set_rng_state, setup_distributed
 from .state import TrainState, resume_checkpoint
 
@@ -119,10 +119,7 @@ def build_vocabs(
     """
     english = [tokenize(e) for e, _ in pairs]
     portuguese = [tokenize(p) for _, p in pairs]
-    en_out, pt_out = set(), set()
-    if gendered:
-        en_out = copied_words((t for s in english for t in s), "en")
-        pt_out = copied_words((t for s in portuguese for t in s), "pt")
+    en_out, pt_out = copied_words_of(english, portuguese) if gendered else (set(), set())
     if share:
         joint = Vocab.build(
             english + portuguese, min_freq=min_freq, leave_out=en_out | pt_out, gendered=gendered

@@ -24,7 +24,7 @@ from ..data import (
     detokenize,
     tokenize,
 )
-from ..phrasebook.splits import copied_words
+from ..phrasebook.splits import copied_words_of
 
 __all__ = ["Tokenizer", "WordTokenizer", "SubwordTokenizer", "joint_vocab", "splitter"]
 
@@ -172,10 +172,7 @@ def joint_vocab(pairs, min_freq: int = 2, *, gendered: bool = False) -> Vocab:
     """
     pairs = list(pairs)
     english, portuguese = [tokenize(e) for e, _ in pairs], [tokenize(p) for _, p in pairs]
-    en_out, pt_out = set(), set()
-    if gendered:
-        en_out = copied_words((t for s in english for t in s), "en")
-        pt_out = copied_words((t for s in portuguese for t in s), "pt")
+    en_out, pt_out = copied_words_of(english, portuguese) if gendered else (set(), set())
     english = Vocab.build(english, min_freq=min_freq, leave_out=en_out)
     portuguese = Vocab.build(portuguese, min_freq=min_freq, leave_out=pt_out)
     n = len(SPECIALS)

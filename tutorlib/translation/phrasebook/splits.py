@@ -576,3 +576,12 @@ def copied_words(tokens, language: str) -> set[str]:
     numbers uses each many times, so min_freq alone would make them words of a vocabulary."""
     names = name_words(language)
     return {t for t in tokens if t in names or t[:1].isdigit()}
+
+
+def copied_words_of(english, portuguese) -> tuple[set[str], set[str]]:
+    """``copied_words`` of tokenized sentences of each language: what a gendered vocabulary of
+    each leaves out (``build_vocabs``, ``joint_vocab``)."""
+    return (
+        copied_words((t for s in english for t in s), "en"),
+        copied_words((t for s in portuguese for t in s), "pt"),
+    )
