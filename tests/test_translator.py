@@ -960,10 +960,23 @@ def test_cli_ctrl_c_while_reading_stdin_is_one_line_and_130():
     try:
         cli.stdin.write("the cat\n")
         cli.stdin.flush()
-        cli.stdout.readline()  # the model is loaded and the loop waits on stdin
-        time.sleep(0.2)
+        # the model is loaded and the line answered: the loop goes back to wait on stdin
+        assert cli.stdout.readline().strip() == "o gato"
+        wchan = Path(f"/proc/{cli.pid}/wchan")
+        deadline = time.monotonic() + 30  # a loaded machine may take a while to get there
+        while wchan.exists() and time.monotonic() < deadline:
+            if wchan.read_text() not in ("", "0"):  # asleep in the kernel: reading its stdin
+                break
+            time.sleep(0.05)
+        else:
+            time.sleep(0.5)  # no /proc (macOS): give it a moment
         cli.send_signal(signal.SIGINT)
-        assert cli.wait(timeout=60) == 130
+        try:
+            code = cli.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            where = wchan.read_text() if wchan.exists() else "?"
+            pytest.fail(f"still running 120 s after Ctrl-C (kernel wait: {where!r})")
+        assert code == 130
         err = cli.stderr.read()
         assert (
             "interrupted" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
