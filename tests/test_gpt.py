@@ -727,6 +727,9 @@ def test_a_gendered_unknown_copies_a_source_word_of_its_kind(monkeypatch):
     assert gpt_decoding._with_copies(model, typed, src, hyp) == "Lena Tomas está"
     # an <unk:f> with no woman's name in the source takes the strongest unknown word
     assert gpt_decoding._with_copies(model, typed, src, [f]) == "Lena"
+    # two outputs of one kind: the second takes the word not copied yet ("Lena Tomas", not
+    # "Lena Lena"), though both steps attend to "Lena" most
+    assert gpt_decoding._with_copies(model, typed, src, [UNK_ID, UNK_ID]) == "Lena Tomas"
 
 
 def test_the_resume_hint_repeats_relations(monkeypatch):

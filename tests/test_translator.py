@@ -1097,17 +1097,47 @@ def test_split_sentences_finds_a_sentence_end_without_its_space(text, sentences)
 
 def test_a_run_of_unknown_words_is_copied_whole_and_in_order(vocabs, monkeypatch):
     """Two <unk> for "Ana Silva": the second takes the word after the first's, though both rows
-    look most at "Ana"; the argmax alone wrote "Ana Ana"."""
+    look most at "Ana" and, of the words not copied yet, at "7"; the argmax alone wrote "Ana
+    Ana", a copy without the name rule "Ana 7"."""
     model = random_model(vocabs, dtype=torch.float32)
     fake_decoding(
         monkeypatch,
-        ["<unk>", "<unk>", "é"],
-        # source: Ana   Silva  is
-        [[0.8, 0.1, 0.1], [0.6, 0.3, 0.1], [0.1, 0.1, 0.8]],
+        ["<unk>", "<unk>", "é", "<unk>"],
+        # source: Ana   Silva  is    7
+        [[0.8, 0.1, 0.0, 0.1], [0.6, 0.1, 0.0, 0.3], [0.1, 0.1, 0.8, 0.0], [0.1, 0.1, 0.1, 0.7]],
     )
-    result = translate_with_alignment("Ana Silva is", model)
-    assert result.copied == {0: 0, 1: 1} and result.text == "Ana Silva é"
+    result = translate_with_alignment("Ana Silva is 7", model)
+    assert result.copied == {0: 0, 1: 1, 3: 3} and result.text == "Ana Silva é 7"
     assert "dropped" not in result.notice
+
+
+def test_each_unknown_word_is_copied_once_before_any_twice(vocabs, monkeypatch):
+    """ "Kalani has 7": both rows look most at "Kalani"; the second <unk> takes the word not copied
+    yet. The argmax alone wrote "Kalani tem Kalani" (issue 36)."""
+    model = random_model(vocabs, dtype=torch.float32)
+    fake_decoding(
+        monkeypatch,
+        ["<unk>", "é", "<unk>"],
+        # source: Kalani  is   7
+        [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.6, 0.1, 0.3]],
+    )
+    result = translate_with_alignment("Kalani is 7", model)
+    assert result.copied == {0: 0, 2: 2} and result.text == "Kalani é 7"
+
+
+def test_copy_position_prefers_words_not_copied_then_its_own_kind():
+    weights = torch.tensor([0.1, 0.9, 0.5, 0.3])  # one output row over four source positions
+    assert decoding_module.copy_position(weights, [1, 2, 3]) == 1
+    assert decoding_module.copy_position(weights, [1, 2, 3], copied=[1]) == 2
+    assert decoding_module.copy_position(weights, [1, 2, 3], copied=[1], own_kind=[3]) == 3
+    # its own kind, but copied already: a fresh word of another kind comes first
+    assert decoding_module.copy_position(weights, [1, 2, 3], copied=[3], own_kind=[3]) == 1
+    # all copied: the strongest of its kind, then of all (not merely the first)
+    assert decoding_module.copy_position(weights, [1, 2], copied=[1, 2], own_kind=[2]) == 2
+    assert decoding_module.copy_position(weights, [2, 1], copied=[1, 2]) == 1
+    assert decoding_module.copy_position(weights, [3, 2], copied=[2, 3]) == 2
+    with pytest.raises(ValueError, match="at least one unknown source position"):
+        decoding_module.copy_position(weights, [])
 
 
 def test_a_titles_name_is_read_as_a_name_even_when_it_is_a_word(vocabs):

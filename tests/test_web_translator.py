@@ -111,6 +111,18 @@ RELATIONS = [
     "MY FRIEND MARIA IS TIRED.",
     "my friend Zoë is happy.",
 ]
+# two or more unknown words (decoding.copy_position: a word not copied yet first): in the first
+# two the second <unk>'s attention points at the first name, and a copy by attention alone writes
+# "márton não precisa de márton"; the others are names and numbers together, and a model that
+# writes three <unk> for two unknown words ("terje kornelia visitou kornelia")
+COPIES = [
+    "márton does not need federico and the museum is dirty",
+    "adesoji does not need eryk and the museum is dirty",
+    "Kalani has 7 strawberries.",
+    "Siobhán sees 25 cats.",
+    "I bought 11 pears and she bought 12 grapes.",
+    "your good schools are white and terje visited kornelia",
+]
 TYPOS = [  # tutorlib.translation.typos: read, refused as a tie, or left as typed
     "The techer writes a poem.",
     "the techer writes a poem.",
@@ -149,7 +161,7 @@ def corpus() -> list[str]:
     lines += [f"{a[0].upper()}{a[1:]}. {b}" for a, b in pairs[:20]]  # two sentences a line
     lines += [f"{a.rstrip('.!?')}.{b}" for a, b in pairs[20:]]  # glued: "tired.she"
     portuguese = [pt for _, pt in phrasebook("test")[::150]]
-    lines += REFUSALS + portuguese + SHAPES + RELATIONS + TYPOS
+    lines += REFUSALS + portuguese + SHAPES + RELATIONS + COPIES + TYPOS
     return lines
 
 

@@ -310,7 +310,8 @@ function unknownId(reader, word) {
 }
 
 /** The decoder's ids -> the translation, each <unk> replaced by the unknown source word that its
- * cross-attention (the last layer, heads averaged) weighs most; the notices say what happened. */
+ * cross-attention (the last layer, heads averaged) weighs most, of those not copied yet first;
+ * the notices say what happened. */
 function copyUnknown(reader, result, srcIds, hyp, withWeights) {
   const { model, spec } = reader;
   const { pad, bos } = spec.specials;
@@ -330,8 +331,13 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
       let j;
       if (previous !== null && unknownAt.includes(previous + 1)) j = previous + 1; // a name's next word
       else {
-        j = unknownAt[0];
-        for (const k of unknownAt) if (meanWeight(t, k) > meanWeight(t, j)) j = k;
+        // a word not copied yet first (decoding.copy_position): "Kalani has 7 cats" -> 7 for the
+        // second <unk>; when all are copied, the strongest of all again
+        const copiedFrom = new Set(result.copied.values());
+        const fresh = unknownAt.filter((k) => !copiedFrom.has(k));
+        const pool = fresh.length ? fresh : unknownAt;
+        j = pool[0];
+        for (const k of pool) if (meanWeight(t, k) > meanWeight(t, j)) j = k;
       }
       result.copied.set(t, j);
       previous = j;

@@ -111,7 +111,8 @@ def _translator_html(
     if unknown:
         lines.append(
             f"not in the vocabulary, read as &lt;unk&gt;: {esc(', '.join(unknown))} (where the "
-            "model writes &lt;unk&gt;, the unknown word it attends to most is copied)"
+            "model writes &lt;unk&gt;, the unknown word it attends to most is copied, a word "
+            "not copied yet first)"
         )
     if not ended:
         lines.append(

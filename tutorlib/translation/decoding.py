@@ -453,6 +453,35 @@ def _prepare(
     return result, ids
 
 
+def copy_position(weights, unknown_at, copied=(), own_kind=()) -> int:
+    """The source position an output ``<unk>`` copies: of the unknown source words
+    (``unknown_at``), the one its attention row ``weights`` (one weight per source position)
+    weighs most, among those not ``copied`` yet first.
+
+    A name or a number is written once in a translation for each time the source has it, so a
+    second ``<unk>`` whose attention still points at the name it just copied takes the word
+    left over ("Kalani has 7 cats": *Kalani tem 7 gatos*, not *Kalani tem Kalani gatos*).
+    ``own_kind``: the positions of the output's own kind (a GPT's one table, where an output
+    ``<unk:f>`` copies a source ``<unk:f>``), preferred within each of the two groups: an
+    uncopied word of another kind comes before a copied one of its own. When every unknown word
+    is copied already (the model wrote more ``<unk>`` than the source has unknown words), the
+    strongest of its own kind is copied again, or of all when it has none."""
+    if not unknown_at:
+        raise ValueError("copy_position needs at least one unknown source position, got none")
+    copied, own_kind = set(copied), set(own_kind)
+    fresh = [j for j in unknown_at if j not in copied]
+    for pool in (
+        [j for j in fresh if j in own_kind],
+        fresh,
+        [j for j in unknown_at if j in own_kind],
+        unknown_at,
+    ):
+        if pool:
+            # the row's weights on the pool's positions only -> the strongest of them
+            return pool[int(weights[pool].argmax())]
+    raise AssertionError("unreachable: unknown_at is not empty")
+
+
 def _copy_unknown(
     result: Translation,
     model: Translator,
@@ -463,16 +492,17 @@ def _copy_unknown(
     device,
     with_weights: bool,
 ) -> None:
-    """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes the unknown source word it
-    attends to most.
+    """Fill ``result`` from the hypothesis: each output ``<unk>`` becomes an unknown source word,
+    the one it attends to most of those not copied yet.
 
     Luong et al. (2015)'s unknown-word replacement, with attention as the
     alignment: the model writes ``<unk>`` where a word it has not learned
     belongs, and the cross-attention row of that ``<unk>``, restricted to
-    the source positions that hold unknown words, points at which one.
-    A name of several words ("ana silva") is one ``<unk>`` per word, in
-    order: an ``<unk>`` right after a copied one takes the next source
-    word when that word is unknown too, so the name comes whole and in order. In a gendered
+    the source positions that hold unknown words, points at which one; a
+    word not copied yet comes first (``copy_position``). A name of several
+    words ("ana silva") is one ``<unk>`` per word, in order: an ``<unk>``
+    right after a copied one takes the next source word when that word is
+    unknown too, so the name comes whole and in order. In a gendered
     vocabulary (``Vocab.unknown_ids``) ``<unk:f>`` and ``<unk:m>`` are unknown words too.
     """
     # source positions of unknown words: <unk>, or <unk:f> / <unk:m> for a name of known gender
@@ -488,8 +518,7 @@ def _copy_unknown(
             if previous is not None and previous + 1 in unknown_at:
                 j = previous + 1  # the next word of a name of several words
             else:
-                # (T, S) -> the row's weights on the unknown words only -> the strongest of them
-                j = unknown_at[int(weights[t, unknown_at].argmax())]
+                j = copy_position(weights[t], unknown_at, result.copied.values())
             result.copied[t] = j
             previous = j
             tokens.append(result.source_tokens[j])
