@@ -31,7 +31,7 @@ import torch
 
 from tutorlib.debug import heads
 from tutorlib.translation.checkpoints import load_pretrained
-from tutorlib.translation.data import is_punctuation, tokenize
+from tutorlib.translation.data import tokenize
 from tutorlib.translation.evaluation import evaluate
 from tutorlib.translation.gpt.checkpoints import load_pretrained as load_gpt
 from tutorlib.translation.phrasebook import phrasebook
@@ -112,8 +112,7 @@ def main(argv=None) -> int:
     rows = heads.head_pattern_scores(model, test)
     print_patterns("the translator", rows)
     shared = sum(
-        any(w == v and not is_punctuation(w) for w in tokenize(p) for v in tokenize(e))
-        for e, p in test
+        any(heads.spelled_alike(v, w) for w in tokenize(p) for v in tokenize(e)) for e, p in test
     )
     print(f"(aligned: the {shared} of {len(test)} sentences with a word spelled alike in both)")
     cross = [r for r in rows if r["kind"] == "cross"]

@@ -244,6 +244,22 @@ def test_aligned_score_reads_the_copied_word(translator):
     assert all(r["aligned"] != r["aligned"] for r in none)
 
 
+def test_spelled_alike_leaves_out_the_words_the_languages_spell_alike_for_different_things(
+    translator,
+):
+    """English "a" is Portuguese *um*/*uma*, Portuguese *a* is "the": "she has a cat" written as
+    "a gata" would count the article as a copy. Numbers, names and "pizza" are one word in both."""
+    assert heads.false_friends() == {"a", "do"}
+    for same in ("1748", "maria", "pizza", "hotel"):
+        assert heads.spelled_alike(same, same), same
+    for other in (("a", "a"), ("do", "do"), (".", "."), ("", ""), ("cat", "gato")):
+        assert not heads.spelled_alike(*other), other
+    # an "a" on both sides and no other shared word: nothing to score (NaN), not the article
+    pair = ("a cat sees the box", "a gata vê a caixa")  # not a phrasebook sentence: spelling only
+    rows = heads.head_pattern_scores(translator, [pair])
+    assert all(r["aligned"] != r["aligned"] for r in rows if r["kind"] == "cross")
+
+
 def test_decoder_punctuation_counts_only_marks_already_written(translator):
     """ "ela está cansada.": the decoder reads <bos> ela está cansada . and only the last step (the
     one that writes <eos>) can see the full stop: the score is that step's weight on it."""

@@ -29,6 +29,7 @@ Derived in chapter 16 (What the heads learned).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 import warnings
@@ -42,6 +43,8 @@ from ..nn import MultiHeadAttention, causal_attention_mask
 from ..translation.data import PAD_ID, is_punctuation, make_batches, tokenize
 from ..translation.evaluation import evaluate
 from ..translation.gpt.batches import make_gpt_batches
+from ..translation.phrasebook.grammar import english_words, portuguese_words
+from ..translation.phrasebook.lexicon import NOUNS
 from .attention_weights import attention_maps
 
 __all__ = [
@@ -52,6 +55,7 @@ __all__ = [
     "ablation_costs",
     "pattern_scores",
     "head_pattern_scores",
+    "spelled_alike",
     "AttentionOnly",
     "repeated_tokens",
     "train_induction",
@@ -361,6 +365,33 @@ def _position_targets(T_q: int, T_k: int, B: int) -> dict:
     }
 
 
+def spelled_alike(source_word: str, written_word: str) -> bool:
+    """Whether the word being written (Portuguese) is the English source word, known from the
+    spelling alone: a number, a name, or a noun both languages write alike ("pizza", "hotel").
+
+    The alignment ``head_pattern_scores`` needs no dictionary for. Not a punctuation mark, and
+    not a word both languages spell alike for different things: "a" (the English article *a*,
+    the Portuguese *the*) and "do" (the English auxiliary, the Portuguese *of the*) are the
+    phrasebook's two (``false_friends``). Lower case, as ``tokenize`` writes them."""
+    return (
+        source_word == written_word
+        and source_word != ""
+        and not is_punctuation(source_word)
+        and source_word not in false_friends()
+    )
+
+
+@functools.cache
+def false_friends() -> frozenset[str]:
+    """The words both languages of the phrasebook write that are not one word in both: every
+    word its English and its Portuguese share, but the nouns whose Portuguese is spelled as
+    the English ("pizza", "pizzas", "hospital")."""
+    alike = {en for n in NOUNS for en, pt in ((n.en, n.pt), (n.en_pl, n.pt_pl)) if en and en == pt}
+    shared = english_words() & portuguese_words()
+    # "x": the stand-in name with which the grammar lists its forms ("mr x"), not a word
+    return frozenset(w for w in shared - alike - {"x"} if not is_punctuation(w))
+
+
 def _translator_patterns(model: nn.Module, pairs: list) -> dict:
     """``{kind: (maps name, query mask (B, T_q), targets)}`` of a translator on ``pairs``."""
     batch, kept = _teacher_batch(model, pairs)
@@ -375,7 +406,7 @@ def _translator_patterns(model: nn.Module, pairs: list) -> dict:
     # (B, T, S): the source words spelled as the word written at step t (tgt_out[t])
     aligned = torch.tensor(
         [
-            [[w != "" and not is_punctuation(w) and w == s for s in srow] for w in trow]
+            [[spelled_alike(s, w) for s in srow] for w in trow]
             for srow, trow in zip(src_words, tgt_words)
         ]
     )
@@ -437,7 +468,8 @@ def head_pattern_scores(model: nn.Module, pairs) -> list[dict]:
       ``?``), and in a GPT also its end markers ``<sep>`` and ``<eos>``;
     - ``aligned`` (cross only): the source words spelled exactly as the word
       the query writes, a known alignment that needs no dictionary (numbers,
-      names, words both languages share); NaN elsewhere.
+      names, nouns both languages share; not "a" or "do", ``spelled_alike``);
+      NaN elsewhere.
     """
     pairs = list(pairs)
     if not pairs:
