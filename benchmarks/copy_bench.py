@@ -1,18 +1,21 @@
-"""The copy trick with two or more unknown words: each output <unk> takes its strongest unknown
-source word, or a word not copied yet first (``decoding.copy_position``, issue 36).
+"""The copy trick with two or more unknown words, as it was before 2026-11-28 and as it is now
+(``copying.copy_positions``, issue 36).
 
     .venv/bin/python benchmarks/copy_bench.py [--show N]
 
 Held-out sentences that both word models read with two or more unknown words (names,
 numbers): the phrasebook's valid and test splits with real names (draws 0, 1 and 2) and their
 relation sentences, without repeats. For the shipped encoder–decoder (greedy) and the GPT on
-words, in one run, under the two rules side by side: the sentences translated exactly; those in
+words, in one run, under the two copies side by side: the sentences translated exactly; those in
 which every unknown word is written as many times as the reference writes it ("counts", which
 does not look at the order); and those whose unknown words come in the reference's order
-("order": the same words, as often, in the same order). The old rule is the new one with
-nothing counted as copied (the GPT's kinds still first). ``--show N`` prints, for each model, N
-of the sentences the two rules translate differently. Typos are not read (``evaluate``'s
-convention: the phrasebook's names are lower case). No timing.
+("order": the same words, as often, in the same order). Before: each ``<unk>`` took the
+unknown source word its attention weighs most (the GPT's of its own kind first), and in the
+encoder–decoder a ``<unk>`` right after a copied one the next source word when unknown. Now:
+a word not copied yet first, and a name of several words whole and in order in both models.
+``--show N`` prints, for each model, N of the sentences the two copies translate
+differently. Typos are not read (``evaluate``'s convention: the phrasebook's names are lower
+case). No timing.
 """
 
 from __future__ import annotations
@@ -58,19 +61,39 @@ def _unknown_words(english: str, vocab) -> list[str]:
     return [w for w in tokenize(english) if vocab.token_to_id(w) in vocab.unknown_ids]
 
 
+def _positions_before(next_word: bool):
+    """``copy_positions`` as it was before 2026-11-28: the strongest unknown word (of its own kind
+    first), copied or not; with ``next_word`` (the encoder–decoder's), a ``<unk>`` right after a
+    copied one takes the next source word when that word is unknown."""
+
+    def positions(weights, unknown_out, unknown_at, own_kind=None):
+        copied, previous = {}, None
+        for t, is_unknown in enumerate(unknown_out):
+            if not is_unknown:
+                previous = None
+                continue
+            if next_word and previous is not None and previous + 1 in unknown_at:
+                j = previous + 1
+            else:
+                kind = set(own_kind(t)) if own_kind is not None else set()
+                pool = [j for j in unknown_at if j in kind] or unknown_at
+                j = pool[int(weights[t][pool].argmax())]
+            copied[t] = previous = j
+        return copied
+
+    return positions
+
+
 @contextlib.contextmanager
-def strongest_only():
-    """The rule before 2026-11-28: each <unk> copies its strongest unknown word, copied or not."""
-    real = decoding.copy_position
-
-    def old(weights, unknown_at, copied=(), own_kind=()):
-        return real(weights, unknown_at, (), own_kind)
-
-    decoding.copy_position = gpt_decoding.copy_position = old
+def copy_before():
+    """Both models with the copy of before 2026-11-28, while the block runs."""
+    real = decoding.copy_positions
+    decoding.copy_positions = _positions_before(next_word=True)
+    gpt_decoding.copy_positions = _positions_before(next_word=False)
     try:
         yield
     finally:
-        decoding.copy_position = gpt_decoding.copy_position = real
+        decoding.copy_positions = gpt_decoding.copy_positions = real
 
 
 def _count(text: str, word: str) -> int:
@@ -111,10 +134,10 @@ def main(argv=None) -> int:
     }
     pairs = sentences(src_vocab, gpt_words.vocab)
     print(f"{len(pairs)} held-out sentences with two or more unknown words to both models\n")
-    print(f"{'':16}{'strongest only':>34}{'not copied yet first':>34}")
+    print(f"{'':16}{'before 2026-11-28':>34}{'now':>34}")
     for name, (run, vocab) in models.items():
         english = [en for en, _ in pairs]
-        with strongest_only():
+        with copy_before():
             before = run(english)
         after = run(english)
         cells = [

@@ -26,6 +26,7 @@ from tutorlib.nn import (
     causal_attention_mask,
     padding_attention_mask,
 )
+from tutorlib.translation import copying
 from tutorlib.translation import decoding as decoding_module  # where translate() finds its helpers
 from tutorlib.translation.cache import KVCache
 from tutorlib.translation.checkpoints import (
@@ -1125,19 +1126,51 @@ def test_each_unknown_word_is_copied_once_before_any_twice(vocabs, monkeypatch):
     assert result.copied == {0: 0, 2: 2} and result.text == "Kalani é 7"
 
 
+def test_a_run_of_unknowns_starts_at_the_first_word_of_the_name(vocabs, monkeypatch):
+    """ "Pedro Miguel": the first <unk> reads "Miguel" most; a run of two <unk> copies the source's
+    run from its first word, not *Miguel Pedro*."""
+    model = random_model(vocabs, dtype=torch.float32)
+    fake_decoding(
+        monkeypatch,
+        ["<unk>", "<unk>", "é"],
+        # source: Pedro  Miguel  is
+        [[0.3, 0.6, 0.1], [0.6, 0.3, 0.1], [0.1, 0.1, 0.8]],
+    )
+    result = translate_with_alignment("Pedro Miguel is", model)
+    assert result.copied == {0: 0, 1: 1} and result.text == "Pedro Miguel é"
+
+
+def test_copy_positions_follow_names_and_leave_single_words_to_attention():
+    weights = torch.tensor(
+        [  # 4 output steps over 5 source positions; unknown words at 1, 2 (a name) and 4
+            [0.0, 0.1, 0.8, 0.0, 0.1],  # a run starts: reads the name's second word most
+            [0.0, 0.1, 0.1, 0.0, 0.8],  # the name goes on, whatever it reads
+            [0.0, 0.0, 0.0, 1.0, 0.0],  # a known word
+            [0.0, 0.6, 0.3, 0.0, 0.1],  # alone: the only word not copied yet
+        ]
+    )
+    unknown_out = [True, True, False, True]
+    assert copying.copy_positions(weights, unknown_out, [1, 2, 4]) == {0: 1, 1: 2, 3: 4}
+    # no run: each <unk> its own choice, words not copied yet first
+    assert copying.copy_positions(weights, [True, False, False, True], [1, 2, 4]) == {
+        0: 2,
+        3: 1,
+    }
+
+
 def test_copy_position_prefers_words_not_copied_then_its_own_kind():
     weights = torch.tensor([0.1, 0.9, 0.5, 0.3])  # one output row over four source positions
-    assert decoding_module.copy_position(weights, [1, 2, 3]) == 1
-    assert decoding_module.copy_position(weights, [1, 2, 3], copied=[1]) == 2
-    assert decoding_module.copy_position(weights, [1, 2, 3], copied=[1], own_kind=[3]) == 3
+    assert copying.copy_position(weights, [1, 2, 3]) == 1
+    assert copying.copy_position(weights, [1, 2, 3], copied=[1]) == 2
+    assert copying.copy_position(weights, [1, 2, 3], copied=[1], own_kind=[3]) == 3
     # its own kind, but copied already: a fresh word of another kind comes first
-    assert decoding_module.copy_position(weights, [1, 2, 3], copied=[3], own_kind=[3]) == 1
+    assert copying.copy_position(weights, [1, 2, 3], copied=[3], own_kind=[3]) == 1
     # all copied: the strongest of its kind, then of all (not merely the first)
-    assert decoding_module.copy_position(weights, [1, 2], copied=[1, 2], own_kind=[2]) == 2
-    assert decoding_module.copy_position(weights, [2, 1], copied=[1, 2]) == 1
-    assert decoding_module.copy_position(weights, [3, 2], copied=[2, 3]) == 2
+    assert copying.copy_position(weights, [1, 2], copied=[1, 2], own_kind=[2]) == 2
+    assert copying.copy_position(weights, [2, 1], copied=[1, 2]) == 1
+    assert copying.copy_position(weights, [3, 2], copied=[2, 3]) == 2
     with pytest.raises(ValueError, match="at least one unknown source position"):
-        decoding_module.copy_position(weights, [])
+        copying.copy_position(weights, [])
 
 
 def test_a_titles_name_is_read_as_a_name_even_when_it_is_a_word(vocabs):

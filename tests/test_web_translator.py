@@ -111,7 +111,7 @@ RELATIONS = [
     "MY FRIEND MARIA IS TIRED.",
     "my friend Zoë is happy.",
 ]
-# two or more unknown words (decoding.copy_position: a word not copied yet first): in the first
+# two or more unknown words (copying.copy_position: a word not copied yet first): in the first
 # two the second <unk>'s attention points at the first name, and a copy by attention alone writes
 # "márton não precisa de márton"; the others are names and numbers together, and a model that
 # writes three <unk> for two unknown words ("terje kornelia visitou kornelia")

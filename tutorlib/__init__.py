@@ -56,6 +56,7 @@ training loop and checkpoints other models can share:
   the shipped model (``load_pretrained``)
 - ``tutorlib.translation.cache``        the KV cache (``KVCache``)
 - ``tutorlib.translation.guards``       the length budget and the repetition guard of every decoder
+- ``tutorlib.translation.copying``      which unknown source word an output ``<unk>`` copies
 - ``tutorlib.translation.decoding``     greedy and beam search, ``translate`` of a given model with
   unknown words copied through attention, cross-attention maps
 - ``tutorlib.translation.shipped``      ``translate`` and its kin with the shipped model as default

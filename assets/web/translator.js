@@ -325,25 +325,35 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
   const meanWeight = (t, j) => layer.reduce((sum, head) => sum + head[t][j], 0) / layer.length;
   const tokens = [];
   let dropped = 0;
+  // copying.copy_positions: each <unk> an unknown source word, a word not copied yet first
+  // ("Kalani has 7 cats" -> 7 for the second <unk>), and a name of several words whole and in
+  // order (a run of <unk> from the first word of the source's run; the next word after a copy)
   let previous = null;
-  hyp.forEach((id, t) => {
-    if (unk.has(id) && unknownAt.length) {
-      let j;
-      if (previous !== null && unknownAt.includes(previous + 1)) j = previous + 1; // a name's next word
-      else {
-        // a word not copied yet first (decoding.copy_position): "Kalani has 7 cats" -> 7 for the
-        // second <unk>; when all are copied, the strongest of all again
-        const copiedFrom = new Set(result.copied.values());
-        const fresh = unknownAt.filter((k) => !copiedFrom.has(k));
-        const pool = fresh.length ? fresh : unknownAt;
-        j = pool[0];
-        for (const k of pool) if (meanWeight(t, k) > meanWeight(t, j)) j = k;
-      }
-      result.copied.set(t, j);
-      previous = j;
-      tokens.push(result.sourceTokens[j]);
-    } else {
+  const unknownOut = hyp.map((id) => unk.has(id) && unknownAt.length > 0);
+  unknownOut.forEach((isUnknown, t) => {
+    if (!isUnknown) {
       previous = null;
+      return;
+    }
+    const taken = new Set(result.copied.values());
+    let j;
+    if (previous !== null && unknownAt.includes(previous + 1) && !taken.has(previous + 1)) {
+      j = previous + 1; // the next word of a name of several words
+    } else {
+      const fresh = unknownAt.filter((k) => !taken.has(k));
+      const pool = fresh.length ? fresh : unknownAt;
+      j = pool[0];
+      for (const k of pool) if (meanWeight(t, k) > meanWeight(t, j)) j = k;
+      if (unknownOut[t + 1]) { // a run of <unk> starts here: back to the first word of the name
+        while (unknownAt.includes(j - 1) && !taken.has(j - 1)) j -= 1;
+      }
+    }
+    result.copied.set(t, j);
+    previous = j;
+  });
+  hyp.forEach((id, t) => {
+    if (result.copied.has(t)) tokens.push(result.sourceTokens[result.copied.get(t)]);
+    else {
       if (unk.has(id)) dropped += 1;
       tokens.push(spec.vocab.tgt[id]);
     }

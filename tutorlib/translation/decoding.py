@@ -29,6 +29,7 @@ import torch
 from ..checks import finite_number, whole_number
 from ..nn import causal_attention_mask, padding_attention_mask
 from .cache import KVCache
+from .copying import copy_positions
 from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .guards import (
     MAX_RUN,
@@ -453,35 +454,6 @@ def _prepare(
     return result, ids
 
 
-def copy_position(weights, unknown_at, copied=(), own_kind=()) -> int:
-    """The source position an output ``<unk>`` copies: of the unknown source words
-    (``unknown_at``), the one its attention row ``weights`` (one weight per source position)
-    weighs most, among those not ``copied`` yet first.
-
-    A name or a number is written once in a translation for each time the source has it, so a
-    second ``<unk>`` whose attention still points at the name it just copied takes the word
-    left over ("Kalani has 7 cats": *Kalani tem 7 gatos*, not *Kalani tem Kalani gatos*).
-    ``own_kind``: the positions of the output's own kind (a GPT's one table, where an output
-    ``<unk:f>`` copies a source ``<unk:f>``), preferred within each of the two groups: an
-    uncopied word of another kind comes before a copied one of its own. When every unknown word
-    is copied already (the model wrote more ``<unk>`` than the source has unknown words), the
-    strongest of its own kind is copied again, or of all when it has none."""
-    if not unknown_at:
-        raise ValueError("copy_position needs at least one unknown source position, got none")
-    copied, own_kind = set(copied), set(own_kind)
-    fresh = [j for j in unknown_at if j not in copied]
-    for pool in (
-        [j for j in fresh if j in own_kind],
-        fresh,
-        [j for j in unknown_at if j in own_kind],
-        unknown_at,
-    ):
-        if pool:
-            # the row's weights on the pool's positions only -> the strongest of them
-            return pool[int(weights[pool].argmax())]
-    raise AssertionError("unreachable: unknown_at is not empty")
-
-
 def _copy_unknown(
     result: Translation,
     model: Translator,
@@ -500,9 +472,9 @@ def _copy_unknown(
     belongs, and the cross-attention row of that ``<unk>``, restricted to
     the source positions that hold unknown words, points at which one; a
     word not copied yet comes first (``copy_position``). A name of several
-    words ("ana silva") is one ``<unk>`` per word, in order: an ``<unk>``
-    right after a copied one takes the next source word when that word is
-    unknown too, so the name comes whole and in order. In a gendered
+    words ("ana silva") is one ``<unk>`` per word, in order: a run of
+    ``<unk>`` copies a run of unknown source words from its first word on
+    (``copy_positions``), so the name comes whole and in order. In a gendered
     vocabulary (``Vocab.unknown_ids``) ``<unk:f>`` and ``<unk:m>`` are unknown words too.
     """
     # source positions of unknown words: <unk>, or <unk:f> / <unk:m> for a name of known gender
@@ -512,18 +484,13 @@ def _copy_unknown(
     if with_weights or (unk.intersection(hyp) and unknown_at):
         src = torch.tensor([src_ids], device=device)  # (1, S)
         weights = cross_attention(model, src, padding_attention_mask(src != PAD_ID), hyp)  # (T, S)
-    tokens, dropped, previous = [], 0, None  # previous: the source position copied at t - 1
+    if unknown_at:
+        result.copied.update(copy_positions(weights, [i in unk for i in hyp], unknown_at))
+    tokens, dropped = [], 0
     for t, i in enumerate(hyp):
-        if i in unk and unknown_at:
-            if previous is not None and previous + 1 in unknown_at:
-                j = previous + 1  # the next word of a name of several words
-            else:
-                j = copy_position(weights[t], unknown_at, result.copied.values())
-            result.copied[t] = j
-            previous = j
-            tokens.append(result.source_tokens[j])
+        if t in result.copied:
+            tokens.append(result.source_tokens[result.copied[t]])
         else:
-            previous = None
             dropped += i in unk
             tokens.append(tgt_vocab.id_to_token(i))
     result.output_tokens, result.weights = tokens, weights

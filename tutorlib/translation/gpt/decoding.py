@@ -23,8 +23,8 @@ import torch
 
 from ...checks import finite_number, whole_number
 from ..cache import KVCache
+from ..copying import copy_positions
 from ..data import BOS_ID, PAD_ID, detokenize, is_punctuation, tokenize
-from ..decoding import copy_position
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
 from ..sentences import as_sentences, not_english, split_texts, tell
@@ -350,10 +350,10 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
 
     Chapter 10's copy of unknown words, with the cross-attention pattern
     (last block, heads averaged) as the alignment, a source word not copied yet first
-    (``decoding.copy_position``); in a gendered vocabulary an output
+    (``copying.copy_position``); in a gendered vocabulary an output
     ``<unk>``, ``<unk:f>`` or ``<unk:m>`` looks first at the uncopied source words of its own
-    kind, then at the other uncopied ones. Unlike the encoder–decoder's copy it has no rule for
-    the next word of a name of several words. A
+    kind, then at the other uncopied ones; a name of several words is copied whole and in order
+    (``copying.copy_positions``, the encoder–decoder's rules). A
     GPT on BPE tokens has no ``<unk>``: it spells names out itself, in the lower case of its
     training text, and the names get their typed capitals back (``_with_names``).
     """
@@ -365,18 +365,23 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     weights = None
     if unk.intersection(hyp) and unknown_at:
         weights = cross_attention_pattern(model, src, hyp)[-1].mean(dim=0)  # (H, T, S) -> (T, S)
-    words, copied = [], []
+    copied = {}
+    if unknown_at:
+        # one table for both sides: an output <unk:f> copies an uncopied source <unk:f> when there
+        # is one, an <unk> a source <unk> ("Lena and Tomas": <unk> and <unk:m>); any word not
+        # copied yet before a copied one ("Kalani has 7 cats": 7 for the second <unk>); a name of
+        # several words whole and in order
+        copied = copy_positions(
+            weights,
+            [i in unk for i in hyp],
+            unknown_at,
+            own_kind=lambda t: [j for j in unknown_at if src[j] == hyp[t]],
+        )
+    words = []
     for t, i in enumerate(hyp):
-        if i in unk:
-            if unknown_at:
-                # one table for both sides: an output <unk:f> copies an uncopied source <unk:f>
-                # when there is one, an <unk> a source <unk> ("Lena and Tomas": <unk> and
-                # <unk:m>); any word not copied yet before a copied one ("Kalani has 7 cats": 7
-                # for the second <unk>)
-                own = [j for j in unknown_at if src[j] == i]
-                copied.append(copy_position(weights[t], unknown_at, copied, own))
-                words.append(typed[copied[-1]])
-        elif i not in (PAD_ID, BOS_ID):
+        if t in copied:
+            words.append(typed[copied[t]])
+        elif i not in unk and i not in (PAD_ID, BOS_ID):
             words.append(model.vocab.id_to_token(i))
     return detokenize(words)
 

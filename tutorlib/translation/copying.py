@@ -1,0 +1,83 @@
+"""Which source word an unknown output word copies (chapter 10's copy trick).
+
+A word model writes ``<unk>`` where a word it has not learned belongs (a name, a number), and
+the copy trick puts the unknown source word there that the step's attention points at: Luong et
+al. (2015)'s unknown-word replacement, with attention as the alignment (Jean et al., 2015). Two
+rules on top of the attention: a translation writes each name and number once for each time the
+source has it, so a word not copied yet comes first (``copy_position``); and a name of several
+words is a run of unknown words, copied whole and in order (``copy_positions``). Used by the
+encoder–decoder (``decoding``), the GPT on words (``gpt.decoding``) and, in JavaScript, the
+in-page translator (``assets/web/translator.js``). Torch tensors or anything indexable by a
+list of positions.
+
+Derived in chapter 10 (Translating and evaluating).
+"""
+
+from __future__ import annotations
+
+__all__ = ["copy_position", "copy_positions"]
+
+
+def copy_position(weights, unknown_at, copied=(), own_kind=()) -> int:
+    """The source position an output ``<unk>`` copies: of the unknown source words
+    (``unknown_at``), the one its attention row ``weights`` (one weight per source position)
+    weighs most, among those not ``copied`` yet first.
+
+    A name or a number is written once in a translation for each time the source has it, so a
+    second ``<unk>`` whose attention still points at the name it just copied takes the word
+    left over ("Kalani has 7 cats": *Kalani tem 7 gatos*, not *Kalani tem Kalani gatos*).
+    ``own_kind``: the positions of the output's own kind (a GPT's one table, where an output
+    ``<unk:f>`` copies a source ``<unk:f>``), preferred within each of the two groups: an
+    uncopied word of another kind comes before a copied one of its own. When every unknown word
+    is copied already (the model wrote more ``<unk>`` than the source has unknown words), the
+    strongest of its own kind is copied again, or of all when it has none."""
+    if not unknown_at:
+        raise ValueError("copy_position needs at least one unknown source position, got none")
+    copied, own_kind = set(copied), set(own_kind)
+    fresh = [j for j in unknown_at if j not in copied]
+    for pool in (
+        [j for j in fresh if j in own_kind],
+        fresh,
+        [j for j in unknown_at if j in own_kind],
+        unknown_at,
+    ):
+        if pool:
+            # the row's weights on the pool's positions only -> the strongest of them
+            return pool[int(weights[pool].argmax())]
+    raise AssertionError("unreachable: unknown_at is not empty")
+
+
+def copy_positions(weights, unknown_out, unknown_at, own_kind=None) -> dict[int, int]:
+    """``{output step: source position}`` for every step that wrote an unknown word.
+
+    ``weights``: the attention rows, one per output step (T, S); ``unknown_out``: for each step,
+    whether it wrote ``<unk>`` (or ``<unk:f>``, ``<unk:m>``); ``unknown_at``: the source
+    positions of unknown words; ``own_kind(t)``: the source positions of step t's own kind
+    (a GPT's one table), or None. A name of several words ("pedro miguel", "anthony ó
+    tuathlainn") is a run of unknown words in the source and, in the translation, a run of
+    ``<unk>``; so
+    - a ``<unk>`` right after a copied one takes the next source word when that word is an
+      unknown word not copied yet (the name goes on);
+    - the first ``<unk>`` of a run of them takes the first uncopied word of the source run
+      that holds the word its attention picks (a model that reads "miguel" most there still
+      writes *pedro miguel*);
+    - any other ``<unk>`` takes ``copy_position``'s choice: the strongest unknown word of those
+      not copied yet.
+    """
+    copied: dict[int, int] = {}
+    previous = None  # the source position copied at the step before
+    for t, is_unknown in enumerate(unknown_out):
+        if not is_unknown:
+            previous = None
+            continue
+        taken = copied.values()
+        if previous is not None and previous + 1 in unknown_at and previous + 1 not in taken:
+            j = previous + 1  # the next word of a name of several words
+        else:
+            kind = own_kind(t) if own_kind is not None else ()
+            j = copy_position(weights[t], unknown_at, taken, kind)
+            if t + 1 < len(unknown_out) and unknown_out[t + 1]:  # a run of <unk> starts here
+                while j - 1 in unknown_at and j - 1 not in taken:
+                    j -= 1  # back to the first word of the name
+        copied[t] = previous = j
+    return copied
