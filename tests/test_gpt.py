@@ -732,6 +732,25 @@ def test_a_gendered_unknown_copies_a_source_word_of_its_kind(monkeypatch):
     assert gpt_decoding._with_copies(model, typed, src, [UNK_ID, UNK_ID]) == "Lena Tomas"
 
 
+def test_the_gpt_copies_a_name_of_two_words_in_order(monkeypatch):
+    """A run of two <unk> for "Pedro Miguel" whose first step reads "Miguel" most: the GPT on
+    words wrote *Miguel Pedro* before its copy took names whole (copying.copy_positions)."""
+    from types import SimpleNamespace
+
+    from tutorlib.translation.gpt.tokens import WordTokenizer
+
+    vocab = Vocab.build([["is", "tired", ".", "está", "cansado"]], gendered=True)
+    model = SimpleNamespace(tokenizer=WordTokenizer(vocab), vocab=vocab)
+    typed = ["Pedro", "Miguel", "is", "tired", "."]
+    src = vocab.encode([t.lower() for t in typed], warn_unknown=False)
+    hyp = [src[0], src[1], vocab.token_to_id("está")]
+    assert hyp[0] in vocab.unknown_ids and hyp[1] in vocab.unknown_ids
+    weights = torch.zeros(1, 1, len(hyp), len(src))
+    weights[0, 0, 0, 1], weights[0, 0, 1, 0] = 1.0, 1.0  # each step reads the other word most
+    monkeypatch.setattr(gpt_decoding, "cross_attention_pattern", lambda *a: weights)
+    assert gpt_decoding._with_copies(model, typed, src, hyp) == "Pedro Miguel está"
+
+
 def test_the_resume_hint_repeats_relations(monkeypatch):
     """A run with ``--relations`` interrupted goes on with them: the checkpoint does not hold
     which pairs it trained on."""

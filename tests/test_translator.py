@@ -1140,6 +1140,36 @@ def test_a_run_of_unknowns_starts_at_the_first_word_of_the_name(vocabs, monkeypa
     assert result.copied == {0: 0, 1: 1} and result.text == "Pedro Miguel é"
 
 
+def test_an_unknown_word_before_a_name_is_not_taken_for_its_first_word(vocabs, monkeypatch):
+    """ "my colleague Ana Silva": three unknown words in a row, a run of two <unk>. The window
+    whose weights add up most is "Ana Silva"; walking back from the first step's pick ("Ana")
+    to the start of the unknown words wrote *meu colleague Ana*."""
+    model = random_model(vocabs, dtype=torch.float32)
+    assert "colleague" not in vocabs[0] and "meu" in vocabs[1]
+    fake_decoding(
+        monkeypatch,
+        ["meu", "<unk>", "<unk>", "é"],
+        # source: my  colleague  Ana  Silva  is
+        [
+            [0.9, 0.0, 0.0, 0.0, 0.1],
+            [0.0, 0.35, 0.5, 0.1, 0.05],
+            [0.0, 0.05, 0.3, 0.6, 0.05],
+            [0.1, 0.0, 0.0, 0.0, 0.9],
+        ],
+    )
+    result = translate_with_alignment("my colleague Ana Silva is", model)
+    assert result.copied == {1: 2, 2: 3} and result.text == "meu Ana Silva é"
+    assert '"colleague" dropped' in result.notice
+
+
+def test_a_name_written_twice_comes_twice_whole():
+    """The source has "Pedro Miguel" once and the model writes it twice: the second time the
+    next-word rule still follows "Pedro" with "Miguel", though both are copied already."""
+    weights = torch.tensor([[0.9, 0.1], [0.6, 0.4], [0.5, 0.5], [0.9, 0.1], [0.8, 0.2]])
+    unknown_out = [True, True, False, True, True]
+    assert copying.copy_positions(weights, unknown_out, [0, 1]) == {0: 0, 1: 1, 3: 0, 4: 1}
+
+
 def test_copy_positions_follow_names_and_leave_single_words_to_attention():
     weights = torch.tensor(
         [  # 4 output steps over 5 source positions; unknown words at 1, 2 (a name) and 4

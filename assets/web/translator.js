@@ -309,9 +309,10 @@ function unknownId(reader, word) {
   return id ?? reader.spec.specials.unk;
 }
 
-/** The decoder's ids -> the translation, each <unk> replaced by the unknown source word that its
- * cross-attention (the last layer, heads averaged) weighs most, of those not copied yet first;
- * the notices say what happened. */
+/** The decoder's ids -> the translation, each <unk> replaced by an unknown source word: the one
+ * its cross-attention (the last layer, heads averaged) weighs most, of those not copied yet
+ * first, and a name of several words whole and in order (copying.copy_positions); the notices
+ * say what happened. */
 function copyUnknown(reader, result, srcIds, hyp, withWeights) {
   const { model, spec } = reader;
   const { pad, bos } = spec.specials;
@@ -327,25 +328,47 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
   let dropped = 0;
   // copying.copy_positions: each <unk> an unknown source word, a word not copied yet first
   // ("Kalani has 7 cats" -> 7 for the second <unk>), and a name of several words whole and in
-  // order (a run of <unk> from the first word of the source's run; the next word after a copy)
-  let previous = null;
+  // order: the next word after a copy, and a run of L <unk> on the window of L adjacent uncopied
+  // unknown words whose weights add up most
+  const unknown = new Set(unknownAt);
   const unknownOut = hyp.map((id) => unk.has(id) && unknownAt.length > 0);
+  let previous = null;
   unknownOut.forEach((isUnknown, t) => {
     if (!isUnknown) {
       previous = null;
       return;
     }
+    if (result.copied.has(t)) { // placed by a run's window
+      previous = result.copied.get(t);
+      return;
+    }
     const taken = new Set(result.copied.values());
+    const allTaken = unknownAt.every((k) => taken.has(k));
     let j;
-    if (previous !== null && unknownAt.includes(previous + 1) && !taken.has(previous + 1)) {
+    if (previous !== null && unknown.has(previous + 1) && (!taken.has(previous + 1) || allTaken)) {
       j = previous + 1; // the next word of a name of several words
     } else {
-      const fresh = unknownAt.filter((k) => !taken.has(k));
-      const pool = fresh.length ? fresh : unknownAt;
-      j = pool[0];
-      for (const k of pool) if (meanWeight(t, k) > meanWeight(t, j)) j = k;
-      if (unknownOut[t + 1]) { // a run of <unk> starts here: back to the first word of the name
-        while (unknownAt.includes(j - 1) && !taken.has(j - 1)) j -= 1;
+      let length = 1;
+      while (t + length < unknownOut.length && unknownOut[t + length]) length += 1;
+      const starts = unknownAt.filter((s) => {
+        for (let k = 0; k < length; k += 1) if (!unknown.has(s + k) || taken.has(s + k)) return false;
+        return true;
+      });
+      if (length > 1 && starts.length) {
+        let best = starts[0];
+        let bestScore = -Infinity;
+        for (const s of starts) {
+          let score = 0;
+          for (let k = 0; k < length; k += 1) score += meanWeight(t + k, s + k);
+          if (score > bestScore) { best = s; bestScore = score; }
+        }
+        for (let k = 1; k < length; k += 1) result.copied.set(t + k, best + k);
+        j = best;
+      } else {
+        const fresh = unknownAt.filter((k) => !taken.has(k));
+        const pool = fresh.length ? fresh : unknownAt;
+        j = pool[0];
+        for (const k of pool) if (meanWeight(t, k) > meanWeight(t, j)) j = k;
       }
     }
     result.copied.set(t, j);

@@ -56,6 +56,7 @@ __all__ = [
     "pattern_scores",
     "head_pattern_scores",
     "spelled_alike",
+    "false_friends",
     "AttentionOnly",
     "repeated_tokens",
     "train_induction",

@@ -55,29 +55,51 @@ def copy_positions(weights, unknown_out, unknown_at, own_kind=None) -> dict[int,
     positions of unknown words; ``own_kind(t)``: the source positions of step t's own kind
     (a GPT's one table), or None. A name of several words ("pedro miguel", "anthony ó
     tuathlainn") is a run of unknown words in the source and, in the translation, a run of
-    ``<unk>``; so
-    - a ``<unk>`` right after a copied one takes the next source word when that word is an
-      unknown word not copied yet (the name goes on);
-    - the first ``<unk>`` of a run of them takes the first uncopied word of the source run
-      that holds the word its attention picks (a model that reads "miguel" most there still
-      writes *pedro miguel*);
-    - any other ``<unk>`` takes ``copy_position``'s choice: the strongest unknown word of those
-      not copied yet.
+    ``<unk>``; so, step by step:
+    - a ``<unk>`` right after a copied one takes the next source word when that word is
+      unknown and not copied yet, or when every unknown word is copied already (a name the
+      model writes twice comes twice whole);
+    - otherwise a run of ``L`` ``<unk>`` starting here takes ``L`` adjacent unknown source
+      words not copied yet, the window whose weights, row by row, add up most (a model that
+      reads "miguel" most at the run's first step still writes *pedro miguel*, and the
+      unknown word before a name, "my colleague Ana Silva", is not taken for its first word);
+    - any other ``<unk>`` (alone, or a run longer than every such window) takes
+      ``copy_position``'s choice: the strongest unknown word of those not copied yet.
     """
+    unknown = set(unknown_at)
     copied: dict[int, int] = {}
     previous = None  # the source position copied at the step before
     for t, is_unknown in enumerate(unknown_out):
         if not is_unknown:
             previous = None
             continue
-        taken = copied.values()
-        if previous is not None and previous + 1 in unknown_at and previous + 1 not in taken:
+        if t in copied:  # placed by a run's window
+            previous = copied[t]
+            continue
+        taken = set(copied.values())
+        if (
+            previous is not None
+            and previous + 1 in unknown
+            and (previous + 1 not in taken or unknown <= taken)
+        ):
             j = previous + 1  # the next word of a name of several words
         else:
-            kind = own_kind(t) if own_kind is not None else ()
-            j = copy_position(weights[t], unknown_at, taken, kind)
-            if t + 1 < len(unknown_out) and unknown_out[t + 1]:  # a run of <unk> starts here
-                while j - 1 in unknown_at and j - 1 not in taken:
-                    j -= 1  # back to the first word of the name
+            length = 1
+            while t + length < len(unknown_out) and unknown_out[t + length]:
+                length += 1
+            starts = [
+                s
+                for s in unknown_at
+                if all(s + k in unknown and s + k not in taken for k in range(length))
+            ]
+            if length > 1 and starts:
+                scores = [sum(float(weights[t + k][s + k]) for k in range(length)) for s in starts]
+                s = starts[max(range(len(starts)), key=scores.__getitem__)]  # the first best
+                for k in range(1, length):
+                    copied[t + k] = s + k
+                j = s
+            else:
+                kind = own_kind(t) if own_kind is not None else ()
+                j = copy_position(weights[t], unknown_at, taken, kind)
         copied[t] = previous = j
-    return copied
+    return dict(sorted(copied.items()))
