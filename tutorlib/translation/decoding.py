@@ -473,8 +473,9 @@ def _copy_unknown(
     the source positions that hold unknown words, points at which one; a
     word not copied yet comes first (``copy_position``). A name of several
     words ("ana silva") is one ``<unk>`` per word, in order: a run of
-    ``<unk>`` copies a run of unknown source words from its first word on
-    (``copy_positions``), so the name comes whole and in order. In a gendered
+    ``<unk>`` copies the run of adjacent unknown source words its attention
+    reads most, then the next word after each copy (``copy_positions``), so
+    the name comes whole and in order. In a gendered
     vocabulary (``Vocab.unknown_ids``) ``<unk:f>`` and ``<unk:m>`` are unknown words too.
     """
     # source positions of unknown words: <unk>, or <unk:f> / <unk:m> for a name of known gender
