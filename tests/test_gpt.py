@@ -492,6 +492,26 @@ def test_the_translators_translate_says_a_gpt_has_its_own(model):
             call("the cat", model)
 
 
+def test_a_tuple_from_load_pretrained_says_to_pass_the_model_alone(model):
+    """``translate(text, load_pretrained())`` passes the translator's (model, src_vocab,
+    tgt_vocab): both decoders said only "got a tuple"."""
+    triple = (build_translator(PRESETS["tiny"], model.vocab, model.vocab), model.vocab, model.vocab)
+    for call in (translator_translate, translate):
+        with pytest.raises(ValueError) as info:
+            call("the cat", triple)
+        message = str(info.value)
+        assert "got a tuple of 3 (Translator, Vocab, Vocab)" in message, message
+        assert "pass the model alone, its first item" in message, message
+    with pytest.raises(ValueError, match=r"translates with tutorlib\.translator\.translate"):
+        translate("the cat", triple)
+    for call in (translator_translate, translate):  # a path where its model was meant
+        with pytest.raises(ValueError, match=r"got a str \('runs/a.pt', a file name\?\): load"):
+            call("the cat", "runs/a.pt")
+    with pytest.raises(ValueError) as info:  # anything else names its type alone
+        translator_translate("the cat", 3)
+    assert str(info.value).endswith("got a int")
+
+
 def test_training_resumes_to_the_same_weights(pairs, vocab, tmp_path):
     """train()'s checkpoints hold a GPT too: stopped at step 3 and resumed, it ends where an
     uninterrupted run does.

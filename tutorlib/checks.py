@@ -21,6 +21,7 @@ importing torch.
 from __future__ import annotations
 
 import math
+import os
 from numbers import Integral, Real
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "dropout_probability",
     "head_width",
     "shape_str",
+    "model_hint",
     "token_shape",
     "attention_shapes",
 ]
@@ -59,6 +61,31 @@ def whole_number(
             span = f"at most {maximum}"
         raise ValueError(f"{name} must be {span}, got {value}{cause}")
     return value
+
+
+def model_hint(value) -> str:
+    """What to pass instead, when a decoder that wants one model gets a tuple, a list or a file
+    name; ``""`` for anything else.
+
+    The translator's ``load_pretrained()`` and ``load_checkpoint()`` return ``(model,
+    src_vocab, tgt_vocab)``: ``translate(text, load_pretrained())`` is a slip whose error should
+    say " of 3 (Translator, Vocab, Vocab): ... pass the model alone"; so is a checkpoint's path
+    where its model was meant.
+    """
+    if isinstance(value, (str, os.PathLike)):
+        return (
+            f" ({str(value)!r}, a file name?): load the model first, model, _, _ = "
+            "load_checkpoint(path) for the translator, model = tutorlib.gpt.load_gpt(path) for "
+            "a GPT"
+        )
+    if not isinstance(value, (tuple, list)):
+        return ""
+    kinds = ", ".join(type(item).__name__ for item in value[:4]) + ", ..." * (len(value) > 4)
+    return (
+        f" of {len(value)} ({kinds}): the translator's load_pretrained() and load_checkpoint() "
+        "return (model, src_vocab, tgt_vocab); pass the model alone, its first item "
+        "(model, _, _ = load_pretrained())"
+    )
 
 
 def head_width(d_model: int, num_heads: int, *, name: str = "d_model", context: str = "") -> int:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..checks import finite_number, whole_number
+from ..checks import finite_number, model_hint, whole_number
 from ..nn import causal_attention_mask, padding_attention_mask
 from .cache import KVCache
 from .copying import copy_positions
@@ -564,11 +564,12 @@ def translate_sentences(
         whole_number("max_len", max_len, 1, hint="the most words a translation may have")
     if model is None:
         raise ValueError(NO_MODEL)
-    if not hasattr(model, "encode"):  # a GPT, or no model at all: no encoder to read with
+    if not (isinstance(model, torch.nn.Module) and hasattr(model, "encode")):
+        # a GPT, or no model at all (a str has .encode too): no encoder to read with
         gpt = hasattr(type(model), "tokenizer")  # a property: on the class, never run
         raise ValueError(
             "tutorlib.translator.translate needs the encoder-decoder translator (a Translator), "
-            f"got a {type(model).__name__}"
+            f"got a {type(model).__name__}{model_hint(model)}"
             + (": a GPT translates with tutorlib.gpt.translate(sentences, model)" * gpt)
         )
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)

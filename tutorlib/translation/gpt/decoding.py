@@ -21,7 +21,7 @@ import re
 
 import torch
 
-from ...checks import finite_number, whole_number
+from ...checks import finite_number, model_hint, whole_number
 from ..cache import KVCache
 from ..copying import copy_positions
 from ..data import BOS_ID, PAD_ID, detokenize, is_punctuation, tokenize
@@ -441,8 +441,9 @@ def translate(
         raise ValueError(NO_MODEL)
     if not isinstance(model, GPT):
         raise ValueError(
-            f"tutorlib.gpt.translate needs a GPT, got {type(model).__name__}; the encoder-decoder "
-            "translator has its own, tutorlib.translator.translate"
+            f"tutorlib.gpt.translate needs a GPT, got a {type(model).__name__}"
+            f"{model_hint(model)}; the encoder-decoder translator translates with "
+            "tutorlib.translator.translate(sentences, model)"
         )
     if model.vocab is None:
         model.tokenizer  # noqa: B018 (raises the error that says what to pass)
