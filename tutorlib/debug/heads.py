@@ -389,8 +389,7 @@ def false_friends() -> frozenset[str]:
     the English ("pizza", "pizzas", "hospital")."""
     alike = {en for n in NOUNS for en, pt in ((n.en, n.pt), (n.en_pl, n.pt_pl)) if en and en == pt}
     shared = english_words() & portuguese_words()
-    # "x": the stand-in name with which the grammar lists its forms ("mr x"), not a word
-    return frozenset(w for w in shared - alike - {"x"} if not is_punctuation(w))
+    return frozenset(w for w in shared - alike if not is_punctuation(w))
 
 
 def _translator_patterns(model: nn.Module, pairs: list) -> dict:

@@ -36,14 +36,14 @@ _PIECE = re.compile(r"^([^\w'\u2019]*)([A-Za-z]+)([^\w'\u2019]*)$")
 @functools.lru_cache(maxsize=1)
 def typo_words() -> tuple[str, ...]:
     """The words a typo may be read as: the phrasebook's English words (``english_words``)
-    made of letters alone (no "," and no "x", the grammar's stand-in for a name), sorted.
+    made of letters alone (no ","), sorted.
 
     This list, ``not_typos()`` and ``one_edit`` are all ``read_typos`` needs: what a mirror
     of the rule in another language would copy.
 
     Derived in chapter 10 (Translating and evaluating).
     """
-    return tuple(sorted(w for w in english_words() if w.isalpha() and w != "x"))
+    return tuple(sorted(w for w in english_words() if w.isalpha()))
 
 
 @functools.lru_cache(maxsize=1)

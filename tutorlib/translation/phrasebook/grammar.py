@@ -406,6 +406,11 @@ def combinations(spec) -> set[tuple[str, str, str]]:
     return out
 
 
+# The name with which ``_all_shapes`` lists the forms around a name ("mr x"): no word of either
+# language, so ``_words_of`` and ``lexicon_words`` leave it out.
+STAND_IN = "x"
+
+
 def english_words() -> set[str]:
     """Every English word the grammar can write (names and numbers in digits aside)."""
     return _words_of(0)
@@ -431,7 +436,7 @@ def lexicon_words() -> set[str]:
         words.update(
             w for w in (v.en, v.en_3s, v.en_past, v.inf, *v.present.values(), *v.past.values()) if w
         )
-    return words
+    return words - {STAND_IN}
 
 
 # Words no name may be besides the lexicon's: contracted forms the phrasebook never writes.
@@ -444,7 +449,7 @@ def _words_of(side: int) -> set[str]:
         for tense_spec in spec:
             for contracted in (False, True):  # "i am", "does not" and "i'm", "doesn't"
                 words.update(render(tense_spec, contracted)[side].replace(",", " ,").split())
-    return words
+    return words - {STAND_IN}
 
 
 def _all_shapes():
@@ -478,9 +483,9 @@ def _all_shapes():
         yield [Sentence("intrans", Pron("i"), False, False, "run", TIMES[time][1][0], time)]
     yield [Phrase(en, pt) for en, pt in PHRASES]
     yield [Reply(word, Phrase("thank you", "obrigado")) for word in REPLIES]
-    yield [Sentence("np", Name("x", title)) for title in TITLES]
+    yield [Sentence("np", Name(STAND_IN, title)) for title in TITLES]
     yield [
-        Sentence("np", Name("x", relation=r, owner=o, gender=g))
+        Sentence("np", Name(STAND_IN, relation=r, owner=o, gender=g))
         for r in RELATIONS
         for o in ("my", "your")
         for g in ("f", "m")
@@ -489,8 +494,8 @@ def _all_shapes():
     yield [
         Sentence("where", Pron("you")),
         Sentence("what", Pron("she"), x="want"),
-        Sentence("name", Pron("i"), x=Name("x")),
-        Sentence("name", Pron("you"), x=Name("x")),
+        Sentence("name", Pron("i"), x=Name(STAND_IN)),
+        Sentence("name", Pron("you"), x=Name(STAND_IN)),
         Sentence("np", NP("a", "apple", False)),
         Sentence("np", NP("a", "cat", False)),  # "a" itself ("an apple" writes "an")
         Sentence("loc", Pron("i"), x=NP("the", "beach", False)),
