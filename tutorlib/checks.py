@@ -31,6 +31,7 @@ __all__ = [
     "head_width",
     "shape_str",
     "model_hint",
+    "a_or_an",
     "token_shape",
     "attention_shapes",
 ]
@@ -63,29 +64,37 @@ def whole_number(
     return value
 
 
-def model_hint(value) -> str:
+def model_hint(value, wanted: type | None = None) -> str:
     """What to pass instead, when a decoder that wants one model gets a tuple, a list or a file
     name; ``""`` for anything else.
 
     The translator's ``load_pretrained()`` and ``load_checkpoint()`` return ``(model,
     src_vocab, tgt_vocab)``: ``translate(text, load_pretrained())`` is a slip whose error should
     say " of 3 (Translator, Vocab, Vocab): ... pass the model alone"; so is a checkpoint's path
-    where its model was meant.
+    where its model was meant. With ``wanted`` (the class the decoder reads), a tuple whose first
+    item is not one is only described: passing that item alone would not help.
     """
     if isinstance(value, (str, os.PathLike)):
         return (
             f" ({str(value)!r}, a file name?): load the model first, model, _, _ = "
-            "load_checkpoint(path) for the translator, model = tutorlib.gpt.load_gpt(path) for "
-            "a GPT"
+            "tutorlib.translation.checkpoints.load_checkpoint(path) for the translator, model = "
+            "tutorlib.gpt.load_gpt(path) for a GPT"
         )
     if not isinstance(value, (tuple, list)):
         return ""
     kinds = ", ".join(type(item).__name__ for item in value[:4]) + ", ..." * (len(value) > 4)
+    if wanted is not None and not (value and isinstance(value[0], wanted)):
+        return f" of {len(value)} ({kinds})"
     return (
         f" of {len(value)} ({kinds}): the translator's load_pretrained() and load_checkpoint() "
         "return (model, src_vocab, tgt_vocab); pass the model alone, its first item "
         "(model, _, _ = load_pretrained())"
     )
+
+
+def a_or_an(word: str) -> str:
+    """``word`` behind its article: "a tuple", "an int"."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def head_width(d_model: int, num_heads: int, *, name: str = "d_model", context: str = "") -> int:

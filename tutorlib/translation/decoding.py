@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..checks import finite_number, model_hint, whole_number
+from ..checks import a_or_an, finite_number, model_hint, whole_number
 from ..nn import causal_attention_mask, padding_attention_mask
 from .cache import KVCache
-from .copying import copy_positions
+from .copying import copy_positions, unknown_gender_notice
 from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .guards import (
     MAX_RUN,
@@ -516,6 +516,11 @@ def _copy_unknown(
             f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
             f"vocabulary: {'; '.join(dict.fromkeys(said))}",
         )
+    if src_vocab.gendered:  # a name the list gives no gender after "friend": amigo, said
+        plain = [j for j in unknown_at if src_ids[j] == UNK_ID]
+        gender = unknown_gender_notice(result.source_tokens, plain, tokens)
+        if gender:
+            _add_notice(result, gender)
     if dropped:
         extra = (
             f"the model wrote {dropped} unknown word{'s' if dropped > 1 else ''} (<unk>) but the "
@@ -569,7 +574,7 @@ def translate_sentences(
         gpt = hasattr(type(model), "tokenizer")  # a property: on the class, never run
         raise ValueError(
             "tutorlib.translator.translate needs the encoder-decoder translator (a Translator), "
-            f"got a {type(model).__name__}{model_hint(model)}"
+            f"got {a_or_an(type(model).__name__)}{model_hint(model, torch.nn.Module)}"
             + (": a GPT translates with tutorlib.gpt.translate(sentences, model)" * gpt)
         )
     src_vocab, tgt_vocab = model_vocabs(model, src_vocab, tgt_vocab)

@@ -21,10 +21,10 @@ import re
 
 import torch
 
-from ...checks import finite_number, model_hint, whole_number
+from ...checks import a_or_an, finite_number, model_hint, whole_number
 from ..cache import KVCache
-from ..copying import copy_positions
-from ..data import BOS_ID, PAD_ID, detokenize, is_punctuation, tokenize
+from ..copying import copy_positions, unknown_gender_notice
+from ..data import BOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
 from ..sentences import as_sentences, not_english, split_texts, tell
@@ -386,6 +386,17 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     return detokenize(words)
 
 
+def _gender_notice(model: GPT, typed: list[str], src: list[int], text: str) -> str:
+    """The translator's notice for a name of no known gender after "friend" (``copying.
+    unknown_gender_notice``), for a GPT on words with a gendered vocabulary; a GPT on BPE reads
+    the name's letters and guesses, and says nothing."""
+    vocab = model.vocab
+    if not (isinstance(vocab, Vocab) and vocab.gendered):
+        return ""
+    plain = [j for j, i in enumerate(src) if i == UNK_ID]
+    return unknown_gender_notice(typed, plain, tokenize(text, lower=False))
+
+
 def translate(
     sentences,
     model: GPT | None = None,
@@ -441,8 +452,8 @@ def translate(
         raise ValueError(NO_MODEL)
     if not isinstance(model, GPT):
         raise ValueError(
-            f"tutorlib.gpt.translate needs a GPT, got a {type(model).__name__}"
-            f"{model_hint(model)}; the encoder-decoder translator translates with "
+            f"tutorlib.gpt.translate needs a GPT, got {a_or_an(type(model).__name__)}"
+            f"{model_hint(model, GPT)}; the encoder-decoder translator translates with "
             "tutorlib.translator.translate(sentences, model)"
         )
     if model.vocab is None:
@@ -496,6 +507,9 @@ def translate(
                 missing = _missing_copies(checked[i][0], texts[i])
                 if missing:  # said with the typos, in the one notice of the text
                     checked[i][2].append(_missing_notice(missing))
+                gender = _gender_notice(model, checked[i][0], checked[i][1], texts[i])
+                if gender:
+                    checked[i][2].append(gender)
     joined = [
         "" if i in failed else " ".join(texts[k] for k in owner if texts[k])
         for i, owner in enumerate(owners)
