@@ -470,10 +470,13 @@ def test_shipped_model_agrees_with_the_gender_of_a_name_after_a_relation(pretrai
         "my neighbor Ingrid Olsen is happy.": "minha vizinha Ingrid Olsen está feliz.",
         "my doctor Priya is busy.": "meu médico Priya está ocupado.",
     }
-    quiet = {"on_notice": lambda i, m: None}
-    got = translate(list(cases), model, **quiet)
+    notices = {}
+    got = translate(list(cases), model, on_notice=lambda i, m: notices.setdefault(i, m))
     right = sum(g == want for g, want in zip(got, cases.values()))
     assert right >= 4, list(zip(got, cases.values()))
+    # the masculine for "Priya" is said (copying.unknown_gender_notice), for the others nothing
+    gender = [i for i, m in notices.items() if "gives no gender" in m]
+    assert gender == ([4] if "médico" in got[4] else []), notices
     assert all(
         name in g for g, name in zip(got, ["Maria", "Kwame", "Fatima", "Ingrid Olsen", "Priya"])
     )
@@ -1168,6 +1171,28 @@ def test_a_name_written_twice_comes_twice_whole():
     weights = torch.tensor([[0.9, 0.1], [0.6, 0.4], [0.5, 0.5], [0.9, 0.1], [0.8, 0.2]])
     unknown_out = [True, True, False, True, True]
     assert copying.copy_positions(weights, unknown_out, [0, 1]) == {0: 0, 1: 1, 3: 0, 4: 1}
+
+
+def test_a_name_of_no_known_gender_after_friend_is_said():
+    """copying.unknown_gender_notice: a plain <unk> after a relation that follows the person, and
+    the relation's masculine in the translation; nothing when the relation came out feminine,
+    says the gender itself ("sister"), or the word is no plain <unk>."""
+    notice = copying.unknown_gender_notice
+    said = notice(["My", "friend", "Priya", "is", "tired"], [2], "meu amigo Priya está".split())
+    assert said == (
+        'the course\'s list of names gives no gender for "Priya": "friend" before it is written '
+        "for a man (amigo), as Portuguese does for a person of unknown gender"
+    )
+    assert notice(["my", "friend", "Priya"], [2], ["minha", "amiga", "Priya"]) == ""
+    assert notice(["my", "sister", "Priya"], [2], ["minha", "irmã", "Priya"]) == ""
+    assert notice(["my", "friend", "Priya"], [], ["meu", "amigo", "Priya"]) == ""  # <unk:f>
+    assert notice(["Priya", "is", "tired"], [0], ["Priya", "está", "cansado"]) == ""
+    two = notice(
+        "I saw my doctor Olga and my FRIEND Nkechi".split(),
+        [4, 8],
+        "vi meu médico Olga e meu amigo Nkechi".split(),
+    )
+    assert two.count("gives no gender") == 2 and '"doctor"' in two and "(amigo)" in two
 
 
 def test_copy_positions_follow_names_and_leave_single_words_to_attention():

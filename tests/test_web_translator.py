@@ -110,6 +110,10 @@ RELATIONS = [
     "Dr Maria is busy.",
     "MY FRIEND MARIA IS TIRED.",
     "my friend Zoë is happy.",
+    # a name the list gives no gender after a relation that follows it: a notice
+    # (copying.unknown_gender_notice), once per name
+    "I saw my teacher Olga and my friend Nkechi.",
+    "MY FRIEND PRIYA IS TIRED.",
 ]
 # two or more unknown words (copying.copy_position: a word not copied yet first): in the first
 # two the second <unk>'s attention points at the first name, and a copy by attention alone writes

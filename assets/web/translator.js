@@ -395,6 +395,22 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
     addNotice(result, `${said.length > 1 ? "these words are" : "this word is"} not in the translator's ` +
       `vocabulary: ${[...new Set(said)].join("; ")}`);
   }
+  // copying.unknown_gender_notice: a name the list gives no gender after "friend", "doctor"...
+  const relations = new Map(Object.entries(spec.relations ?? {}));
+  if (relations.size) {
+    const written = new Set(tokens.map((w) => w.toLowerCase()));
+    const genderSaid = [];
+    for (const j of unknownAt) {
+      const relation = j > 0 ? result.sourceTokens[j - 1].toLowerCase() : "";
+      if (srcIds[j] === spec.specials.unk && relations.has(relation) &&
+          written.has(relations.get(relation))) {
+        genderSaid.push(`the course's list of names gives no gender for "${result.sourceTokens[j]}": ` +
+          `"${relation}" before it is written for a man (${relations.get(relation)}), as ` +
+          "Portuguese does for a person of unknown gender");
+      }
+    }
+    if (genderSaid.length) addNotice(result, [...new Set(genderSaid)].join("; "));
+  }
   if (dropped) {
     addNotice(result, `the model wrote ${dropped} unknown word${dropped > 1 ? "s" : ""} (<unk>) but the ` +
       "sentence has no unknown word to copy: dropped");

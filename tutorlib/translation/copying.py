@@ -10,12 +10,21 @@ encoder–decoder (``decoding``), the GPT on words (``gpt.decoding``) and, in Ja
 in-page translator (``assets/web/translator.js``). Torch tensors or anything indexable by a
 list of positions.
 
+``unknown_gender_notice`` says where a copied name of no known gender follows a relation whose
+Portuguese follows the person ("my friend Priya": *meu amigo Priya*).
+
 Derived in chapter 10 (Translating and evaluating).
 """
 
 from __future__ import annotations
 
-__all__ = ["copy_position", "copy_positions"]
+from .phrasebook.lexicon import NOUN, RELATION_FEMININE
+
+__all__ = ["copy_position", "copy_positions", "unknown_gender_notice", "UNKNOWN_GENDER"]
+
+# The relations whose Portuguese follows the person's gender ("friend": amigo or amiga), each with
+# the masculine that Portuguese writes for a person whose gender is unknown.
+UNKNOWN_GENDER = {relation: NOUN[relation].pt for relation in RELATION_FEMININE}
 
 
 def copy_position(weights, unknown_at, copied=(), own_kind=()) -> int:
@@ -103,3 +112,28 @@ def copy_positions(weights, unknown_out, unknown_at, own_kind=None) -> dict[int,
                 j = copy_position(weights[t], unknown_at, taken, kind)
         copied[t] = previous = j
     return dict(sorted(copied.items()))
+
+
+def unknown_gender_notice(source_words, plain_unknown_at, output_words) -> str:
+    """``""``, or what a learner must know when a name the course's list of names gives no
+    gender follows "friend", "teacher", "neighbor", "student" or "doctor" and the translation
+    holds that relation's masculine.
+
+    A word model reads such a name as a plain ``<unk>`` (a first name of known gender is
+    ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender, as
+    Portuguese writes it: "My friend Priya is tired." -> *meu amigo Priya está cansado.*, right
+    for a man and wrong for a woman, with nothing in the text to say so. ``source_words``: the
+    sentence's words as typed; ``plain_unknown_at``: the positions of its words read as a plain
+    ``<unk>``; ``output_words``: the translation's words.
+    """
+    written = {w.lower() for w in output_words}
+    said = []
+    for j in plain_unknown_at:
+        relation = source_words[j - 1].lower() if j > 0 else ""
+        if relation in UNKNOWN_GENDER and UNKNOWN_GENDER[relation] in written:
+            said.append(
+                f'the course\'s list of names gives no gender for "{source_words[j]}": '
+                f'"{relation}" before it is written for a man ({UNKNOWN_GENDER[relation]}), as '
+                "Portuguese does for a person of unknown gender"
+            )
+    return "; ".join(dict.fromkeys(said))

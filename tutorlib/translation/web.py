@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import data, guards, sentences, typos
+from . import copying, data, guards, sentences, typos
 from .checkpoints import load_pretrained
 from .decoding import ALIGN_LAYER, REPEATED_WORD
 from .phrasebook.lexicon import TITLES
@@ -126,6 +126,8 @@ def web_rules(model) -> dict:
         # a gendered source vocabulary reads an unknown first name's gender (Vocab.token_to_id):
         # the page needs the name list's genders (world.gender_of); none for another vocabulary
         "genders": _genders() if src_vocab.gendered else {},
+        # and says when a name of no known gender follows "friend" (copying.unknown_gender_notice)
+        "relations": dict(copying.UNKNOWN_GENDER) if src_vocab.gendered else {},
         "specials": {
             "pad": data.PAD_ID,
             "bos": data.BOS_ID,
