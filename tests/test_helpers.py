@@ -231,3 +231,18 @@ def test_progress_redraws_per_share_of_the_steps_whatever_the_clock(monkeypatch,
 def test_progress_refuses_impossible_counts(kwargs, words):
     with pytest.raises(ValueError, match=words):
         display.Progress(**kwargs, disable=True)
+
+
+def test_a_colour_follows_the_printed_number():
+    """Two tables whose numbers differ only below the printed places are the same HTML: another
+    CPU's last bits of a weight moved a colour across a step of the map, and a stored chapter
+    output with it (chapter 10's explorer on an Intel Xeon against an AMD EPYC)."""
+    w = np.array([[0.0401, 0.9599], [0.5, 0.5]])
+    nudged = w + np.array([[0.0038, -0.0038], [0.0, 0.0]])  # 0.0439 still prints 0.04
+    rows, cols = ["a", "b"], ["c", "d"]
+    assert display.weights_heatmap_html(w, rows, cols) == (
+        display.weights_heatmap_html(nudged, rows, cols)
+    )
+    m, n = display.matrix(w), display.matrix(nudged, decimals=2)
+    assert display.matrix(w, decimals=2)._repr_html_() == n._repr_html_()
+    assert m._repr_html_() != display.matrix(w + 0.02)._repr_html_()  # a printed change shows

@@ -153,6 +153,14 @@ def text_colour(rgb) -> str:
     return "#000000" if on_black >= on_white else "#ffffff"
 
 
+def shown(x: float, decimals: int) -> float:
+    """``x`` as a table prints it with ``decimals`` places: what its colour is made from, so that
+    a cell's colour changes only where its printed number does (another CPU's last bits of a
+    weight would otherwise move a colour across a step of the map, and a stored output with it).
+    """
+    return float(f"{x:.{decimals}f}")
+
+
 def shade(x: float, lo: float, hi: float, cmap: str = DEFAULT_CMAP) -> tuple[str, str]:
     """Background and text colour of the value ``x`` on ``cmap`` scaled from ``lo`` to ``hi``."""
     from matplotlib import colormaps
@@ -215,8 +223,10 @@ class LabelledMatrix:
             return [[plain] * self.values.shape[1] for _ in self.values]
         finite = self.values[np.isfinite(self.values)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        d = self.decimals  # each colour from the number as printed (``shown``)
+        lo, hi = shown(lo, d), shown(hi, d)
         return [
-            [shade(x, lo, hi, self.cmap) if np.isfinite(x) else plain for x in row]
+            [shade(shown(x, d), lo, hi, self.cmap) if np.isfinite(x) else plain for x in row]
             for row in self.values
         ]
 
@@ -559,7 +569,7 @@ def weights_heatmap_html(
                     f"{_mark('✕', 'hidden')}</td>"
                 )
             else:
-                bg, fg = shade(w[i, j], 0.0, top)
+                bg, fg = shade(shown(w[i, j], decimals), 0.0, shown(top, decimals))
                 cells.append(
                     f'<td style="{_CELL};background:{bg};color:{fg}">{w[i, j]:.{decimals}f}</td>'
                 )
