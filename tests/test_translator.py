@@ -1173,26 +1173,65 @@ def test_a_name_written_twice_comes_twice_whole():
     assert copying.copy_positions(weights, unknown_out, [0, 1]) == {0: 0, 1: 1, 3: 0, 4: 1}
 
 
+def _gender_notice(source: str, plain: list[int], output: str, copied: dict[int, int]) -> str:
+    return copying.unknown_gender_notice(source.split(), plain, output.split(), copied)
+
+
 def test_a_name_of_no_known_gender_after_friend_is_said():
-    """copying.unknown_gender_notice: a plain <unk> after a relation that follows the person, and
-    the relation's masculine in the translation; nothing when the relation came out feminine,
-    says the gender itself ("sister"), or the word is no plain <unk>."""
-    notice = copying.unknown_gender_notice
-    said = notice(["My", "friend", "Priya", "is", "tired"], [2], "meu amigo Priya está".split())
+    """copying.unknown_gender_notice: a plain <unk> that the translation copied, after a
+    relation that follows the person, and the relation's masculine right before the copy;
+    nothing when the relation came out feminine, says the gender itself ("sister"), or the
+    word is no plain <unk>."""
+    said = _gender_notice("My friend Priya is tired", [2], "meu amigo <unk> está", {2: 2})
     assert said == (
-        'the course\'s list of names gives no gender for "Priya": "friend" before it is written '
-        "for a man (amigo), as Portuguese does for a person of unknown gender"
+        'the course\'s list of names gives no gender for "Priya": "friend" before it is '
+        "written in the masculine (amigo), as Portuguese does when the gender is unknown"
     )
-    assert notice(["my", "friend", "Priya"], [2], ["minha", "amiga", "Priya"]) == ""
-    assert notice(["my", "sister", "Priya"], [2], ["minha", "irmã", "Priya"]) == ""
-    assert notice(["my", "friend", "Priya"], [], ["meu", "amigo", "Priya"]) == ""  # <unk:f>
-    assert notice(["Priya", "is", "tired"], [0], ["Priya", "está", "cansado"]) == ""
-    two = notice(
-        "I saw my doctor Olga and my FRIEND Nkechi".split(),
+    assert _gender_notice("my friend Priya", [2], "minha amiga <unk>", {2: 2}) == ""
+    assert _gender_notice("my sister Priya", [2], "minha irmã <unk>", {2: 2}) == ""
+    assert _gender_notice("my friend Priya", [], "meu amigo <unk>", {2: 2}) == ""  # <unk:f>
+    assert _gender_notice("Priya is tired", [0], "<unk> está cansado", {0: 0}) == ""
+    two = _gender_notice(
+        "I saw my doctor Olga and my FRIEND Nkechi",
         [4, 8],
-        "vi meu médico Olga e meu amigo Nkechi".split(),
+        "vi meu médico <unk> e meu amigo <unk>",
+        {3: 4, 7: 8},
     )
     assert two.count("gives no gender") == 2 and '"doctor"' in two and "(amigo)" in two
+
+
+def test_the_gender_notice_needs_a_copied_name_right_after_the_relation():
+    """Session 48's read found the notice said of any plain <unk> after a relation and of the
+    masculine anywhere in the translation. Now: a word of letters (":", "(" and "42" are no
+    name; "'s" is left out of "Priya's"), copied (a dropped name has its own notice), the
+    masculine right before the copy (another teacher's "professor" does not count), a comma
+    or "Dr" between allowed on either side, and the relations' plurals."""
+    assert _gender_notice("my friend : Priya", [2], "meu amigo : <unk>", {3: 2}) == ""
+    assert _gender_notice("my friend ( Priya )", [2], "meu amigo ( <unk> )", {3: 2}) == ""
+    assert _gender_notice("my friend 42 is here", [2], "meu amigo <unk> está", {2: 2}) == ""
+    possessive = _gender_notice("my friend Priya's dog", [2], "o cão do meu amigo <unk>", {5: 2})
+    assert '"Priya"' in possessive and "Priya's" not in possessive
+    # dropped: the translation copied nothing from it
+    assert _gender_notice("my good friend Priya", [3], "meu bom amigo", {}) == ""
+    # the masculine belongs to another person
+    other = "our teacher Priya and the teacher are busy"
+    assert _gender_notice(other, [2], "nossa professora <unk> e o professor", {2: 2}) == ""
+    assert _gender_notice(other, [2], "o professor e <unk> estão", {3: 2}) == ""
+    # a name copied twice: the first copy is the one after the relation
+    twice = _gender_notice("my friend Priya", [2], "meu amigo <unk> , <unk>", {2: 2, 4: 2})
+    assert '"Priya"' in twice
+    # a comma, a title, a plural relation
+    comma = _gender_notice("my friend , Priya , is tired", [3], "meu amigo , <unk> , está", {3: 3})
+    assert '"friend"' in comma and "(amigo)" in comma
+    title = _gender_notice("my friend Dr Priya", [3], "meu amigo doutor <unk>", {3: 3})
+    assert '"friend"' in title
+    many = _gender_notice(
+        "my friends Priya and Nkechi", [2, 4], "meus amigos <unk> e <unk>", {2: 2, 4: 4}
+    )
+    assert many.count("gives no gender") == 1 and "(amigos)" in many and '"Priya"' in many
+    # any case of the relation, and a name of letters beyond ASCII, an apostrophe or a hyphen
+    assert _gender_notice("MY FRIEND Nkechi-Zoë", [2], "MEU AMIGO <unk>", {2: 2})
+    assert _gender_notice("my friend O'Neil", [2], "meu amigo <unk>", {2: 2})
 
 
 def test_copy_positions_follow_names_and_leave_single_words_to_attention():

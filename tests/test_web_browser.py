@@ -35,6 +35,7 @@ from test_browser import (
 from test_browser import run_axe as _run_axe
 from test_web_translator import python_lines
 
+from tutorlib.display import shade
 from tutorlib.explorers import translator_view
 from tutorlib.translation.checkpoints import load_pretrained
 from tutorlib.translation.web import rounded_model
@@ -62,13 +63,20 @@ READ = """(n) => {
       : [],
     rows: table ? [...table.querySelectorAll("tbody tr")].map((tr) => ({
       label: tr.querySelector("th").textContent,
-      cells: [...tr.querySelectorAll("td")].map((td) => Number(td.textContent)) })) : [],
+      cells: [...tr.querySelectorAll("td")].map((td) => Number(td.textContent)),
+      colours: [...tr.querySelectorAll("td")].map((td) => td.style.backgroundColor) })) : [],
     focusRing: getComputedStyle(document.activeElement).outlineStyle,
     active: document.activeElement.id || document.activeElement.tagName,
     scrollWidth: document.documentElement.scrollWidth,
     firstMs: Number(box.dataset.firstMs), ms: Number(box.dataset.ms),
   };
 }"""
+
+
+def _rgb(hex_colour: str) -> str:
+    """``"#00204c"`` as the page's style reads it back: ``"rgb(0, 32, 76)"``."""
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
 
 
 def python_says(model, line: str, beam: int) -> tuple[str, list[str]]:
@@ -185,6 +193,10 @@ def test_chapter_10_translates_a_typed_sentence_by_keyboard(book, models, viewpo
             _, weights, _ = translator_view(rounded, SENTENCE, 1, 0, None)
         shown = np.array([row["cells"] for row in seen["rows"]])
         assert shown.shape == weights.shape and np.abs(shown - weights).max() <= 0.0051
+        # each cell coloured as Python colours the number it prints (display.shown)
+        for row in seen["rows"]:
+            want = [_rgb(shade(cell, 0.0, shown.max())[0]) for cell in row["cells"]]
+            assert row["colours"] == want, row
         assert seen["title"] == "cross-attention, decoder layer 1 of 3, mean of the heads"
         assert seen["scrollWidth"] <= viewport["width"], "the page scrolls sideways"
         name = f"chapter10-{viewport['width']}"

@@ -114,6 +114,16 @@ RELATIONS = [
     # (copying.unknown_gender_notice), once per name
     "I saw my teacher Olga and my friend Nkechi.",
     "MY FRIEND PRIYA IS TIRED.",
+    # and where it must not be said, or be said of the name alone (session 48's read)
+    "my friend: Priya is tired.",
+    "my friend, Priya, is tired.",
+    "my friend Dr Priya is tired.",
+    "our teacher Priya and the teacher are busy.",
+    "my friend Priya's dog is here.",
+    "my good friend Priya is tired.",
+    "my friends Priya and Nkechi are tired.",
+    "my friend 42 is tired.",
+    "my friend O'Neil is tired.",
 ]
 # two or more unknown words (copying.copy_position: a word not copied yet first): in the first
 # two the second <unk>'s attention points at the first name, and a copy by attention alone writes

@@ -21,9 +21,12 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** One (T, S) weight table as course.css and tutorlib.display.weights_heatmap_html draw it. */
+/** One (T, S) weight table as course.css and tutorlib.display.weights_heatmap_html draw it: a
+ * cell's colour comes from its number as printed, to 2 decimals (display.shown), so that the
+ * page and Python colour a printed number alike. */
 function heatmap(weights, rows, columns, title, palette) {
-  const top = Math.max(...weights.flat(), 0) || 1;
+  const shown = (w) => Number(w.toFixed(2));
+  const top = shown(Math.max(...weights.flat(), 0)) || 1;
   const table = el("table", { class: "tutorlib-heatmap tutorlib-live-heatmap" });
   table.append(el("caption", { class: "tutorlib-announce", text: title })); // read, not shown:
   const headRow = el("tr", {}, el("th", { scope: "col", text: "query ↓ key →" }));
@@ -33,7 +36,7 @@ function heatmap(weights, rows, columns, title, palette) {
   weights.forEach((row, t) => {
     const tr = el("tr", {}, el("th", { scope: "row", text: rows[t] }));
     row.forEach((w) => {
-      const x = Math.min(Math.max(w / top, 0), 1);
+      const x = Math.min(Math.max(shown(w) / top, 0), 1);
       const [bg, fg] = palette[Math.min(Math.floor(x * palette.length), palette.length - 1)];
       const td = el("td", { text: w.toFixed(2) });
       td.style.background = bg;

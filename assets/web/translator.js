@@ -309,6 +309,20 @@ function unknownId(reader, word) {
   return id ?? reader.spec.specials.unk;
 }
 
+// copying.unknown_gender_notice's rules: what may stand between a relation and the name, what
+// a name is (letters, an apostrophe or hyphen inside) and a final "'s" left out of it
+const SKIP_SOURCE = new Set([",", "dr", "dr."]);
+const SKIP_OUTPUT = new Set([",", "dr", "dr.", "doutor", "doutora"]);
+const NAME_LETTERS = /^\p{L}+(?:['\u2019-]\p{L}+)*$/u;
+const POSSESSIVE = /['\u2019]s$/i;
+
+/** The word before position at, past any words of skip (any case); "" for none. */
+function wordBefore(words, at, skip) {
+  at -= 1;
+  while (at >= 0 && skip.has(words[at].toLowerCase())) at -= 1;
+  return at >= 0 ? words[at] : "";
+}
+
 /** The decoder's ids -> the translation, each <unk> replaced by an unknown source word: the one
  * its cross-attention (the last layer, heads averaged) weighs most, of those not copied yet
  * first, and a name of several words whole and in order (copying.copy_positions); the notices
@@ -395,18 +409,25 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
     addNotice(result, `${said.length > 1 ? "these words are" : "this word is"} not in the translator's ` +
       `vocabulary: ${[...new Set(said)].join("; ")}`);
   }
-  // copying.unknown_gender_notice: a name the list gives no gender after "friend", "doctor"...
+  // copying.unknown_gender_notice: a copied name the list gives no gender after "friend",
+  // "doctors"..., the relation's masculine right before it in the translation
   const relations = new Map(Object.entries(spec.relations ?? {}));
   if (relations.size) {
-    const written = new Set(tokens.map((w) => w.toLowerCase()));
+    const atOutput = new Map();  // source position -> the first output position that copies it
+    for (const [t, j] of [...result.copied].sort((a, b) => a[0] - b[0])) {
+      if (!atOutput.has(j)) atOutput.set(j, t);
+    }
     const genderSaid = [];
     for (const j of unknownAt) {
-      const relation = j > 0 ? result.sourceTokens[j - 1].toLowerCase() : "";
-      if (srcIds[j] === spec.specials.unk && relations.has(relation) &&
-          written.has(relations.get(relation))) {
-        genderSaid.push(`the course's list of names gives no gender for "${result.sourceTokens[j]}": ` +
-          `"${relation}" before it is written for a man (${relations.get(relation)}), as ` +
-          "Portuguese does for a person of unknown gender");
+      const name = result.sourceTokens[j].replace(POSSESSIVE, "");
+      const relation = wordBefore(result.sourceTokens, j, SKIP_SOURCE).toLowerCase();
+      if (srcIds[j] !== spec.specials.unk || !atOutput.has(j) || !NAME_LETTERS.test(name) ||
+          !relations.has(relation)) continue;
+      const masculine = relations.get(relation);
+      if (wordBefore(tokens, atOutput.get(j), SKIP_OUTPUT).toLowerCase() === masculine) {
+        genderSaid.push(`the course's list of names gives no gender for "${name}": "${relation}" ` +
+          `before it is written in the masculine (${masculine}), as Portuguese does when the ` +
+          "gender is unknown");
       }
     }
     if (genderSaid.length) addNotice(result, [...new Set(genderSaid)].join("; "));

@@ -18,13 +18,24 @@ Derived in chapter 10 (Translating and evaluating).
 
 from __future__ import annotations
 
+import re
+
 from .phrasebook.lexicon import NOUN, RELATION_FEMININE
 
 __all__ = ["copy_position", "copy_positions", "unknown_gender_notice", "UNKNOWN_GENDER"]
 
 # The relations whose Portuguese follows the person's gender ("friend": amigo or amiga), each with
 # the masculine that Portuguese writes for a person whose gender is unknown.
-UNKNOWN_GENDER = {relation: NOUN[relation].pt for relation in RELATION_FEMININE}
+# the relations in the plural too ("friends": amigos), for "my friends Priya and Olga".
+UNKNOWN_GENDER = {
+    **{relation: NOUN[relation].pt for relation in RELATION_FEMININE},
+    **{NOUN[relation].en_pl: NOUN[relation].pt_pl for relation in RELATION_FEMININE},
+}
+# what may stand between a relation and the name: a comma, a title that says no gender
+_SKIP_SOURCE = frozenset({",", "dr", "dr."})
+_SKIP_OUTPUT = frozenset({",", "dr", "dr.", "doutor", "doutora"})
+_JOINS = re.compile(r"['\u2019-]")  # inside a name: "O'Neil", "Jean-Pierre"
+_POSSESSIVE = re.compile(r"['\u2019]s$", re.IGNORECASE)
 
 
 def copy_position(weights, unknown_at, copied=(), own_kind=()) -> int:
@@ -114,26 +125,47 @@ def copy_positions(weights, unknown_out, unknown_at, own_kind=None) -> dict[int,
     return dict(sorted(copied.items()))
 
 
-def unknown_gender_notice(source_words, plain_unknown_at, output_words) -> str:
+def unknown_gender_notice(source_words, plain_unknown_at, output_words, copied) -> str:
     """``""``, or what a learner must know when a name the course's list of names gives no
-    gender follows "friend", "teacher", "neighbor", "student" or "doctor" and the translation
-    holds that relation's masculine.
+    gender follows "friend", "teacher", "neighbor", "student" or "doctor" (or their plurals)
+    and the translation writes that relation in the masculine right before the copied name.
 
     A word model reads such a name as a plain ``<unk>`` (a first name of known gender is
     ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender, as
     Portuguese writes it: "My friend Priya is tired." -> *meu amigo Priya está cansado.*, right
     for a man and wrong for a woman, with nothing in the text to say so. ``source_words``: the
     sentence's words as typed; ``plain_unknown_at``: the positions of its words read as a plain
-    ``<unk>``; ``output_words``: the translation's words.
+    ``<unk>``; ``output_words``: the translation's words, ``<unk>`` where it copies;
+    ``copied``: {output position: the source position it copies}.
+
+    Said only for a word of letters (an apostrophe or hyphen inside: "O'Neil"; a final "'s" is
+    left out of it) that the translation copied, with the relation before it in the source
+    and its masculine before it in the translation, a comma or "Dr" between them allowed on
+    either side ("my friend, Priya," and "my friend Dr Priya"; not "my friend: Priya").
     """
-    written = {w.lower() for w in output_words}
+    at_output = {}  # source position -> the first output position that copies it
+    for t, j in sorted(copied.items()):
+        at_output.setdefault(j, t)
     said = []
     for j in plain_unknown_at:
-        relation = source_words[j - 1].lower() if j > 0 else ""
-        if relation in UNKNOWN_GENDER and UNKNOWN_GENDER[relation] in written:
+        name = _POSSESSIVE.sub("", source_words[j])
+        relation = _before(source_words, j, _SKIP_SOURCE).lower()
+        is_name = all(part.isalpha() for part in _JOINS.split(name))
+        if j not in at_output or not is_name or relation not in UNKNOWN_GENDER:
+            continue
+        masculine = UNKNOWN_GENDER[relation]
+        if _before(output_words, at_output[j], _SKIP_OUTPUT).lower() == masculine:
             said.append(
-                f'the course\'s list of names gives no gender for "{source_words[j]}": '
-                f'"{relation}" before it is written for a man ({UNKNOWN_GENDER[relation]}), as '
-                "Portuguese does for a person of unknown gender"
+                f'the course\'s list of names gives no gender for "{name}": "{relation}" before '
+                f"it is written in the masculine ({masculine}), as Portuguese does when the "
+                "gender is unknown"
             )
     return "; ".join(dict.fromkeys(said))
+
+
+def _before(words, at: int, skip) -> str:
+    """The word before position ``at``, past any words of ``skip`` (any case); "" for none."""
+    at -= 1
+    while at >= 0 and words[at].lower() in skip:
+        at -= 1
+    return words[at] if at >= 0 else ""

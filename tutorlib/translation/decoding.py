@@ -518,7 +518,7 @@ def _copy_unknown(
         )
     if src_vocab.gendered:  # a name the list gives no gender after "friend": amigo, said
         plain = [j for j in unknown_at if src_ids[j] == UNK_ID]
-        gender = unknown_gender_notice(result.source_tokens, plain, tokens)
+        gender = unknown_gender_notice(result.source_tokens, plain, tokens, result.copied)
         if gender:
             _add_notice(result, gender)
     if dropped:

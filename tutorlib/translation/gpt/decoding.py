@@ -357,26 +357,34 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     GPT on BPE tokens has no ``<unk>``: it spells names out itself, in the lower case of its
     training text, and the names get their typed capitals back (``_with_names``).
     """
-    tok = model.tokenizer
-    if isinstance(tok, SubwordTokenizer):
-        return _with_names(typed, tok.decode(hyp))
+    if isinstance(model.tokenizer, SubwordTokenizer):
+        return _with_names(typed, model.tokenizer.decode(hyp))
+    return _copy_text(model, typed, hyp, _copied(model, src, hyp))
+
+
+def _copied(model: GPT, src: list[int], hyp: list[int]) -> dict[int, int]:
+    """{output position: the source position its ``<unk>`` copies}, for a GPT on words."""
     unk = model.vocab.unknown_ids  # <unk>, and <unk:f> / <unk:m> in a gendered vocabulary
     unknown_at = [j for j, i in enumerate(src) if i in unk]
+    if not unknown_at:
+        return {}
     weights = None
-    if unk.intersection(hyp) and unknown_at:
+    if unk.intersection(hyp):
         weights = cross_attention_pattern(model, src, hyp)[-1].mean(dim=0)  # (H, T, S) -> (T, S)
-    copied = {}
-    if unknown_at:
-        # one table for both sides: an output <unk:f> copies an uncopied source <unk:f> when there
-        # is one, an <unk> a source <unk> ("Lena and Tomas": <unk> and <unk:m>); any word not
-        # copied yet before a copied one ("Kalani has 7 cats": 7 for the second <unk>); a name of
-        # several words whole and in order
-        copied = copy_positions(
-            weights,
-            [i in unk for i in hyp],
-            unknown_at,
-            own_kind=lambda t: [j for j in unknown_at if src[j] == hyp[t]],
-        )
+    # one table for both sides: an output <unk:f> copies an uncopied source <unk:f> when there
+    # is one, an <unk> a source <unk> ("Lena and Tomas": <unk> and <unk:m>); any word not
+    # copied yet before a copied one ("Kalani has 7 cats": 7 for the second <unk>); a name of
+    # several words whole and in order
+    return copy_positions(
+        weights,
+        [i in unk for i in hyp],
+        unknown_at,
+        own_kind=lambda t: [j for j in unknown_at if src[j] == hyp[t]],
+    )
+
+
+def _copy_text(model: GPT, typed: list[str], hyp: list[int], copied: dict[int, int]) -> str:
+    unk = model.vocab.unknown_ids
     words = []
     for t, i in enumerate(hyp):
         if t in copied:
@@ -386,7 +394,9 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     return detokenize(words)
 
 
-def _gender_notice(model: GPT, typed: list[str], src: list[int], text: str) -> str:
+def _gender_notice(
+    model: GPT, typed: list[str], src: list[int], hyp: list[int], copied: dict[int, int]
+) -> str:
     """The translator's notice for a name of no known gender after "friend" (``copying.
     unknown_gender_notice``), for a GPT on words with a gendered vocabulary; a GPT on BPE reads
     the name's letters and guesses, and says nothing."""
@@ -394,7 +404,7 @@ def _gender_notice(model: GPT, typed: list[str], src: list[int], text: str) -> s
     if not (isinstance(vocab, Vocab) and vocab.gendered):
         return ""
     plain = [j for j, i in enumerate(src) if i == UNK_ID]
-    return unknown_gender_notice(typed, plain, tokenize(text, lower=False))
+    return unknown_gender_notice(typed, plain, [vocab.id_to_token(i) for i in hyp], copied)
 
 
 def translate(
@@ -503,11 +513,16 @@ def translate(
                 no_repeat_ngram=no_repeat_ngram,
             )
             for i, hyp in zip(chunk, hyps):
-                texts[i] = _with_copies(model, checked[i][0], checked[i][1], hyp)
-                missing = _missing_copies(checked[i][0], texts[i])
+                typed, src = checked[i][0], checked[i][1]
+                if isinstance(model.tokenizer, SubwordTokenizer):
+                    texts[i], gender = _with_copies(model, typed, src, hyp), ""
+                else:
+                    copied = _copied(model, src, hyp)
+                    texts[i] = _copy_text(model, typed, hyp, copied)
+                    gender = _gender_notice(model, typed, src, hyp, copied)
+                missing = _missing_copies(typed, texts[i])
                 if missing:  # said with the typos, in the one notice of the text
                     checked[i][2].append(_missing_notice(missing))
-                gender = _gender_notice(model, checked[i][0], checked[i][1], texts[i])
                 if gender:
                     checked[i][2].append(gender)
     joined = [
