@@ -197,3 +197,43 @@ def test_a_draw_is_a_whole_number_and_needs_real_names():
             phrasebook("train", names="real", draw=bad)
     with pytest.raises(ValueError, match="needs names='real'"):
         phrasebook("train", draw=1)
+
+
+def test_from_the_respell_draw_a_third_of_the_names_are_respelled(real):
+    """``draw=RESPELL_DRAW`` (the GPT on BPE's eighth stage): the names of the same sentences,
+    about one in three with one or two letters swapped for any Latin letter of ASCII, Latin-1
+    or Latin Extended-A ("ł" of "Małgorzata", which no training language writes); a
+    respelling is never a name of names.json (of any split: no test name comes in by chance)
+    nor a word of the grammar; an earlier draw respells nothing."""
+    draw = world.RESPELL_DRAW
+    before = phrasebook("train", names="real", draw=draw - 1)
+    again = phrasebook("train", names="real", draw=draw)
+    assert len(again) == len(real["train"])
+    assert phrasebook("train", names="real", draw=draw) == again  # the same on every call
+    every = world._every_name()
+    letters = set(world._LETTERS)
+    assert {"ł", "ő", "ğ", "ñ", "ø"} <= letters and not {"ß", "ı", "ſ", "ŉ", "A"} & letters
+    pools = world._pools("train")
+    alphabet = {c for kind in pools.values() for name in kind for c in name}  # "ț" of "vincențiu"
+    respelled = kept = 0
+    for (en0, _), (en7, pt7) in zip(phrasebook("train"), again):
+        for old, new in _slots(en0, en7) or []:
+            if old.isdigit():
+                continue
+            if _is_names(new, "train"):
+                kept += 1
+                continue
+            respelled += 1
+            assert new not in every and not set(new.split()) & WORDS, (en7, new)
+            assert {c for c in new if c.isalpha()} - letters <= alphabet, new
+            assert new in pt7  # the same name in both languages
+    assert 0.25 < respelled / (respelled + kept) < 0.4, (respelled, kept)
+    # no earlier draw has a name outside the split's pools
+    assert all(
+        _is_names(new, "train")
+        for (en0, _), (en6, _) in zip(phrasebook("train")[:3000], before[:3000])
+        for old, new in _slots(en0, en6) or []
+        if not old.isdigit()
+    )
+    # a name with nothing to respell stays; a respelling that is a name stays the name
+    assert world._respell("", "salt") == ""

@@ -3,12 +3,14 @@
 The phrasebook's own names are made of a few syllables ("kora", "totini"): a
 model that spells names, as the GPT on BPE tokens does, learns to spell those
 and little else ("Oluwaseun" came out as "olu", issue 36; the model trained on real names
-still writes "oluu"). ``with_real_names``
+still writes "oluutn"). ``with_real_names``
 gives the same sentences with the name slot filled from real first and family
 names of 34 languages (``names.json``, gathered from Faker's person providers
 by ``tools/real_names.py``, under Faker's MIT licence: ``names.LICENSE``; accents,
 apostrophes, hyphens, names of two words)
-and the numbers redrawn with one to six digits. Every other word stays.
+and the numbers redrawn with one to six digits. Every other word stays. A
+later draw (``RESPELL_DRAW`` on) respells one name in three with any Latin letter
+(``_respell``), so that a model also reads the letters no training name has.
 
 Names are split **by name**: each name belongs to one split, so no test or
 validation name is ever a training name; and the names that only three
@@ -193,11 +195,52 @@ def _number(old: str, salt: str = "", shapes: bool = False) -> str:
 COPIES = (3, 6)
 
 
+# From this draw on, one name in three is respelled (``_respell``): the GPT on BPE reads every
+# letter of Latin-1 and Latin Extended-A in a name, not only those of the training languages.
+RESPELL_DRAW = 7
+_LETTERS = tuple(
+    sorted(
+        {chr(c) for c in range(ord("a"), ord("z") + 1)}
+        | {
+            chr(c)
+            for c in range(0xDF, 0x180)
+            if unicodedata.category(chr(c)) == "Ll"
+            and "LATIN" in unicodedata.name(chr(c), "")
+            and chr(c).upper().lower() == chr(c)  # not ß, ı, ŉ or ſ: capitals must give it back
+        }
+    )
+)
+
+
+@lru_cache(maxsize=1)
+def _every_name() -> frozenset[str]:
+    names = real_names().values()
+    return frozenset(n.lower() for kinds in names for some in kinds.values() for n in some)
+
+
+def _respell(name: str, salt: str) -> str:
+    """``name`` with one or two of its letters swapped for letters of ``_LETTERS`` (every
+    lower-case Latin letter of ASCII, Latin-1 and Latin Extended-A: "maria" -> "małia"), one
+    time in three by a hash of ``salt``; ``name`` itself otherwise, or when the respelling is a
+    name of ``names.json`` (of any split) or a word of the grammar."""
+    h = _mix(f"respell {salt}{name}")
+    places = [i for i, c in enumerate(name) if c.isalpha()]
+    if h % 3 or not places:
+        return name
+    letters = list(name)
+    for k in range(1 + (h >> 4) % 2):
+        place = places[(h >> (8 + 12 * k)) % len(places)]
+        letters[place] = _LETTERS[(h >> (14 + 12 * k)) % len(_LETTERS)]
+    new = unicodedata.normalize("NFC", "".join(letters))
+    taken = new in _every_name() or set(new.replace("-", " ").split()) & _grammar_words()
+    return name if taken else new
+
+
 def _swap(
-    en: str, pt: str, split: str, salt: str, words, shapes: bool = False
+    en: str, pt: str, split: str, salt: str, words, shapes: bool = False, respell: bool = False
 ) -> tuple[str, str, set[str]]:
     """``(en, pt)`` with real names and redrawn numbers (``_number``'s ``shapes``), and what it
-    had: {"name", "number"}."""
+    had: {"name", "number"}; with ``respell``, names respelled by ``_respell``."""
     pools = _pools(split)
     swap: dict[str, str] = {}
     before = ""
@@ -210,6 +253,8 @@ def _swap(
                 kind = "family" if before in _TITLE_WORDS or after_name else "first"
                 pool = pools[kind]
                 swap[token] = pool[_mix(f"{split} {salt}{token}") % len(pool)]
+                if respell:
+                    swap[token] = _respell(swap[token], f"{split} {salt}{token}")
         before = token
     if not swap:
         return en, pt, set()
@@ -239,23 +284,23 @@ def with_real_names(
     ``draw`` 0 is the one the splits are measured on; a later draw (1, 2, ...) gives the same
     sentences with other names and numbers of the same split, a third of the numbers of two
     digits or more round or with a run of one digit (``_number``), for training on (the shipped
-    GPT's later stages).
+    GPT's later stages); from ``RESPELL_DRAW`` on, one name in three respelled (``_respell``).
 
     Derived in chapter 14 (From words to tokens: byte-pair encoding).
     """
     if split not in ("train", "valid", "test"):
         raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
     check_draw(draw)
-    words, shapes = _grammar_words(), draw > 0
+    words, shapes, respell = _grammar_words(), draw > 0, draw >= RESPELL_DRAW
     first = f"draw {draw} " if draw else ""  # draw 0 keeps the salts it always had
     out, again = [], []
     for en, pt in pairs:
-        new_en, new_pt, had = _swap(en, pt, split, first, words, shapes)
+        new_en, new_pt, had = _swap(en, pt, split, first, words, shapes, respell)
         out.append((new_en, new_pt))
         copies = max([COPIES[0]] * ("name" in had) + [COPIES[1]] * ("number" in had), default=0)
         if split == "train":
             again += [
-                _swap(en, pt, split, f"{first}copy {k} ", words, shapes)[:2]
+                _swap(en, pt, split, f"{first}copy {k} ", words, shapes, respell)[:2]
                 for k in range(1, copies + 1)
             ]
     return out + again
