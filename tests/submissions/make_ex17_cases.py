@@ -296,7 +296,7 @@ CHAPTER_NUMBERS = {  # what chapter 17 prints or states (its cells as merged on 
     "acceptance_rate": "0.41  # the chapter's measured rate at k = 4",
     "acceptance_rate_formula": "0.8  # the share of guesses that agree",
     "contiguous": 149,  # the chapter's Llama 3 8B (this question's shape) at 4k
-    "paged": 483,
+    "paged": 482,
     "mla": 0,
 }
 

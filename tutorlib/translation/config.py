@@ -294,9 +294,10 @@ GPT_PRESETS = {
 # 36's first model, 46,000 pairs): 6 epochs gave test BLEU 91.8, 12 gave 96.8, 20 gave 98.2.
 # On real names, 20 and 40 epochs of the 46,000 pairs without copies wrote 76 % and 80 % of
 # held-out names; the copies and 24 epochs 93 %; the shipped model then trains 5 epochs more on
-# each of six other draws of names and numbers, the last four with the sentences that put a
-# relation before a name, the last at half the learning rate (--init, --draw, --relations:
-# PRETRAINED_GPT_COMMANDS): 95.6 % (tutorlib/pretrained/README.md).
+# each of seven other draws of names and numbers, the last five with the sentences that put a
+# relation before a name, the last two at half the learning rate, the last with a third of its
+# names respelled (--init, --draw, --relations: PRETRAINED_GPT_COMMANDS): 96.3 %
+# (tutorlib/pretrained/README.md).
 GPT_PRESETS["pretrained"] = replace(GPT_PRESETS["words"], bpe_vocab_size=2048, epochs=24)
 
 # The model kinds the command line trains (`--model NAME`), each its config class and presets, here
