@@ -1220,6 +1220,17 @@ def test_the_gender_notice_needs_a_copied_name_right_after_the_relation():
     # a name copied twice: the first copy is the one after the relation
     twice = _gender_notice("my friend Priya", [2], "meu amigo <unk> , <unk>", {2: 2, 4: 2})
     assert '"Priya"' in twice
+    # or only the second copy follows the relation
+    second = _gender_notice("my friend Priya", [2], "<unk> e meu amigo <unk>", {0: 2, 4: 2})
+    assert '"Priya"' in second
+    # a title makes any name a plain <unk>: a name of known gender is still said of nothing
+    assert _gender_notice("my friend Dr Maria", [3], "meu amigo <unk>", {2: 3}) == ""
+    # a comma closes a name ("my friend, Priya,"); before a new clause it is no apposition
+    clause = "I saw the doctor , Nkechi was happy"
+    assert _gender_notice(clause, [5], "vi o médico , <unk> era feliz", {4: 5}) == ""
+    # a name typed with a combining mark is named as one letter (NFC)
+    decomposed = _gender_notice("my friend Ays\u0327e", [2], "meu amigo <unk>", {2: 2})
+    assert '"Ay\u015fe"' in decomposed
     # a comma, a title, a plural relation
     comma = _gender_notice("my friend , Priya , is tired", [3], "meu amigo , <unk> , está", {3: 3})
     assert '"friend"' in comma and "(amigo)" in comma

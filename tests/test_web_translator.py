@@ -124,6 +124,9 @@ RELATIONS = [
     "my friends Priya and Nkechi are tired.",
     "my friend 42 is tired.",
     "my friend O'Neil is tired.",
+    "My friend Dr Maria is tired.",
+    "I saw the doctor, Nkechi was happy.",
+    "My friend here is tired.",
 ]
 # two or more unknown words (copying.copy_position: a word not copied yet first): in the first
 # two the second <unk>'s attention points at the first name, and a copy by attention alone writes
@@ -378,3 +381,101 @@ def test_export_tool_writes_both_files_within_budget(tmp_path, capsys):
         assert "more than its budget of 1,000,000" in capsys.readouterr().err
     finally:
         export_web.BUDGET = budget
+
+
+# (source words, plain <unk> positions, output words, {output position: source position}): the
+# rule of copying.unknown_gender_notice case by case, what the shipped model never writes too
+# (an output "doutor" or comma between relation and name, a plural relation)
+GENDER_CASES = [
+    ("My friend Priya is tired", [2], "meu amigo <unk> está", {2: 2}),
+    ("my friend Priya", [2], "minha amiga <unk>", {2: 2}),
+    ("my sister Priya", [2], "minha irmã <unk>", {2: 2}),
+    ("Priya is tired", [0], "<unk> está cansado", {0: 0}),
+    ("my friend : Priya", [3], "meu amigo : <unk>", {3: 3}),
+    ("my friend 42 is here", [2], "meu amigo <unk> está", {2: 2}),
+    ("my friend Priya's dog", [2], "o cão do meu amigo <unk>", {5: 2}),
+    ("my friend Priya'ſ dog", [2], "o cão do meu amigo <unk>", {5: 2}),
+    ("my good friend Priya", [3], "meu bom amigo", {}),
+    ("our teacher Priya and the teacher are busy", [2], "o professor e <unk> estão", {3: 2}),
+    ("my friend , Priya , is tired", [3], "meu amigo , <unk> , está", {3: 3}),
+    ("I saw the doctor , Nkechi was happy", [5], "vi o médico , <unk> era feliz", {4: 5}),
+    ("my friend Dr Priya", [3], "meu amigo doutor <unk>", {3: 3}),
+    ("my friend Dr Maria", [3], "meu amigo <unk>", {2: 3}),
+    ("my friends Priya and Nkechi", [2, 4], "meus amigos <unk> e <unk>", {2: 2, 4: 4}),
+    ("MY FRIEND Nkechi-Zoë", [2], "MEU AMIGO <unk>", {2: 2}),
+    ("my friend Ays\u0327e", [2], "meu amigo <unk>", {2: 2}),
+    ("my friend Priya", [2], "<unk> e meu amigo <unk>", {0: 2, 4: 2}),
+    ("I saw my doctor Olga and my FRIEND Nkechi", [4, 8], "vi meu médico <unk> e meu amigo <unk>",
+     {3: 4, 7: 8}),
+]  # fmt: skip
+
+
+def test_the_page_says_the_gender_notice_as_python_does_case_by_case(tmp_path):
+    """translator.js's unknownGenderNotice against copying.unknown_gender_notice on every case,
+    with the relations and the name list's genders the page carries; the cases themselves say
+    something (some said, some not), so a rule that says nothing, or everything, fails."""
+    from tutorlib.translation import copying
+    from tutorlib.translation.phrasebook.world import _genders
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the page's rules are tested under Node.js")
+    cases = [(s.split(), plain, o.split(), copied) for s, plain, o, copied in GENDER_CASES]
+    want = [copying.unknown_gender_notice(*case) for case in cases]
+    assert 0 < sum(map(bool, want)) < len(want), want
+    request = tmp_path / "cases.json"
+    request.write_text(
+        json.dumps(
+            {
+                "cases": [[s, p, o, list(c.items())] for s, p, o, c in cases],
+                "relations": copying.UNKNOWN_GENDER,
+                "genders": _genders(),
+            },
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+    page = json.dumps((ROOT / "assets" / "web" / "translator.js").as_uri())
+    script = (
+        "import { readFileSync } from 'node:fs';"
+        f"import {{ unknownGenderNotice }} from {page};"
+        "const r = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
+        "const rel = new Map(Object.entries(r.relations));"
+        "const gen = new Map(Object.entries(r.genders));"
+        "process.stdout.write(JSON.stringify(r.cases.map(([s, p, o, c]) =>"
+        "  unknownGenderNotice(s, p, o, new Map(c), rel, gen))));"
+    )
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", script, str(request)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == want
+
+
+def test_the_heatmap_prints_a_weight_as_python_does(tmp_path):
+    """live.js's printed(w) is Python's f"{w:.2f}" (display.shown colours from it): JavaScript's
+    toFixed rounds an exact tie up, 0.125 -> "0.13", where Python gives "0.12"; a page and a
+    chapter would then print, and colour, the same weight differently."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the page's rules are tested under Node.js")
+    rng = np.random.default_rng(0)
+    values = [k / 8 for k in range(17)] + [k / 16 for k in range(33)]
+    values += [k / 1000 for k in range(1001)] + rng.random(2000).tolist()
+    values += [np.nextafter(k / 8, 0.0) for k in range(1, 9)] + [
+        np.nextafter(k / 8, 1.0) for k in range(8)
+    ]
+    path = tmp_path / "values.json"
+    path.write_text(json.dumps([float(v) for v in values]), encoding="utf-8")
+    live = json.dumps((ROOT / "assets" / "web" / "live.js").as_uri())
+    script = (
+        "import { readFileSync } from 'node:fs';"
+        f"import {{ printed }} from {live};"
+        "const values = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
+        "process.stdout.write(JSON.stringify(values.map(printed)));"
+    )
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", script, str(path)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [f"{v:.2f}" for v in values]

@@ -21,11 +21,24 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** w to 2 decimals as Python's f"{w:.2f}" prints it: toFixed rounds an exact tie up (0.125 ->
+ * "0.13"), Python to the even digit ("0.12"); of the numbers a float holds, only odd eighths
+ * (0.125, 0.375, 0.625, 0.875, and those plus a whole number) are such ties at 2 decimals. */
+export function printed(w) {
+  const hundredths = w * 100; // exact for an odd eighth: 12.5, 37.5...
+  if (Math.abs(hundredths % 1) === 0.5 && Number.isInteger(w * 8)) {
+    const down = Math.trunc(hundredths);
+    const even = down % 2 === 0 ? down : down + Math.sign(hundredths);
+    return (even / 100).toFixed(2);
+  }
+  return w.toFixed(2);
+}
+
 /** One (T, S) weight table as course.css and tutorlib.display.weights_heatmap_html draw it: a
  * cell's colour comes from its number as printed, to 2 decimals (display.shown), so that the
  * page and Python colour a printed number alike. */
 function heatmap(weights, rows, columns, title, palette) {
-  const shown = (w) => Number(w.toFixed(2));
+  const shown = (w) => Number(printed(w));
   const top = shown(Math.max(...weights.flat(), 0)) || 1;
   const table = el("table", { class: "tutorlib-heatmap tutorlib-live-heatmap" });
   table.append(el("caption", { class: "tutorlib-announce", text: title })); // read, not shown:
@@ -38,7 +51,7 @@ function heatmap(weights, rows, columns, title, palette) {
     row.forEach((w) => {
       const x = Math.min(Math.max(shown(w) / top, 0), 1);
       const [bg, fg] = palette[Math.min(Math.floor(x * palette.length), palette.length - 1)];
-      const td = el("td", { text: w.toFixed(2) });
+      const td = el("td", { text: printed(w) });
       td.style.background = bg;
       td.style.color = fg;
       tr.append(td);
@@ -203,4 +216,4 @@ export function setUpAll(scope = document) {
   scope.querySelectorAll(".tutorlib-live-translator:not([data-ready])").forEach(setUp);
 }
 
-setUpAll();
+if (typeof document !== "undefined") setUpAll(); // not under Node, where the tests import it

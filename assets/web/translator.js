@@ -310,17 +310,51 @@ function unknownId(reader, word) {
 }
 
 // copying.unknown_gender_notice's rules: what may stand between a relation and the name, what
-// a name is (letters, an apostrophe or hyphen inside) and a final "'s" left out of it
-const SKIP_SOURCE = new Set([",", "dr", "dr."]);
-const SKIP_OUTPUT = new Set([",", "dr", "dr.", "doutor", "doutora"]);
+// closes a name after a comma, what a name is (letters, an apostrophe or hyphen inside) and a
+// final "'s" left out of it
+const SKIP_SOURCE = new Set([",", "dr"]);
+const SKIP_OUTPUT = new Set([",", "dr", "doutor", "doutora"]);
+const CLOSING = new Set([",", ".", "!", "?", ";"]);
 const NAME_LETTERS = /^\p{L}+(?:['\u2019-]\p{L}+)*$/u;
-const POSSESSIVE = /['\u2019]s$/i;
+const POSSESSIVE = /['\u2019][sS]$/;
+
+/** The position of the word before position at, past any words of skip (any case); -1 for none. */
+function positionBefore(words, at, skip) {
+  at -= 1;
+  while (at >= 0 && skip.has(words[at].toLowerCase())) at -= 1;
+  return at;
+}
 
 /** The word before position at, past any words of skip (any case); "" for none. */
 function wordBefore(words, at, skip) {
-  at -= 1;
-  while (at >= 0 && skip.has(words[at].toLowerCase())) at -= 1;
+  at = positionBefore(words, at, skip);
   return at >= 0 ? words[at] : "";
+}
+
+/** copying.unknown_gender_notice: "" or the notice for each word of letters the list gives no
+ * gender (genders: lower-case name -> "f" or "m") after a relation (relations: relation -> its
+ * masculine), copied (copied: Map output position -> source position) right after that
+ * masculine in the translation. */
+export function unknownGenderNotice(sourceWords, plainAt, outputWords, copied, relations, genders) {
+  const said = [];
+  for (const j of plainAt) {
+    const name = sourceWords[j].replace(POSSESSIVE, "").normalize("NFC");
+    const at = positionBefore(sourceWords, j, SKIP_SOURCE);
+    const relation = at >= 0 ? sourceWords[at].toLowerCase() : "";
+    if (!relations.has(relation) || !NAME_LETTERS.test(name) || genders.get(name.toLowerCase())) {
+      continue;
+    }
+    const closed = j + 1 === sourceWords.length || CLOSING.has(sourceWords[j + 1]);
+    if (sourceWords.slice(at + 1, j).includes(",") && !closed) continue; // a new clause
+    const masculine = relations.get(relation);
+    const copies = [...copied].filter(([, s]) => s === j).map(([t]) => t);
+    if (copies.some((t) => wordBefore(outputWords, t, SKIP_OUTPUT).toLowerCase() === masculine)) {
+      said.push(`the course's list of names gives no gender for "${name}": "${relation}" ` +
+        `before it is written in the masculine (${masculine}), as Portuguese does when the ` +
+        "gender is unknown");
+    }
+  }
+  return [...new Set(said)].join("; ");
 }
 
 /** The decoder's ids -> the translation, each <unk> replaced by an unknown source word: the one
@@ -409,28 +443,13 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
     addNotice(result, `${said.length > 1 ? "these words are" : "this word is"} not in the translator's ` +
       `vocabulary: ${[...new Set(said)].join("; ")}`);
   }
-  // copying.unknown_gender_notice: a copied name the list gives no gender after "friend",
-  // "doctors"..., the relation's masculine right before it in the translation
+  // copying.unknown_gender_notice: a copied word the list gives no gender after "friend"...
   const relations = new Map(Object.entries(spec.relations ?? {}));
   if (relations.size) {
-    const atOutput = new Map();  // source position -> the first output position that copies it
-    for (const [t, j] of [...result.copied].sort((a, b) => a[0] - b[0])) {
-      if (!atOutput.has(j)) atOutput.set(j, t);
-    }
-    const genderSaid = [];
-    for (const j of unknownAt) {
-      const name = result.sourceTokens[j].replace(POSSESSIVE, "");
-      const relation = wordBefore(result.sourceTokens, j, SKIP_SOURCE).toLowerCase();
-      if (srcIds[j] !== spec.specials.unk || !atOutput.has(j) || !NAME_LETTERS.test(name) ||
-          !relations.has(relation)) continue;
-      const masculine = relations.get(relation);
-      if (wordBefore(tokens, atOutput.get(j), SKIP_OUTPUT).toLowerCase() === masculine) {
-        genderSaid.push(`the course's list of names gives no gender for "${name}": "${relation}" ` +
-          `before it is written in the masculine (${masculine}), as Portuguese does when the ` +
-          "gender is unknown");
-      }
-    }
-    if (genderSaid.length) addNotice(result, [...new Set(genderSaid)].join("; "));
+    const plain = unknownAt.filter((j) => srcIds[j] === spec.specials.unk);
+    const gender = unknownGenderNotice(result.sourceTokens, plain, tokens, result.copied, relations,
+      reader.genders);
+    if (gender) addNotice(result, gender);
   }
   if (dropped) {
     addNotice(result, `the model wrote ${dropped} unknown word${dropped > 1 ? "s" : ""} (<unk>) but the ` +

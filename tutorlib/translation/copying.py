@@ -19,23 +19,27 @@ Derived in chapter 10 (Translating and evaluating).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from .phrasebook.lexicon import NOUN, RELATION_FEMININE
+from .phrasebook.world import gender_of
 
 __all__ = ["copy_position", "copy_positions", "unknown_gender_notice", "UNKNOWN_GENDER"]
 
 # The relations whose Portuguese follows the person's gender ("friend": amigo or amiga), each with
-# the masculine that Portuguese writes for a person whose gender is unknown.
-# the relations in the plural too ("friends": amigos), for "my friends Priya and Olga".
+# the masculine that Portuguese writes for a person whose gender is unknown, and their plurals
+# ("friends": amigos), for the first name after one.
 UNKNOWN_GENDER = {
     **{relation: NOUN[relation].pt for relation in RELATION_FEMININE},
     **{NOUN[relation].en_pl: NOUN[relation].pt_pl for relation in RELATION_FEMININE},
 }
-# what may stand between a relation and the name: a comma, a title that says no gender
-_SKIP_SOURCE = frozenset({",", "dr", "dr."})
-_SKIP_OUTPUT = frozenset({",", "dr", "dr.", "doutor", "doutora"})
+# what may stand between a relation and the name: a comma, the title "Dr" (in Portuguese
+# doutor or doutora, or Dr copied as typed); a comma after the name closes it
+_SKIP_SOURCE = frozenset({",", "dr"})
+_SKIP_OUTPUT = frozenset({",", "dr", "doutor", "doutora"})
+_CLOSING = frozenset({",", ".", "!", "?", ";"})
 _JOINS = re.compile(r"['\u2019-]")  # inside a name: "O'Neil", "Jean-Pierre"
-_POSSESSIVE = re.compile(r"['\u2019]s$", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['\u2019][sS]$")
 
 
 def copy_position(weights, unknown_at, copied=(), own_kind=()) -> int:
@@ -126,35 +130,42 @@ def copy_positions(weights, unknown_out, unknown_at, own_kind=None) -> dict[int,
 
 
 def unknown_gender_notice(source_words, plain_unknown_at, output_words, copied) -> str:
-    """``""``, or what a learner must know when a name the course's list of names gives no
+    """``""``, or what a learner must know when a word the course's list of names gives no
     gender follows "friend", "teacher", "neighbor", "student" or "doctor" (or their plurals)
-    and the translation writes that relation in the masculine right before the copied name.
+    and the translation writes that relation in the masculine right before a copy of it.
 
-    A word model reads such a name as a plain ``<unk>`` (a first name of known gender is
-    ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender, as
-    Portuguese writes it: "My friend Priya is tired." -> *meu amigo Priya está cansado.*, right
-    for a man and wrong for a woman, with nothing in the text to say so. ``source_words``: the
-    sentence's words as typed; ``plain_unknown_at``: the positions of its words read as a plain
-    ``<unk>``; ``output_words``: the translation's words, ``<unk>`` where it copies;
-    ``copied``: {output position: the source position it copies}.
+    A word model reads a name the list lacks as a plain ``<unk>`` (a first name of known gender
+    is ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender,
+    as Portuguese writes it: "My friend Priya is tired." -> *meu amigo Priya está cansado.*,
+    right for a man and wrong for a woman, with nothing in the text to say so.
+    ``source_words``: the sentence's words as typed; ``plain_unknown_at``: the positions of its
+    words read as a plain ``<unk>``; ``output_words``: the translation's words (what stands at a
+    copied position does not matter); ``copied``: {output position: the source position it
+    copies}.
 
     Said only for a word of letters (an apostrophe or hyphen inside: "O'Neil"; a final "'s" is
-    left out of it) that the translation copied, with the relation before it in the source
-    and its masculine before it in the translation, a comma or "Dr" between them allowed on
-    either side ("my friend, Priya," and "my friend Dr Priya"; not "my friend: Priya").
+    left out of it) that the list gives no gender (after a title a name of known gender is a
+    plain ``<unk>`` too: "my friend Dr Maria" says nothing) and that the translation copied,
+    with the relation before it in the source and its masculine right before a copy in the
+    translation, a comma or "Dr" between them allowed on either side ("my friend Dr Priya";
+    "my friend, Priya, is", where a comma closes the name, not "the doctor, Priya was": a new
+    clause). A word of letters need not be a name: "my friend here" names "here", which the
+    list gives no gender either.
     """
-    at_output = {}  # source position -> the first output position that copies it
-    for t, j in sorted(copied.items()):
-        at_output.setdefault(j, t)
     said = []
     for j in plain_unknown_at:
-        name = _POSSESSIVE.sub("", source_words[j])
-        relation = _before(source_words, j, _SKIP_SOURCE).lower()
+        name = unicodedata.normalize("NFC", _POSSESSIVE.sub("", source_words[j]))
+        at = _before_at(source_words, j, _SKIP_SOURCE)
+        relation = source_words[at].lower() if at >= 0 else ""
         is_name = all(part.isalpha() for part in _JOINS.split(name))
-        if j not in at_output or not is_name or relation not in UNKNOWN_GENDER:
+        if relation not in UNKNOWN_GENDER or not is_name or gender_of(name):
             continue
+        closed = j + 1 == len(source_words) or source_words[j + 1] in _CLOSING
+        if "," in source_words[at + 1 : j] and not closed:
+            continue  # "I saw the doctor, Nkechi was happy": Nkechi is not the doctor
         masculine = UNKNOWN_GENDER[relation]
-        if _before(output_words, at_output[j], _SKIP_OUTPUT).lower() == masculine:
+        copies = [t for t, s in copied.items() if s == j]
+        if any(_before(output_words, t, _SKIP_OUTPUT).lower() == masculine for t in copies):
             said.append(
                 f'the course\'s list of names gives no gender for "{name}": "{relation}" before '
                 f"it is written in the masculine ({masculine}), as Portuguese does when the "
@@ -163,9 +174,16 @@ def unknown_gender_notice(source_words, plain_unknown_at, output_words, copied) 
     return "; ".join(dict.fromkeys(said))
 
 
-def _before(words, at: int, skip) -> str:
-    """The word before position ``at``, past any words of ``skip`` (any case); "" for none."""
+def _before_at(words, at: int, skip) -> int:
+    """The position of the word before position ``at``, past any words of ``skip`` (any case);
+    -1 for none."""
     at -= 1
     while at >= 0 and words[at].lower() in skip:
         at -= 1
+    return at
+
+
+def _before(words, at: int, skip) -> str:
+    """The word before position ``at``, past any words of ``skip`` (any case); "" for none."""
+    at = _before_at(words, at, skip)
     return words[at] if at >= 0 else ""
