@@ -295,9 +295,9 @@ GPT_PRESETS = {
 # On real names, 20 and 40 epochs of the 46,000 pairs without copies wrote 76 % and 80 % of
 # held-out names; the copies and 24 epochs 93 %; the shipped model then trains 5 epochs more on
 # each of seven other draws of names and numbers, the last five with the sentences that put a
-# relation before a name, the last two at half the learning rate, the last with a third of its
-# names respelled (--init, --draw, --relations: PRETRAINED_GPT_COMMANDS): 96.3 %
-# (tutorlib/pretrained/README.md).
+# relation before a name, the last two at half the learning rate, the last with a third of the
+# names of its phrasebook pairs respelled (--init, --draw, --relations:
+# PRETRAINED_GPT_COMMANDS): 96.3 % (tutorlib/pretrained/README.md).
 GPT_PRESETS["pretrained"] = replace(GPT_PRESETS["words"], bpe_vocab_size=2048, epochs=24)
 
 # The model kinds the command line trains (`--model NAME`), each its config class and presets, here

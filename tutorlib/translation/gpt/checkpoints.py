@@ -59,8 +59,9 @@ def load_gpt(path, device=None) -> GPT:
 # wrote 92.9 %. The stages from RELATION_DRAW on also read the sentences with a relation before a
 # name (--relations: "my friend ana" -> "minha amiga ana"): 41 % -> 72 % of them right, the
 # held-out names at 94.7 %. Two stages at half the learning rate (BPE_LAST_LR, from
-# LAST_LR_DRAW on) bring them to 95.6 %, then, the last with a third of its names respelled in
-# any Latin letter (world.RESPELL_DRAW), to 96.3 %, and the names of the languages held out of
+# LAST_LR_DRAW on) bring them to 95.6 %, then, the last with a third of the names of its
+# phrasebook pairs respelled in the letters of Latin-1 and Latin Extended-A (world.RESPELL_DRAW),
+# to 96.3 %, and the names of the languages held out of
 # training from 88.7 % to 96.4 %; 72 % of the relations (tutorlib/pretrained/README.md).
 BPE_LATER_DRAWS = (1, 2, 3, 4, 5, 6, 7)
 RELATION_DRAW = 3

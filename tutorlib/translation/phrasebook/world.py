@@ -9,8 +9,9 @@ names of 34 languages (``names.json``, gathered from Faker's person providers
 by ``tools/real_names.py``, under Faker's MIT licence: ``names.LICENSE``; accents,
 apostrophes, hyphens, names of two words)
 and the numbers redrawn with one to six digits. Every other word stays. A
-later draw (``RESPELL_DRAW`` on) respells one name in three with any Latin letter
-(``_respell``), so that a model also reads the letters no training name has.
+later draw (``RESPELL_DRAW`` on) respells one name in three with the lower-case letters of
+Latin-1 and Latin Extended-A (``_respell``), so that a model also reads the letters no
+training name has.
 
 Names are split **by name**: each name belongs to one split, so no test or
 validation name is ever a training name; and the names that only three
@@ -220,11 +221,18 @@ def _every_name() -> frozenset[str]:
 
 def _respell(name: str, salt: str) -> str:
     """``name`` with one or two of its letters swapped for letters of ``_LETTERS`` (every
-    lower-case Latin letter of ASCII, Latin-1 and Latin Extended-A: "maria" -> "małia"), one
-    time in three by a hash of ``salt``; ``name`` itself otherwise, or when the respelling is a
-    name of ``names.json`` (of any split) or a word of the grammar."""
+    lower-case Latin letter of ASCII, Latin-1 and Latin Extended-A whose capital gives it back:
+    "maria" -> "małia"), one time in three by a hash of ``salt``; ``name`` itself otherwise, or
+    when a word the respelling makes is a name of ``names.json`` (of any split: "enzo gabriel"
+    must not become "enzi gabriel", "enzi" being a validation name) or a word of the grammar.
+    A letter that carries a combining mark ("i̇" of Turkish names) is left alone: swapped, the
+    mark would join the new letter into one outside ``_LETTERS``."""
     h = _mix(f"respell {salt}{name}")
-    places = [i for i, c in enumerate(name) if c.isalpha()]
+    places = [
+        i
+        for i, c in enumerate(name)
+        if c.isalpha() and not (i + 1 < len(name) and unicodedata.combining(name[i + 1]))
+    ]
     if h % 3 or not places:
         return name
     letters = list(name)
@@ -232,7 +240,8 @@ def _respell(name: str, salt: str) -> str:
         place = places[(h >> (8 + 12 * k)) % len(places)]
         letters[place] = _LETTERS[(h >> (14 + 12 * k)) % len(_LETTERS)]
     new = unicodedata.normalize("NFC", "".join(letters))
-    taken = new in _every_name() or set(new.replace("-", " ").split()) & _grammar_words()
+    made = set(new.replace("-", " ").split()) - set(name.replace("-", " ").split())
+    taken = made & _every_name() or made & _grammar_words()
     return name if taken else new
 
 
