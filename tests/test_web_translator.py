@@ -383,6 +383,28 @@ def test_export_tool_writes_both_files_within_budget(tmp_path, capsys):
         export_web.BUDGET = budget
 
 
+def run_page_function(module: str, name: str, call: str, data, tmp_path: Path):
+    """``call`` (JavaScript over ``data``, the JSON below, and ``fn``, the function ``name`` of
+    ``assets/web/<module>``) run under Node; what it returns, read back from JSON."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the page's rules are tested under Node.js")
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    url = json.dumps((ROOT / "assets" / "web" / module).as_uri())
+    script = (
+        "import { readFileSync } from 'node:fs';"
+        f"import {{ {name} as fn }} from {url};"
+        "const data = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
+        f"process.stdout.write(JSON.stringify({call}));"
+    )
+    run = subprocess.run(
+        [node, "--input-type=module", "-e", script, str(path)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
 # (source words, plain <unk> positions, output words, {output position: source position}): the
 # rule of copying.unknown_gender_notice case by case, what the shipped model never writes too
 # (an output "doutor" or comma between relation and name, a plural relation)
@@ -417,65 +439,30 @@ def test_the_page_says_the_gender_notice_as_python_does_case_by_case(tmp_path):
     from tutorlib.translation import copying
     from tutorlib.translation.phrasebook.world import _genders
 
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is not on PATH: the page's rules are tested under Node.js")
     cases = [(s.split(), plain, o.split(), copied) for s, plain, o, copied in GENDER_CASES]
     want = [copying.unknown_gender_notice(*case) for case in cases]
     assert 0 < sum(map(bool, want)) < len(want), want
-    request = tmp_path / "cases.json"
-    request.write_text(
-        json.dumps(
-            {
-                "cases": [[s, p, o, list(c.items())] for s, p, o, c in cases],
-                "relations": copying.UNKNOWN_GENDER,
-                "genders": _genders(),
-            },
-            ensure_ascii=False,
-        ),
-        encoding="utf-8",
+    data = {
+        "cases": [[s, p, o, list(c.items())] for s, p, o, c in cases],
+        "relations": copying.UNKNOWN_GENDER,
+        "genders": _genders(),
+    }
+    call = (
+        "data.cases.map(([s, p, o, c]) => fn(s, p, o, new Map(c),"
+        " new Map(Object.entries(data.relations)), new Map(Object.entries(data.genders))))"
     )
-    page = json.dumps((ROOT / "assets" / "web" / "translator.js").as_uri())
-    script = (
-        "import { readFileSync } from 'node:fs';"
-        f"import {{ unknownGenderNotice }} from {page};"
-        "const r = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
-        "const rel = new Map(Object.entries(r.relations));"
-        "const gen = new Map(Object.entries(r.genders));"
-        "process.stdout.write(JSON.stringify(r.cases.map(([s, p, o, c]) =>"
-        "  unknownGenderNotice(s, p, o, new Map(c), rel, gen))));"
-    )
-    run = subprocess.run(
-        [node, "--input-type=module", "-e", script, str(request)], capture_output=True, text=True
-    )
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == want
+    assert run_page_function("translator.js", "unknownGenderNotice", call, data, tmp_path) == want
 
 
 def test_the_heatmap_prints_a_weight_as_python_does(tmp_path):
     """live.js's printed(w) is Python's f"{w:.2f}" (display.shown colours from it): JavaScript's
     toFixed rounds an exact tie up, 0.125 -> "0.13", where Python gives "0.12"; a page and a
     chapter would then print, and colour, the same weight differently."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is not on PATH: the page's rules are tested under Node.js")
     rng = np.random.default_rng(0)
     values = [k / 8 for k in range(17)] + [k / 16 for k in range(33)]
     values += [k / 1000 for k in range(1001)] + rng.random(2000).tolist()
-    values += [np.nextafter(k / 8, 0.0) for k in range(1, 9)] + [
-        np.nextafter(k / 8, 1.0) for k in range(8)
-    ]
-    path = tmp_path / "values.json"
-    path.write_text(json.dumps([float(v) for v in values]), encoding="utf-8")
-    live = json.dumps((ROOT / "assets" / "web" / "live.js").as_uri())
-    script = (
-        "import { readFileSync } from 'node:fs';"
-        f"import {{ printed }} from {live};"
-        "const values = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
-        "process.stdout.write(JSON.stringify(values.map(printed)));"
-    )
-    run = subprocess.run(
-        [node, "--input-type=module", "-e", script, str(path)], capture_output=True, text=True
-    )
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == [f"{v:.2f}" for v in values]
+    values += [np.nextafter(k / 8, 0.0) for k in range(1, 9)]
+    values += [np.nextafter(k / 8, 1.0) for k in range(8)]
+    values = [float(v) for v in values]
+    got = run_page_function("live.js", "printed", "data.map(fn)", values, tmp_path)
+    assert got == [f"{v:.2f}" for v in values]
