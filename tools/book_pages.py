@@ -26,6 +26,11 @@
 - The in-page translator (chapter 10, the front page) fetches the shipped model's weights
   from ``_static/web/``: they are exported there from the checkpoint once the HTML is written
   (tools/export_web.py), so no copy of them is committed.
+- Sphinx copies the static files (``assets/``: the page's scripts and styles) only when it
+  writes a page: after a change to a script alone, ``make book`` said "no targets are out of
+  date" and left the old script in ``_build/html`` (a session tested the page's old
+  translator.js that way). When a static file differs from its copy, the front page is
+  written again, and the copy made with it.
 - The EPUB (``make epub``, Sphinx's epub builder with its own plain theme)
   has no launch buttons: sphinx-book-theme's handler would look for the
   repository in a page context that the epub theme does not fill, and fail.
@@ -35,6 +40,7 @@
 
 from __future__ import annotations
 
+import filecmp
 import re
 from pathlib import Path
 
@@ -163,7 +169,26 @@ def epub_without_launch_buttons(app) -> None:
         ]
 
 
+def static_files_changed(app, env, added, changed, removed) -> list[str]:
+    """The root page, to be written again, when a file of ``html_static_path`` is missing from
+    ``_build/html/_static`` or differs from its copy there (Sphinx copies them only when it
+    writes a page); none otherwise."""
+    if app.builder.name != "html":  # the EPUB builder writes its own pages (format "html" too)
+        return []
+    static = Path(app.outdir) / "_static"
+    for entry in app.config.html_static_path:
+        source = Path(app.confdir) / entry
+        for path in source.rglob("*") if source.is_dir() else []:
+            if not path.is_file() or path.name.startswith(".") or path.name.endswith("_t"):
+                continue  # hidden files stay behind, a template's copy has another name
+            copy = static / path.relative_to(source)
+            if not copy.is_file() or not filecmp.cmp(path, copy, shallow=False):
+                return [app.config.root_doc]
+    return []
+
+
 def setup(app):
+    app.connect("env-get-outdated", static_files_changed)
     app.connect("builder-inited", label_hidden_cells_by_their_text)
     app.connect("builder-inited", epub_without_launch_buttons)
     app.connect("doctree-read", hide_nbval_markers)

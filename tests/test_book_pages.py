@@ -1,0 +1,44 @@
+"""tools/book_pages.py's hook that writes the front page again when a static file changed: Sphinx
+copies assets/ into _build/html/_static only when it writes a page, so a change to a script
+alone left the old script in the book (`make book` said "no targets are out of date")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import book_pages  # noqa: E402
+
+sys.path.pop(0)
+
+
+def _app(tmp_path: Path, fmt: str = "html"):
+    return SimpleNamespace(
+        builder=SimpleNamespace(name=fmt),
+        outdir=str(tmp_path / "out"),
+        confdir=str(tmp_path),
+        config=SimpleNamespace(html_static_path=["assets"], root_doc="index"),
+    )
+
+
+def test_a_changed_or_missing_static_file_writes_the_front_page_again(tmp_path):
+    (tmp_path / "assets" / "web").mkdir(parents=True)
+    (tmp_path / "out" / "_static" / "web").mkdir(parents=True)
+    script = tmp_path / "assets" / "web" / "live.js"
+    copy = tmp_path / "out" / "_static" / "web" / "live.js"
+    app = _app(tmp_path)
+
+    def outdated():
+        return book_pages.static_files_changed(app, None, set(), set(), set())
+
+    script.write_text("export const a = 1;\n")
+    assert outdated() == ["index"]  # no copy yet
+    copy.write_text("export const a = 1;\n")
+    (tmp_path / "assets" / ".hidden").write_text("never copied")
+    assert outdated() == []  # the same bytes; a hidden file is not copied by Sphinx
+    script.write_text("export const a = 2;\n")  # same size, other content
+    assert outdated() == ["index"]
+    assert book_pages.static_files_changed(_app(tmp_path, "epub"), None, set(), set(), set()) == []
