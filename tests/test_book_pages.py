@@ -20,7 +20,9 @@ def _app(tmp_path: Path, fmt: str = "html"):
         builder=SimpleNamespace(name=fmt),
         outdir=str(tmp_path / "out"),
         confdir=str(tmp_path),
-        config=SimpleNamespace(html_static_path=["assets"], root_doc="index"),
+        config=SimpleNamespace(
+            html_static_path=["assets"], root_doc="index", exclude_patterns=["tests/*"]
+        ),
     )
 
 
@@ -37,8 +39,19 @@ def test_a_changed_or_missing_static_file_writes_the_front_page_again(tmp_path):
     script.write_text("export const a = 1;\n")
     assert outdated() == ["index"]  # no copy yet
     copy.write_text("export const a = 1;\n")
+    # what Sphinx does not copy: hidden files and folders, excluded paths, templates
     (tmp_path / "assets" / ".hidden").write_text("never copied")
-    assert outdated() == []  # the same bytes; a hidden file is not copied by Sphinx
+    (tmp_path / "assets" / "web" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "assets" / "web" / ".ipynb_checkpoints" / "live-checkpoint.js").write_text("x")
+    (tmp_path / "assets" / "tests").mkdir()
+    (tmp_path / "assets" / "tests" / "x.js").write_text("x")
+    (tmp_path / "assets" / "page.css_t").write_text("{{ x }}")
+    assert outdated() == []  # the same bytes, and nothing else to copy: no rewrite every build
     script.write_text("export const a = 2;\n")  # same size, other content
     assert outdated() == ["index"]
+    script.write_text("export const a = 1;\n")
+    assert outdated() == []
+    (tmp_path / "assets" / "web" / "nested").mkdir()
+    (tmp_path / "assets" / "web" / "nested" / "new.js").write_text("x")
+    assert outdated() == ["index"]  # a new file in a folder
     assert book_pages.static_files_changed(_app(tmp_path, "epub"), None, set(), set(), set()) == []

@@ -29,8 +29,8 @@
 - Sphinx copies the static files (``assets/``: the page's scripts and styles) only when it
   writes a page: after a change to a script alone, ``make book`` said "no targets are out of
   date" and left the old script in ``_build/html`` (a session tested the page's old
-  translator.js that way). When a static file differs from its copy, the front page is
-  written again, and the copy made with it.
+  translator.js that way). When a file Sphinx would copy differs from its copy, the front page
+  is read and written again, and the copies made with it.
 - The EPUB (``make epub``, Sphinx's epub builder with its own plain theme)
   has no launch buttons: sphinx-book-theme's handler would look for the
   repository in a page context that the epub theme does not fill, and fail.
@@ -41,6 +41,7 @@
 from __future__ import annotations
 
 import filecmp
+import os
 import re
 from pathlib import Path
 
@@ -169,19 +170,38 @@ def epub_without_launch_buttons(app) -> None:
         ]
 
 
+def _static_files(source: Path, excluded):
+    """``(file, its path under _static)`` for each file Sphinx copies from ``source`` (an entry of
+    ``html_static_path``), by Sphinx 7.4's own rules (``copy_asset``): folders walked with
+    their links followed, a folder or file that ``excluded`` matches left out with all it
+    holds, templates (``*_t``, ``*.jinja``) left out here, as Sphinx renders rather than copies
+    them."""
+    if source.is_file():
+        yield source, source.name
+        return
+    for root, folders, files in os.walk(source, followlinks=True):
+        here = Path(root).relative_to(source).as_posix()
+        here = "" if here == "." else here + "/"
+        folders[:] = [f for f in folders if not excluded(here + f)]
+        for name in files:
+            if not excluded(here + name) and not name.lower().endswith(("_t", ".jinja")):
+                yield Path(root) / name, here + name
+
+
 def static_files_changed(app, env, added, changed, removed) -> list[str]:
-    """The root page, to be written again, when a file of ``html_static_path`` is missing from
-    ``_build/html/_static`` or differs from its copy there (Sphinx copies them only when it
-    writes a page); none otherwise."""
+    """The root page, to be read and written again, when a file Sphinx copies from
+    ``html_static_path`` is missing from ``_build/html/_static`` or differs from its copy there
+    (Sphinx copies them only when it writes a page); none otherwise."""
     if app.builder.name != "html":  # the EPUB builder writes its own pages (format "html" too)
         return []
+    from sphinx.util.matching import Matcher
+
+    excluded = Matcher([*app.config.exclude_patterns, "**/.*"])  # as copy_static_files
     static = Path(app.outdir) / "_static"
+    filecmp.clear_cache()  # a file rewritten within one timestamp tick must not look unchanged
     for entry in app.config.html_static_path:
-        source = Path(app.confdir) / entry
-        for path in source.rglob("*") if source.is_dir() else []:
-            if not path.is_file() or path.name.startswith(".") or path.name.endswith("_t"):
-                continue  # hidden files stay behind, a template's copy has another name
-            copy = static / path.relative_to(source)
+        for path, name in _static_files(Path(app.confdir) / entry, excluded):
+            copy = static / name
             if not copy.is_file() or not filecmp.cmp(path, copy, shallow=False):
                 return [app.config.root_doc]
     return []

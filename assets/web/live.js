@@ -21,9 +21,9 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** w to 2 decimals as Python's f"{w:.2f}" prints it: toFixed rounds an exact tie up (0.125 ->
- * "0.13"), Python to the even digit ("0.12"); of the numbers a float holds, only odd eighths
- * (0.125, 0.375, 0.625, 0.875, and those plus a whole number) are such ties at 2 decimals. */
+/** A weight w in [0, 1] to 2 decimals as Python's f"{w:.2f}" prints it: toFixed rounds an
+ * exact tie up (0.125 -> "0.13"), Python to the even digit ("0.12"); of the numbers a float
+ * holds in [0, 1], only the odd eighths (0.125, 0.375, 0.625, 0.875) are such ties. */
 export function printed(w) {
   const hundredths = w * 100; // exact for an odd eighth: 12.5, 37.5...
   if (Math.abs(hundredths % 1) === 0.5 && Number.isInteger(w * 8)) {

@@ -34,7 +34,8 @@ UNKNOWN_GENDER = {
     **{NOUN[relation].en_pl: NOUN[relation].pt_pl for relation in RELATION_FEMININE},
 }
 # what may stand between a relation and the name: a comma, the title "Dr" (in Portuguese
-# doutor or doutora, or Dr copied as typed); a comma after the name closes it
+# doutor or doutora, or Dr copied as typed); after a comma, the name (of one word) must be
+# closed by a comma, a full stop, "!", "?", ";" or the sentence's end
 _SKIP_SOURCE = frozenset({",", "dr"})
 _SKIP_OUTPUT = frozenset({",", "dr", "doutor", "doutora"})
 _CLOSING = frozenset({",", ".", "!", "?", ";"})
