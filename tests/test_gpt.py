@@ -1079,11 +1079,11 @@ def test_the_gpt_says_when_a_name_is_lost_and_evaluate_stays_quiet(shipped_bpe, 
     english = "Kalani has 4521 strawberries."
     out = translate(english, shipped_bpe, on_notice=tell)
     assert out == "Kalani tem 4521 morangos." and said == []
-    real = gpt_decoding._with_copies
+    real = gpt_decoding._translation  # (text, gender notice)
     monkeypatch.setattr(  # a model that drops the name and cuts the number short
         gpt_decoding,
-        "_with_copies",
-        lambda *a: real(*a).replace("Kalani", "kal").replace("4521", "452"),
+        "_translation",
+        lambda *a: (real(*a)[0].replace("Kalani", "kal").replace("4521", "452"), real(*a)[1]),
     )
     out = translate([english, "I am happy."], shipped_bpe, on_notice=tell)
     assert out == ["kal tem 452 morangos.", "sou feliz."]

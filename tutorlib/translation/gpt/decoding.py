@@ -357,9 +357,16 @@ def _with_copies(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     GPT on BPE tokens has no ``<unk>``: it spells names out itself, in the lower case of its
     training text, and the names get their typed capitals back (``_with_names``).
     """
+    return _translation(model, typed, src, hyp)[0]
+
+
+def _translation(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -> tuple[str, str]:
+    """``_with_copies``'s text, and the notice for a name of no known gender (``_gender_notice``)
+    read off the same copies; no notice from a GPT on BPE."""
     if isinstance(model.tokenizer, SubwordTokenizer):
-        return _with_names(typed, model.tokenizer.decode(hyp))
-    return _copy_text(model, typed, hyp, _copied(model, src, hyp))
+        return _with_names(typed, model.tokenizer.decode(hyp)), ""
+    copied = _copied(model, src, hyp)
+    return _copy_text(model, typed, hyp, copied), _gender_notice(model, typed, src, hyp, copied)
 
 
 def _copied(model: GPT, src: list[int], hyp: list[int]) -> dict[int, int]:
@@ -514,12 +521,7 @@ def translate(
             )
             for i, hyp in zip(chunk, hyps):
                 typed, src = checked[i][0], checked[i][1]
-                if isinstance(model.tokenizer, SubwordTokenizer):
-                    texts[i], gender = _with_copies(model, typed, src, hyp), ""
-                else:
-                    copied = _copied(model, src, hyp)
-                    texts[i] = _copy_text(model, typed, hyp, copied)
-                    gender = _gender_notice(model, typed, src, hyp, copied)
+                texts[i], gender = _translation(model, typed, src, hyp)
                 missing = _missing_copies(typed, texts[i])
                 if missing:  # said with the typos, in the one notice of the text
                     checked[i][2].append(_missing_notice(missing))
