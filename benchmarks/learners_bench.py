@@ -24,7 +24,9 @@ Seven groups of at least 22:
 7. ``relations``: a relation before a name, "my friend Maria is tired." -> "minha amiga
    Maria está cansada.": the name kept, and the relation and what follows agreeing with the
    person's gender as a learner means it (the names' genders are given here; 10 of the 24 are
-   names whose gender ``world.gender_of`` does not know, which a model can only guess).
+   names whose gender ``world.gender_of`` does not know, which a model can only guess: the GPT
+   on BPE from the letters, the word models from the ending's guess ``translate`` makes for
+   them, ``copying.guessed_genders``).
 
 Scored exactly (capitals of names included), after stripping white space. A figure, not a
 test: ``tests/test_learners_bench.py`` checks only that the sentences are new and well formed.

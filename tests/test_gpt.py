@@ -923,21 +923,28 @@ def shipped_bpe():
     return gpt_files.load_pretrained()
 
 
-def test_the_words_gpt_says_a_name_of_no_known_gender_took_the_masculine(
-    shipped_words, shipped_bpe
-):
-    """As the translator does (copying.unknown_gender_notice): "Priya" is a plain <unk> to the
-    words GPT, and it writes *meu amigo Priya*; "Maria" reads as <unk:f>. The GPT on BPE reads
-    the name's letters and says nothing of it."""
-    sentences = ["My friend Priya is tired.", "My friend Maria is tired."]
+def test_the_words_gpt_guesses_a_name_the_list_lacks_and_says_so(shipped_words, shipped_bpe):
+    """As the translator does (copying.guessed_genders, unknown_gender_notice): "Priya" is not
+    on the list, its ending reads as a woman's, the words GPT reads it as <unk:f> and writes
+    *minha amiga Priya*, and says it guessed; "Oluwaseun" has no guess, stays a plain <unk>
+    and takes the masculine, said; "Maria" reads as <unk:f>, nothing said. The GPT on BPE
+    reads the name's letters and says nothing of it."""
+    sentences = [
+        "My friend Priya is tired.",
+        "My friend Oluwaseun is tired.",
+        "My friend Maria is tired.",
+    ]
     for model in (shipped_words, shipped_bpe):
         notices = []
         got = translate(sentences, model, on_notice=lambda i, m, kept=notices: kept.append((i, m)))
-        said = {i for i, m in notices if "gives no gender" in m}
-        assert said == ({0} if model is shipped_words and "amigo" in got[0] else set()), notices
-    assert translate(sentences[0], shipped_words, on_notice=lambda i, m: None).startswith(
-        "meu amigo Priya"
-    )
+        said = {i: m for i, m in notices if "gives no gender" in m}
+        if model is shipped_bpe:
+            assert said == {}, notices
+            continue
+        assert got[0].startswith("minha amiga Priya") and got[1].startswith("meu amigo Oluwa")
+        assert sorted(said) == [0, 1], notices
+        assert "(amiga), a guess from the name's ending" in said[0]
+        assert "(amigo), as Portuguese does when the gender is unknown" in said[1]
 
 
 def test_the_shipped_gpts_are_small_and_read_their_tokens(shipped_words, shipped_bpe):

@@ -338,6 +338,12 @@ def test_rules_are_read_from_the_python_modules(model):
     assert guards.output_budget(7, 100) == 2 * 7 + 5  # the budget rule the page writes as data
     assert rules["source"]["repeated_word"] == REPEATED_WORD
     assert rules["vocab"]["src"] == model.src_vocab.tokens
+    from tutorlib.translation.copying import UNKNOWN_GENDER
+    from tutorlib.translation.phrasebook.lexicon import RELATION_FEMININE
+    from tutorlib.translation.phrasebook.world import name_endings
+
+    assert rules["relations"] == UNKNOWN_GENDER and rules["feminine"] == RELATION_FEMININE
+    assert rules["endings"] == {e: list(row) for e, row in name_endings().items()}
     # the name list's genders travel with a gendered vocabulary, and only with one
     from tutorlib.translation.phrasebook.world import gender_of
 
@@ -383,9 +389,10 @@ def test_export_tool_writes_both_files_within_budget(tmp_path, capsys):
         export_web.BUDGET = budget
 
 
-def run_page_function(module: str, name: str, call: str, data, tmp_path: Path):
+def run_page_function(module: str, name: str, call: str, data, tmp_path: Path, more=()):
     """``call`` (JavaScript over ``data``, the JSON below, and ``fn``, the function ``name`` of
-    ``assets/web/<module>``) run under Node; what it returns, read back from JSON."""
+    ``assets/web/<module>``, and the module's functions named in ``more``) run under Node; what
+    it returns, read back from JSON."""
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is not on PATH: the page's rules are tested under Node.js")
@@ -394,7 +401,7 @@ def run_page_function(module: str, name: str, call: str, data, tmp_path: Path):
     url = json.dumps((ROOT / "assets" / "web" / module).as_uri())
     script = (
         "import { readFileSync } from 'node:fs';"
-        f"import {{ {name} as fn }} from {url};"
+        f"import {{ {', '.join([f'{name} as fn', *more])} }} from {url};"
         "const data = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
         f"process.stdout.write(JSON.stringify({call}));"
     )
@@ -405,10 +412,16 @@ def run_page_function(module: str, name: str, call: str, data, tmp_path: Path):
     return json.loads(run.stdout)
 
 
-# (source words, plain <unk> positions, output words, {output position: source position}): the
+# (source words, unknown positions, output words, {output position: source position}): the
 # rule of copying.unknown_gender_notice case by case, what the shipped model never writes too
-# (an output "doutor" or comma between relation and name, a plural relation)
+# (an output "doutor" or comma between relation and name, a plural relation), and the ending's
+# guess (copying.guessed_genders) followed, ignored, or of neither gender
 GENDER_CASES = [
+    ("my doctor Priya", [2], "minha médica <unk>", {2: 2}),
+    ("my teacher Aiko is kind", [2], "meu professor <unk> é", {2: 2}),
+    ("my friend Oluwaseun", [2], "meu amigo <unk>", {2: 2}),
+    ("my friend Dr", [2], "meu amigo <unk>", {2: 2}),
+    ("my friend Lucas , Priya", [2, 4], "meu amigo <unk> , <unk>", {2: 2, 4: 4}),
     ("My friend Priya is tired", [2], "meu amigo <unk> está", {2: 2}),
     ("my friend Priya", [2], "minha amiga <unk>", {2: 2}),
     ("my sister Priya", [2], "minha irmã <unk>", {2: 2}),
@@ -432,26 +445,62 @@ GENDER_CASES = [
 ]  # fmt: skip
 
 
-def test_the_page_says_the_gender_notice_as_python_does_case_by_case(tmp_path):
+def test_the_page_says_the_gender_notice_as_python_does_case_by_case(model, tmp_path):
     """translator.js's unknownGenderNotice against copying.unknown_gender_notice on every case,
     with the relations and the name list's genders the page carries; the cases themselves say
     something (some said, some not), so a rule that says nothing, or everything, fails."""
     from tutorlib.translation import copying
-    from tutorlib.translation.phrasebook.world import _genders
 
     cases = [(s.split(), plain, o.split(), copied) for s, plain, o, copied in GENDER_CASES]
     want = [copying.unknown_gender_notice(*case) for case in cases]
     assert 0 < sum(map(bool, want)) < len(want), want
-    data = {
-        "cases": [[s, p, o, list(c.items())] for s, p, o, c in cases],
-        "relations": copying.UNKNOWN_GENDER,
-        "genders": _genders(),
-    }
-    call = (
-        "data.cases.map(([s, p, o, c]) => fn(s, p, o, new Map(c),"
-        " new Map(Object.entries(data.relations)), new Map(Object.entries(data.genders))))"
+    assert sum("a guess from the name's ending" in w for w in want) >= 3, want
+    rules = web_rules(model)
+    data = {"cases": [[s, p, o, list(c.items())] for s, p, o, c in cases], "spec": rules}
+    call = "data.cases.map(([s, p, o, c]) => fn(s, p, o, new Map(c), people(data.spec)))"
+    got = run_page_function(
+        "translator.js", "unknownGenderNotice", call, data, tmp_path, ["people"]
     )
-    assert run_page_function("translator.js", "unknownGenderNotice", call, data, tmp_path) == want
+    assert got == want
+    # and which words the page reads as <unk:f> or <unk:m> (copying.guessed_genders): a plural
+    # relation or a title guesses nothing, in the notice or in the model's input
+    guesses = [
+        sorted([j, g._asdict()] for j, g in copying.guessed_genders(s, p).items())
+        for s, p, _, _ in cases
+    ]
+    assert any(guesses) and not all(guesses), guesses
+    call = (
+        "data.cases.map(([s, p]) => [...fn(s, p, people(data.spec))].sort((a, b) => a[0] - b[0]))"
+    )
+    got = run_page_function("translator.js", "guessedGenders", call, data, tmp_path, ["people"])
+    assert got == guesses
+
+
+def test_the_page_guesses_a_names_gender_as_python_does(model, tmp_path):
+    """translator.js's guessGender against world.guess_gender with the table the page carries,
+    on every name of names.json, the learners' bench's, names typed with combining marks, in
+    capitals, of one letter, and letters beyond the Basic Multilingual Plane (Python counts
+    letters, JavaScript UTF-16 units): a guess, its ending and its counts."""
+    from tutorlib.translation.phrasebook.world import guess_gender, real_names
+
+    names = sorted({n for kinds in real_names().values() for ns in kinds.values() for n in ns})
+    names += ["Priya", "Nkechi", "Olga", "Aiko", "a", "Jo", "Jean-Pierre", "O'Neil", ""]
+    # decomposed, as some keyboards type them; capitals; beyond the Basic Multilingual Plane
+    names += ["AYS\u0327E", "Zoe\u0308", "Zolta\u0301n", "MARI\u0301A", "Jose\u0301"]
+    names += [
+        "\U0001d4d0nna",
+        "xy\U0001d4d0",
+        "\u1f08\u03bb\u03ad\u03be\u03b1\u03bd\u03b4\u03c1\u03bf\u03c2",
+    ]
+    want = [guess_gender(n)._asdict() for n in names]
+    assert {w["gender"] for w in want} == {"f", "m", ""}
+    data = {"names": names, "spec": web_rules(model)}
+    call = (
+        "data.names.map((n) => ({ending: '', agree: 0, listed: 0,"
+        " ...fn(n, people(data.spec).endings)}))"
+    )
+    got = run_page_function("translator.js", "guessGender", call, data, tmp_path, ["people"])
+    assert got == want
 
 
 def test_the_heatmap_prints_a_weight_as_python_does(tmp_path):

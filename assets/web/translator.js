@@ -37,7 +37,7 @@ export function loadTranslator(spec, buffer) {
     spec,
     srcIndex,
     srcGendered: gendered(srcIndex),
-    genders: new Map(Object.entries(spec.genders ?? {})),
+    people: people(spec),
     srcUnknown: unknownIds(srcIndex),
     tgtUnknown: unknownIds(tgtIndex),
     tgtWords: new Set(spec.vocab.tgt),
@@ -48,6 +48,18 @@ export function loadTranslator(spec, buffer) {
     typoPiece: new RegExp(spec.typos.piece, "u"),
     wordChar: new RegExp(spec.typos.word_char, "u"),
     neverTypos: new Set([...spec.typos.words, ...spec.typos.not_typos]),
+  };
+}
+
+/** What the gender rules read (copying.guessed_genders, unknown_gender_notice): each relation's
+ * masculine (plurals too) and feminine, the name list's genders, and its table of endings. */
+export function people(spec) {
+  const map = (object) => new Map(Object.entries(object ?? {}));
+  return {
+    relations: map(spec.relations),
+    feminine: map(spec.feminine),
+    genders: map(spec.genders),
+    endings: map(spec.endings),
   };
 }
 
@@ -298,13 +310,20 @@ function prepare(reader, sentence) {
       titles.includes(words[j - 2]) &&
       /^\p{Uppercase}/u.test(result.sourceTokens[j]))) ids[j] = unk;
   }
+  // a name the list gives no gender after "friend": its ending's guess ("Priya": <unk:f>)
+  if (reader.people.relations.size) {
+    const unknownAt = ids.flatMap((id, j) => (reader.srcUnknown.has(id) ? [j] : []));
+    for (const [j, guess] of guessedGenders(result.sourceTokens, unknownAt, reader.people)) {
+      ids[j] = reader.srcGendered[guess.gender] ?? ids[j];
+    }
+  }
   return [result, ids];
 }
 
 /** The id of a word the source vocabulary lacks (data.Vocab.token_to_id): <unk>, or <unk:f> /
  * <unk:m> for a first name whose gender the name list knows (phrasebook.world.gender_of). */
 function unknownId(reader, word) {
-  const gender = reader.genders.get(word.trim().normalize("NFC").toLowerCase());
+  const gender = reader.people.genders.get(word.trim().normalize("NFC").toLowerCase());
   const id = gender ? reader.srcGendered[gender] : undefined;
   return id ?? reader.spec.specials.unk;
 }
@@ -331,27 +350,81 @@ function wordBefore(words, at, skip) {
   return at >= 0 ? words[at] : "";
 }
 
-/** copying.unknown_gender_notice: "" or the notice for each word of letters the list gives no
- * gender (genders: lower-case name -> "f" or "m") after a relation (relations: relation -> its
- * masculine), copied (copied: Map output position -> source position) right after that
- * masculine in the translation. */
-export function unknownGenderNotice(sourceWords, plainAt, outputWords, copied, relations, genders) {
-  const said = [];
-  for (const j of plainAt) {
-    const name = sourceWords[j].replace(POSSESSIVE, "").normalize("NFC");
-    const at = positionBefore(sourceWords, j, SKIP_SOURCE);
-    const relation = at >= 0 ? sourceWords[at].toLowerCase() : "";
-    if (!relations.has(relation) || !NAME_LETTERS.test(name) || genders.get(name.toLowerCase())) {
-      continue;
+/** copying._unlisted_after_relation: { name, relation, at } for a word of letters the list gives
+ * no gender after a relation (a comma or "Dr" between; after a comma, a name closed by another
+ * or a mark), or null. */
+function unlistedAfterRelation(sourceWords, j, people) {
+  const name = sourceWords[j].replace(POSSESSIVE, "").normalize("NFC");
+  const at = positionBefore(sourceWords, j, SKIP_SOURCE);
+  const relation = at >= 0 ? sourceWords[at].toLowerCase() : "";
+  if (!people.relations.has(relation) || !NAME_LETTERS.test(name) ||
+    people.genders.get(name.toLowerCase()) || SKIP_SOURCE.has(name.toLowerCase())) {
+    return null; // and not the title itself ("my friend Dr")
+  }
+  const closed = j + 1 === sourceWords.length || CLOSING.has(sourceWords[j + 1]);
+  if (sourceWords.slice(at + 1, j).includes(",") && !closed) return null; // a new clause
+  return { name, relation, at };
+}
+
+/** world.guess_gender: { gender, ending, agree, listed } from the longest ending (no longer
+ * than the table's longest, shorter than the name) the table has; gender "" when that ending's
+ * names are of neither gender, or the table has none. Letters, not UTF-16 units, as Python
+ * counts them. */
+export function guessGender(name, endings) {
+  const letters = [...name.trim().normalize("NFC").toLowerCase()];
+  const longest = Math.max(0, ...[...endings.keys()].map((ending) => [...ending].length));
+  for (let k = Math.min(longest, letters.length - 1); k > 0; k -= 1) {
+    const ending = letters.slice(-k).join("");
+    const found = endings.get(ending);
+    if (found !== undefined) {
+      const [gender, agree, listed] = found;
+      return gender ? { gender, ending, agree, listed } : { gender: "" };
     }
-    const closed = j + 1 === sourceWords.length || CLOSING.has(sourceWords[j + 1]);
-    if (sourceWords.slice(at + 1, j).includes(",") && !closed) continue; // a new clause
-    const masculine = relations.get(relation);
-    const copies = [...copied].filter(([, s]) => s === j).map(([t]) => t);
-    if (copies.some((t) => wordBefore(outputWords, t, SKIP_OUTPUT).toLowerCase() === masculine)) {
-      said.push(`the course's list of names gives no gender for "${name}": "${relation}" ` +
-        `before it is written in the masculine (${masculine}), as Portuguese does when the ` +
-        "gender is unknown");
+  }
+  return { gender: "" };
+}
+
+/** copying.guessed_genders: Map position -> guess, for each unknown word (unknownAt) after a
+ * relation of one person, with no title between, whose ending gives a guess. */
+export function guessedGenders(sourceWords, unknownAt, people) {
+  const guesses = new Map();
+  for (const j of unknownAt) {
+    const found = unlistedAfterRelation(sourceWords, j, people);
+    if (found === null || !people.feminine.has(found.relation)) continue;
+    if (sourceWords.slice(found.at, j).some((w) => w.toLowerCase() === "dr")) continue;
+    const guess = guessGender(found.name, people.endings);
+    if (guess.gender) guesses.set(j, guess);
+  }
+  return guesses;
+}
+
+/** copying.unknown_gender_notice: "" or the notice for each word of letters the list gives no
+ * gender after a relation, copied (copied: Map output position -> source position) right after
+ * the relation's form in the translation: the gender guessed from its ending, or the
+ * masculine. */
+export function unknownGenderNotice(sourceWords, unknownAt, outputWords, copied, people) {
+  const said = [];
+  const guesses = guessedGenders(sourceWords, unknownAt, people);
+  for (const j of unknownAt) {
+    const found = unlistedAfterRelation(sourceWords, j, people);
+    if (found === null) continue;
+    const { name, relation } = found;
+    const masculine = people.relations.get(relation);
+    const guess = guesses.get(j) ?? { gender: "" };
+    const written = guess.gender === "f" ? people.feminine.get(relation) : masculine;
+    const before = new Set([...copied].filter(([, s]) => s === j)
+      .map(([t]) => wordBefore(outputWords, t, SKIP_OUTPUT).toLowerCase()));
+    const start = `the course's list of names gives no gender for "${name}": "${relation}" ` +
+      "before it";
+    if (guess.gender && before.has(written)) {
+      const share = guess.agree === guess.listed ? `all ${guess.listed}`
+        : `${guess.agree} of the ${guess.listed}`;
+      said.push(`${start} is written in the ${guess.gender === "f" ? "feminine" : "masculine"} ` +
+        `(${written}), a guess from the name's ending: ${share} first names on the list that ` +
+        `end in "${guess.ending}" are ${guess.gender === "f" ? "women" : "men"}'s`);
+    } else if (before.has(masculine)) {
+      said.push(`${start} is written in the masculine (${masculine}), as Portuguese does when ` +
+        "the gender is unknown");
     }
   }
   return [...new Set(said)].join("; ");
@@ -444,11 +517,9 @@ function copyUnknown(reader, result, srcIds, hyp, withWeights) {
       `vocabulary: ${[...new Set(said)].join("; ")}`);
   }
   // copying.unknown_gender_notice: a copied word the list gives no gender after "friend"...
-  const relations = new Map(Object.entries(spec.relations ?? {}));
-  if (relations.size) {
-    const plain = unknownAt.filter((j) => srcIds[j] === spec.specials.unk);
-    const gender = unknownGenderNotice(result.sourceTokens, plain, tokens, result.copied, relations,
-      reader.genders);
+  if (reader.people.relations.size) {
+    const gender = unknownGenderNotice(result.sourceTokens, unknownAt, tokens, result.copied,
+      reader.people);
     if (gender) addNotice(result, gender);
   }
   if (dropped) {

@@ -10,8 +10,12 @@ encoder–decoder (``decoding``), the GPT on words (``gpt.decoding``) and, in Ja
 in-page translator (``assets/web/translator.js``). Torch tensors or anything indexable by a
 list of positions.
 
-``unknown_gender_notice`` says where a copied name of no known gender follows a relation whose
-Portuguese follows the person ("my friend Priya": *meu amigo Priya*).
+For a name the list of names gives no gender after a relation whose Portuguese follows the
+person ("my friend Priya"), ``guessed_genders`` guesses it from the name's ending
+(``world.guess_gender``), ``with_guessed_genders`` gives a word model's source ids the guess
+(``<unk:f>``, as a listed woman's name reads), and ``unknown_gender_notice`` says what the
+translation did: a guess (*minha amiga Priya*), or the masculine Portuguese writes when it has
+none.
 
 Derived in chapter 10 (Translating and evaluating).
 """
@@ -22,9 +26,16 @@ import re
 import unicodedata
 
 from .phrasebook.lexicon import NOUN, RELATION_FEMININE
-from .phrasebook.world import gender_of
+from .phrasebook.world import NameGuess, gender_of, guess_gender
 
-__all__ = ["copy_position", "copy_positions", "unknown_gender_notice", "UNKNOWN_GENDER"]
+__all__ = [
+    "copy_position",
+    "copy_positions",
+    "guessed_genders",
+    "with_guessed_genders",
+    "unknown_gender_notice",
+    "UNKNOWN_GENDER",
+]
 
 # The relations whose Portuguese follows the person's gender ("friend": amigo or amiga), each with
 # the masculine that Portuguese writes for a person whose gender is unknown, and their plurals
@@ -130,49 +141,117 @@ def copy_positions(weights, unknown_out, unknown_at, own_kind=None) -> dict[int,
     return dict(sorted(copied.items()))
 
 
-def unknown_gender_notice(source_words, plain_unknown_at, output_words, copied) -> str:
+def _unlisted_after_relation(source_words, j: int) -> tuple[str, str, int] | None:
+    """``(name, relation, its position)`` when the word at ``j`` is a word of letters (an
+    apostrophe or hyphen inside: "O'Neil"; a final "'s" left out) that the list gives no gender
+    and that follows a relation of ``UNKNOWN_GENDER`` (any case), a comma or "Dr" between
+    allowed; after a comma, only a name that a comma, a mark or the end closes ("my friend,
+    Priya, is"; not "the doctor, Priya was": a new clause). None otherwise."""
+    name = unicodedata.normalize("NFC", _POSSESSIVE.sub("", source_words[j]))
+    at = _before_at(source_words, j, _SKIP_SOURCE)
+    relation = source_words[at].lower() if at >= 0 else ""
+    is_name = all(part.isalpha() for part in _JOINS.split(name))
+    if relation not in UNKNOWN_GENDER or not is_name or gender_of(name):
+        return None
+    if name.lower() in _SKIP_SOURCE:  # "my friend Dr": the title itself
+        return None
+    closed = j + 1 == len(source_words) or source_words[j + 1] in _CLOSING
+    if "," in source_words[at + 1 : j] and not closed:
+        return None
+    return name, relation, at
+
+
+def guessed_genders(source_words, unknown_at) -> dict[int, NameGuess]:
+    """``{position: world.guess_gender(name)}`` for each word of ``unknown_at`` (the positions
+    a word model reads as unknown) that ``unknown_gender_notice`` would speak of, after a
+    relation of one person ("friend", not "friends": a plural is masculine as soon as one of
+    them is a man) with no title between ("my friend Dr Priya": a title's name is a plain
+    ``<unk>``, as the translator learned it), and whose ending gives a guess."""
+    guesses = {}
+    for j in unknown_at:
+        found = _unlisted_after_relation(source_words, j)
+        if found is None:
+            continue
+        name, relation, at = found
+        if relation not in RELATION_FEMININE or "dr" in (w.lower() for w in source_words[at:j]):
+            continue
+        guess = guess_gender(name)
+        if guess.gender:
+            guesses[j] = guess
+    return guesses
+
+
+def with_guessed_genders(source_words, ids: list[int], vocab) -> list[int]:
+    """``ids`` (a word model's source ids for ``source_words``), each name of
+    ``guessed_genders`` read as ``<unk:f>`` or ``<unk:m>``, as a first name of that gender on
+    the list reads (``data.Vocab.token_to_id``); ``ids`` as they are for a vocabulary that is
+    not gendered. The model then writes the relation in that gender: "My friend Priya is
+    tired." -> *minha amiga Priya está cansada.*"""
+    if not vocab.gendered:
+        return list(ids)
+    unknown_at = [j for j, i in enumerate(ids) if i in vocab.unknown_ids]
+    out = list(ids)
+    for j, guess in guessed_genders(source_words, unknown_at).items():
+        out[j] = vocab.token_to_id(f"<unk:{guess.gender}>")
+    return out
+
+
+def unknown_gender_notice(source_words, unknown_at, output_words, copied) -> str:
     """``""``, or what a learner must know when a word the course's list of names gives no
     gender follows "friend", "teacher", "neighbor", "student" or "doctor" (or their plurals)
-    and the translation writes that relation in the masculine right before a copy of it.
+    and the translation writes that relation right before a copy of it: in the gender guessed
+    from the name's ending (``guessed_genders``), or in the masculine, which Portuguese writes
+    for a person of unknown gender.
 
     A word model reads a name the list lacks as a plain ``<unk>`` (a first name of known gender
-    is ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender,
-    as Portuguese writes it: "My friend Priya is tired." -> *meu amigo Priya está cansado.*,
-    right for a man and wrong for a woman, with nothing in the text to say so.
-    ``source_words``: the sentence's words as typed; ``plain_unknown_at``: the positions of its
-    words read as a plain ``<unk>``; ``output_words``: the translation's words (what stands at a
-    copied position does not matter); ``copied``: {output position: the source position it
-    copies}.
+    is ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender:
+    "My friend Oluwaseun" -> *meu amigo Oluwaseun*, right for a man and wrong for a woman,
+    with nothing in the text to say so; "My friend Priya", read as a woman's name from its
+    ending, -> *minha amiga Priya*, a guess. ``source_words``: the sentence's words as typed;
+    ``unknown_at``: the positions of its words read as unknown; ``output_words``: the
+    translation's words (what stands at a copied position does not matter); ``copied``:
+    {output position: the source position it copies}.
 
-    Said only for a word of letters (an apostrophe or hyphen inside: "O'Neil"; a final "'s" is
-    left out of it) that the list gives no gender (after a title a name of known gender is a
-    plain ``<unk>`` too: "my friend Dr Maria" says nothing) and that the translation copied,
-    with the relation before it in the source and its masculine right before a copy in the
-    translation, a comma or "Dr" between them allowed on either side ("my friend Dr Priya";
-    "my friend, Priya, is", where a comma closes the name, not "the doctor, Priya was": a new
-    clause). A word of letters need not be a name: "my friend here" names "here", which the
-    list gives no gender either.
+    Said only for a word ``_unlisted_after_relation`` finds: of letters, of no listed gender
+    (after a title a name of known gender is a plain ``<unk>`` too: "my friend Dr Maria" says
+    nothing), after the relation in the source and the relation's form right before a copy in
+    the translation, a comma or "Dr" between them allowed on either side. A word of letters
+    need not be a name: "my friend here" names "here", which the list gives no gender either.
     """
     said = []
-    for j in plain_unknown_at:
-        name = unicodedata.normalize("NFC", _POSSESSIVE.sub("", source_words[j]))
-        at = _before_at(source_words, j, _SKIP_SOURCE)
-        relation = source_words[at].lower() if at >= 0 else ""
-        is_name = all(part.isalpha() for part in _JOINS.split(name))
-        if relation not in UNKNOWN_GENDER or not is_name or gender_of(name):
+    guesses = guessed_genders(source_words, unknown_at)
+    for j in unknown_at:
+        found = _unlisted_after_relation(source_words, j)
+        if found is None:
             continue
-        closed = j + 1 == len(source_words) or source_words[j + 1] in _CLOSING
-        if "," in source_words[at + 1 : j] and not closed:
-            continue  # "I saw the doctor, Nkechi was happy": Nkechi is not the doctor
-        masculine = UNKNOWN_GENDER[relation]
+        name, relation, _ = found
+        masculine, guess = UNKNOWN_GENDER[relation], guesses.get(j, NameGuess(""))
+        written = RELATION_FEMININE[relation] if guess.gender == "f" else masculine
         copies = [t for t, s in copied.items() if s == j]
-        if any(_before(output_words, t, _SKIP_OUTPUT).lower() == masculine for t in copies):
+        before = {_before(output_words, t, _SKIP_OUTPUT).lower() for t in copies}
+        start = f'the course\'s list of names gives no gender for "{name}": "{relation}" before it'
+        if guess.gender and written in before:
             said.append(
-                f'the course\'s list of names gives no gender for "{name}": "{relation}" before '
-                f"it is written in the masculine ({masculine}), as Portuguese does when the "
-                "gender is unknown"
+                f"{start} is written in the {'feminine' if guess.gender == 'f' else 'masculine'}"
+                f" ({written}), a guess from the name's ending: {_share(guess)} first names "
+                f'on the list that end in "{guess.ending}" are '
+                f"{'women' if guess.gender == 'f' else 'men'}'s"
+            )
+        elif masculine in before:
+            said.append(
+                f"{start} is written in the masculine ({masculine}), as Portuguese does when "
+                "the gender is unknown"
             )
     return "; ".join(dict.fromkeys(said))
+
+
+def _share(guess: NameGuess) -> str:
+    """ "all 8" or "18 of the 21": how many of the names with the guess's ending agree."""
+    return (
+        f"all {guess.listed}"
+        if guess.agree == guess.listed
+        else (f"{guess.agree} of the {guess.listed}")
+    )
 
 
 def _before_at(words, at: int, skip) -> int:

@@ -29,7 +29,7 @@ import torch
 from ..checks import a_or_an, finite_number, model_hint, whole_number
 from ..nn import causal_attention_mask, padding_attention_mask
 from .cache import KVCache
-from .copying import copy_positions, unknown_gender_notice
+from .copying import copy_positions, unknown_gender_notice, with_guessed_genders
 from .data import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
 from .guards import (
     MAX_RUN,
@@ -451,7 +451,8 @@ def _prepare(
             and result.source_tokens[j][:1].isupper()
         ):
             ids[j] = UNK_ID
-    return result, ids
+    # a name the list gives no gender after "friend": its ending's guess ("Priya": <unk:f>)
+    return result, with_guessed_genders(result.source_tokens, ids, src_vocab)
 
 
 def _copy_unknown(
@@ -516,9 +517,8 @@ def _copy_unknown(
             f"{'these words are' if len(said) > 1 else 'this word is'} not in the translator's "
             f"vocabulary: {'; '.join(dict.fromkeys(said))}",
         )
-    if src_vocab.gendered:  # a name the list gives no gender after "friend": amigo, said
-        plain = [j for j in unknown_at if src_ids[j] == UNK_ID]
-        gender = unknown_gender_notice(result.source_tokens, plain, tokens, result.copied)
+    if src_vocab.gendered:  # a name the list gives no gender after "friend": a guess, said
+        gender = unknown_gender_notice(result.source_tokens, unknown_at, tokens, result.copied)
         if gender:
             _add_notice(result, gender)
     if dropped:

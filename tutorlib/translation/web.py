@@ -39,7 +39,7 @@ import torch
 from . import copying, data, guards, sentences, typos
 from .checkpoints import load_pretrained
 from .decoding import ALIGN_LAYER, REPEATED_WORD
-from .phrasebook.lexicon import TITLES
+from .phrasebook.lexicon import RELATION_FEMININE, TITLES
 
 __all__ = [
     "WEB_FORMAT",
@@ -126,8 +126,12 @@ def web_rules(model) -> dict:
         # a gendered source vocabulary reads an unknown first name's gender (Vocab.token_to_id):
         # the page needs the name list's genders (world.gender_of); none for another vocabulary
         "genders": _genders() if src_vocab.gendered else {},
-        # and says when a name of no known gender follows "friend" (copying.unknown_gender_notice)
+        # and, after "friend", guesses the gender of a name the list lacks from its ending
+        # (copying.guessed_genders, world.name_endings) and says so (unknown_gender_notice): each
+        # relation's masculine (plurals too) and feminine, and the table of endings
         "relations": dict(copying.UNKNOWN_GENDER) if src_vocab.gendered else {},
+        "feminine": dict(RELATION_FEMININE) if src_vocab.gendered else {},
+        "endings": _endings() if src_vocab.gendered else {},
         "specials": {
             "pad": data.PAD_ID,
             "bos": data.BOS_ID,
@@ -173,6 +177,12 @@ def web_rules(model) -> dict:
         },
         "display": {"palette": _palette()},
     }
+
+
+def _endings() -> dict[str, list]:
+    from .phrasebook.world import name_endings  # {ending: (gender or "", agree, listed)}
+
+    return {ending: list(row) for ending, row in name_endings().items()}
 
 
 def _genders() -> dict[str, str]:

@@ -23,8 +23,8 @@ import torch
 
 from ...checks import a_or_an, finite_number, model_hint, whole_number
 from ..cache import KVCache
-from ..copying import copy_positions, unknown_gender_notice
-from ..data import BOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, is_punctuation, tokenize
+from ..copying import copy_positions, unknown_gender_notice, with_guessed_genders
+from ..data import BOS_ID, PAD_ID, Vocab, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
 from ..sentences import as_sentences, not_english, split_texts, tell
@@ -250,7 +250,8 @@ def _check_sentence(
     _check_language(i, words)
     sentence, notices = read_typos(sentence) if typos else (sentence, [])
     typed = tokenize(sentence, lower=False)  # one word for one: the same length
-    return typed, vocab.encode([t.lower() for t in typed], warn_unknown=False), notices
+    ids = vocab.encode([t.lower() for t in typed], warn_unknown=False)
+    return typed, with_guessed_genders(typed, ids, vocab), notices  # "my friend Priya": f
 
 
 def _bpe_ids(i: int, sentence: str, model: GPT) -> list[int]:
@@ -410,8 +411,8 @@ def _gender_notice(
     vocab = model.vocab
     if not (isinstance(vocab, Vocab) and vocab.gendered):
         return ""
-    plain = [j for j, i in enumerate(src) if i == UNK_ID]
-    return unknown_gender_notice(typed, plain, [vocab.id_to_token(i) for i in hyp], copied)
+    unknown_at = [j for j, i in enumerate(src) if i in vocab.unknown_ids]
+    return unknown_gender_notice(typed, unknown_at, [vocab.id_to_token(i) for i in hyp], copied)
 
 
 def translate(

@@ -33,6 +33,7 @@ import unicodedata
 import zlib
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from .grammar import NOT_NAMES, lexicon_words
 
@@ -46,6 +47,9 @@ __all__ = [
     "with_real_names",
     "check_draw",
     "gender_of",
+    "guess_gender",
+    "name_endings",
+    "NameGuess",
 ]
 
 NAMES = ("made-up", "real")  # what phrasebook(split, names=...) accepts
@@ -104,6 +108,75 @@ def gender_of(name: str) -> str:
     if not isinstance(name, str):
         raise ValueError(f"gender_of expects a string, got {type(name).__name__}")
     return _genders().get(unicodedata.normalize("NFC", name.strip()).lower(), "")
+
+
+# A name the list gives no gender is guessed from its ending: the longest ending of up to three
+# letters that at least three of the list's first names end in (each longer than the ending), if
+# two in three of those names or more are of one gender; the masculine otherwise, as Portuguese
+# does for a person of unknown gender. Cross-validated by language, right for 77 % of the list's
+# names against 52 % for the masculine alone (benchmarks/gender_guess.py).
+ENDING_LETTERS, ENDING_NAMES, ENDING_SHARE = 3, 3, 2 / 3
+
+
+class NameGuess(NamedTuple):
+    """``guess_gender``'s answer: the ``gender`` ("f", "m" or "" for no guess) read from the
+    name's ``ending``, of which ``agree`` of the ``listed`` first names on the list are of that
+    gender."""
+
+    gender: str
+    ending: str = ""
+    agree: int = 0
+    listed: int = 0
+
+
+def ending_table(genders: dict[str, str]) -> dict[str, tuple[str, int, int]]:
+    """``{ending: (gender, agree, listed)}`` for every ending of one to ``ENDING_LETTERS``
+    letters that at least ``ENDING_NAMES`` of ``genders``'s names (lower-case name -> "f" or
+    "m") end in, each longer than it; gender "" where neither gender has ``ENDING_SHARE`` of
+    them. Sorted, so that the page's copy is the same on every machine."""
+    counts: dict[str, dict[str, int]] = {}
+    for name, gender in genders.items():
+        for k in range(1, ENDING_LETTERS + 1):
+            if len(name) > k:
+                counted = counts.setdefault(name[-k:], {"f": 0, "m": 0})
+                counted[gender] += 1
+    table = {}
+    for ending, counted in sorted(counts.items()):
+        listed = counted["f"] + counted["m"]
+        if listed >= ENDING_NAMES:
+            gender = max("fm", key=counted.__getitem__)
+            agree = counted[gender]
+            table[ending] = (gender if agree >= ENDING_SHARE * listed else "", agree, listed)
+    return table
+
+
+@lru_cache(maxsize=1)
+def name_endings() -> dict[str, tuple[str, int, int]]:
+    """``ending_table`` of the list's first names (``genders.json``): what ``guess_gender``
+    reads, and what the page carries to guess as it does."""
+    return ending_table(_genders())
+
+
+def guess_gender(name: str, endings: dict | None = None) -> NameGuess:
+    """The gender a first name's ending suggests: ``NameGuess("f", "ya", 5, 6)`` for "Priya"
+    when five of the six listed first names that end in "ya" are women's; ``NameGuess("")``
+    when its longest ending the list has enough names for is of neither gender, or the name is
+    no longer than any such ending. Any case; the ending table ``endings`` (``ending_table``),
+    the list's by default (``name_endings``).
+
+    A guess, not a fact: for a name the list does not know (``gender_of`` is ""), where a
+    word model cannot read the letters. The translator and the GPT on words use it for a name
+    after "friend" (``copying.guessed_genders``), and say so."""
+    if not isinstance(name, str):
+        raise ValueError(f"guess_gender expects a string, got {type(name).__name__}")
+    table = name_endings() if endings is None else endings
+    word = unicodedata.normalize("NFC", name.strip()).lower()
+    for k in range(min(ENDING_LETTERS, len(word) - 1), 0, -1):
+        found = table.get(word[-k:])
+        if found is not None:
+            gender, agree, listed = found
+            return NameGuess(gender, word[-k:], agree, listed) if gender else NameGuess("")
+    return NameGuess("")
 
 
 def name_languages(name: str) -> frozenset[str]:
