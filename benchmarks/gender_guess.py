@@ -1,22 +1,23 @@
-"""How often a first name's ending tells its gender (``world.guess_gender``, issue 36).
+"""How often a first name's ending tells a woman's name (``world.guess_gender``, issue 36).
 
     .venv/bin/python benchmarks/gender_guess.py
 
 The translator and the GPT on words read a word, not its letters: for a name after "friend"
-that the course's list of names gives no gender ("Priya"), they would write the masculine, as
-Portuguese does for a person of unknown gender. ``world.guess_gender`` reads the name's ending
-for them, from a table of the list's own first names (``world.ending_table``). This measures
-the table on names it was not built from, two ways:
+that the course's list of names does not have ("Priya"), they write the masculine, as
+Portuguese does for a person of unknown gender. ``copying.guessed_genders`` reads the feminine
+from the name's ending for them, from a table of the list's own first names
+(``world.ending_table``), and leaves the masculine otherwise. This measures that rule on names
+the table was not built from, two ways:
 
-1. **by language**: for each of the list's languages, the names only that language has,
-   guessed with a table of the names the other languages have (a learner's name is often of a
-   language the list lacks);
+1. **by language**: for each of the list's languages, the names of known gender only that
+   language has, guessed with a table of the names the other languages have (a learner's name
+   is often of a language the list lacks);
 2. **by name**: the list's names in ten folds (by a hash of the name), each guessed with a
    table of the other nine.
 
-It prints, for each, how many names get a guess, how many guesses are right, and how many
-names come out right when a name with no guess takes the masculine, beside the masculine for
-every name (what the models wrote before). A figure, not a test; nothing here is trained.
+It prints, for each, the women read as women, the men left in the masculine, and all the names
+right, beside the masculine for every name (what the models wrote before): every man and no
+woman. A figure, not a test; nothing here is trained.
 """
 
 from __future__ import annotations
@@ -56,41 +57,40 @@ def folds_by_name(genders: dict[str, str], k: int = 10):
 
 
 def score(genders: dict[str, str], folds) -> dict[str, int]:
-    """Names, guessed, right guesses, right with the masculine for no guess, masculine right."""
-    out = dict.fromkeys(("names", "guessed", "right", "with masculine", "masculine"), 0)
+    """Women and men held out, women read as women, men not read as women."""
+    out = dict.fromkeys(("women", "men", "women right", "men right"), 0)
     for held, rest in folds:
         table = ending_table(rest)
         for name in held:
-            guess = guess_gender(name, table).gender
-            truth = genders[name]
-            out["names"] += 1
-            out["guessed"] += bool(guess)
-            out["right"] += guess == truth
-            out["with masculine"] += (guess or "m") == truth
-            out["masculine"] += truth == "m"
+            feminine = guess_gender(name, table).gender == "f"
+            if genders[name] == "f":
+                out["women"] += 1
+                out["women right"] += feminine
+            else:
+                out["men"] += 1
+                out["men right"] += not feminine
     return out
 
 
 def main() -> int:
     genders = _genders()
     print(f"{len(genders)} first names of known gender on the list")
-    print(
-        f"{'held out':<14}{'names':>7}{'guessed':>13}{'right of guessed':>19}"
-        f"{'right, masculine if none':>27}{'masculine alone':>18}"
-    )
+    heads = ("women read as women", "men kept masculine", "all right", "masculine alone")
+    print(f"{'held out':<14}" + "".join(f"{h:>24}" for h in heads))
     for label, folds in (
         ("by language", folds_by_language(genders)),
         ("by name", folds_by_name(genders)),
     ):
         s = score(genders, folds)
-        n, g = s["names"], s["guessed"]
+        w, m = s["women"], s["men"]
+        right = s["women right"] + s["men right"]
         cells = [
-            f"{g} ({g / n:.0%})",
-            f"{s['right']} ({s['right'] / g:.1%})",
-            f"{s['with masculine']} ({s['with masculine'] / n:.1%})",
-            f"{s['masculine']} ({s['masculine'] / n:.1%})",
+            f"{s['women right']} of {w} ({s['women right'] / w:.1%})",
+            f"{s['men right']} of {m} ({s['men right'] / m:.1%})",
+            f"{right} of {w + m} ({right / (w + m):.1%})",
+            f"{m} of {w + m} ({m / (w + m):.1%})",
         ]
-        print(f"{label:<14}{n:>7}" + "".join(f"{c:>{w}}" for c, w in zip(cells, (13, 19, 27, 18))))
+        print(f"{label:<14}" + "".join(f"{c:>24}" for c in cells))
     return 0
 
 

@@ -24,9 +24,11 @@ Seven groups of at least 22:
 7. ``relations``: a relation before a name, "my friend Maria is tired." -> "minha amiga
    Maria está cansada.": the name kept, and the relation and what follows agreeing with the
    person's gender as a learner means it (the names' genders are given here; 10 of the 24 are
-   names whose gender ``world.gender_of`` does not know, which a model can only guess: the GPT
-   on BPE from the letters, the word models from the ending's guess ``translate`` makes for
-   them, ``copying.guessed_genders``).
+   names whose gender ``world.gender_of`` does not know, 6 of them after a relation that
+   follows the person, where a model can only guess: the GPT on BPE from the letters; for the
+   word models ``translate`` reads a woman's name from the ending of a name the list does not
+   have at all, ``copying.guessed_genders``: "Priya", not "Olga", which the list has as both,
+   nor "Nkechi", whose ending ("hi") the listed names split).
 
 Scored exactly (capitals of names included), after stripping white space. A figure, not a
 test: ``tests/test_learners_bench.py`` checks only that the sentences are new and well formed.

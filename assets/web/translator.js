@@ -60,6 +60,7 @@ export function people(spec) {
     feminine: map(spec.feminine),
     genders: map(spec.genders),
     endings: map(spec.endings),
+    listed: new Set(spec.listed ?? []),
   };
 }
 
@@ -384,24 +385,27 @@ export function guessGender(name, endings) {
   return { gender: "" };
 }
 
-/** copying.guessed_genders: Map position -> guess, for each unknown word (unknownAt) after a
- * relation of one person, with no title between, whose ending gives a guess. */
+/** copying.guessed_genders: Map position -> guess, for each unknown word (unknownAt) typed with
+ * a capital after a relation of one person, with no title between, that the list does not have
+ * (people.listed: those it has that the ending would read as women's) and whose ending reads as
+ * a woman's. */
 export function guessedGenders(sourceWords, unknownAt, people) {
   const guesses = new Map();
   for (const j of unknownAt) {
     const found = unlistedAfterRelation(sourceWords, j, people);
-    if (found === null || !people.feminine.has(found.relation)) continue;
+    if (found === null || !/^\p{Uppercase}/u.test(sourceWords[j])) continue;
+    if (!people.feminine.has(found.relation)) continue;
     if (sourceWords.slice(found.at, j).some((w) => w.toLowerCase() === "dr")) continue;
     const guess = guessGender(found.name, people.endings);
-    if (guess.gender) guesses.set(j, guess);
+    if (guess.gender === "f" && !people.listed.has(found.name.toLowerCase())) guesses.set(j, guess);
   }
   return guesses;
 }
 
 /** copying.unknown_gender_notice: "" or the notice for each word of letters the list gives no
  * gender after a relation, copied (copied: Map output position -> source position) right after
- * the relation's form in the translation: the gender guessed from its ending, or the
- * masculine. */
+ * the relation's form in the translation: the feminine its ending suggested, the masculine
+ * though it did, or the masculine. */
 export function unknownGenderNotice(sourceWords, unknownAt, outputWords, copied, people) {
   const said = [];
   const guesses = guessedGenders(sourceWords, unknownAt, people);
@@ -410,18 +414,22 @@ export function unknownGenderNotice(sourceWords, unknownAt, outputWords, copied,
     if (found === null) continue;
     const { name, relation } = found;
     const masculine = people.relations.get(relation);
-    const guess = guesses.get(j) ?? { gender: "" };
-    const written = guess.gender === "f" ? people.feminine.get(relation) : masculine;
+    const feminine = people.feminine.get(relation);
     const before = new Set([...copied].filter(([, s]) => s === j)
       .map(([t]) => wordBefore(outputWords, t, SKIP_OUTPUT).toLowerCase()));
     const start = `the course's list of names gives no gender for "${name}": "${relation}" ` +
       "before it";
-    if (guess.gender && before.has(written)) {
+    const guess = guesses.get(j);
+    if (guess !== undefined && (before.has(feminine) || before.has(masculine))) {
       const share = guess.agree === guess.listed ? `all ${guess.listed}`
         : `${guess.agree} of the ${guess.listed}`;
-      said.push(`${start} is written in the ${guess.gender === "f" ? "feminine" : "masculine"} ` +
-        `(${written}), a guess from the name's ending: ${share} first names on the list that ` +
-        `end in "${guess.ending}" are ${guess.gender === "f" ? "women" : "men"}'s`);
+      const evidence = `${share} first names on the list that end in "${guess.ending}" are ` +
+        "women's";
+      said.push(before.has(feminine)
+        ? `${start} is written in the feminine (${feminine}), a guess from the name's ending: ` +
+          evidence
+        : `${start} is written in the masculine (${masculine}), though the name's ending ` +
+          `suggests a woman: ${evidence}`);
     } else if (before.has(masculine)) {
       said.push(`${start} is written in the masculine (${masculine}), as Portuguese does when ` +
         "the gender is unknown");

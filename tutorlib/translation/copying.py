@@ -10,12 +10,12 @@ encoder–decoder (``decoding``), the GPT on words (``gpt.decoding``) and, in Ja
 in-page translator (``assets/web/translator.js``). Torch tensors or anything indexable by a
 list of positions.
 
-For a name the list of names gives no gender after a relation whose Portuguese follows the
-person ("my friend Priya"), ``guessed_genders`` guesses it from the name's ending
+For a name the list of names does not have, after a relation whose Portuguese follows the
+person ("my friend Priya"), ``guessed_genders`` reads a woman's name from its ending
 (``world.guess_gender``), ``with_guessed_genders`` gives a word model's source ids the guess
 (``<unk:f>``, as a listed woman's name reads), and ``unknown_gender_notice`` says what the
-translation did: a guess (*minha amiga Priya*), or the masculine Portuguese writes when it has
-none.
+translation did: the guess (*minha amiga Priya*), or the masculine Portuguese writes for a
+person of unknown gender.
 
 Derived in chapter 10 (Translating and evaluating).
 """
@@ -26,7 +26,7 @@ import re
 import unicodedata
 
 from .phrasebook.lexicon import NOUN, RELATION_FEMININE
-from .phrasebook.world import NameGuess, gender_of, guess_gender
+from .phrasebook.world import NameGuess, gender_of, guess_gender, name_languages
 
 __all__ = [
     "copy_position",
@@ -163,45 +163,52 @@ def _unlisted_after_relation(source_words, j: int) -> tuple[str, str, int] | Non
 
 def guessed_genders(source_words, unknown_at) -> dict[int, NameGuess]:
     """``{position: world.guess_gender(name)}`` for each word of ``unknown_at`` (the positions
-    a word model reads as unknown) that ``unknown_gender_notice`` would speak of, after a
-    relation of one person ("friend", not "friends": a plural is masculine as soon as one of
-    them is a man) with no title between ("my friend Dr Priya": a title's name is a plain
-    ``<unk>``, as the translator learned it), and whose ending gives a guess."""
+    a word model reads as unknown) that ``unknown_gender_notice`` would speak of and that the
+    name's ending reads as a woman's, when the word is typed with a capital ("my friend really
+    likes" guesses nothing), the list of names does not have it at all ("Andrea", which it
+    lists as both, and family names keep the masculine), it follows a relation of one person
+    ("friend", not "friends": a plural is masculine as soon as one of them is a man) and no
+    title stands between ("my friend Dr Priya": a title's name is a plain ``<unk>``, as the
+    translator learned it).
+
+    Only the feminine: a name of unknown gender takes the masculine already, which a guess of
+    "m" would only repeat, through an input (``<unk:m>``) the model learned from listed names
+    alone."""
     guesses = {}
     for j in unknown_at:
         found = _unlisted_after_relation(source_words, j)
-        if found is None:
+        if found is None or not source_words[j][:1].isupper():
             continue
         name, relation, at = found
         if relation not in RELATION_FEMININE or "dr" in (w.lower() for w in source_words[at:j]):
             continue
         guess = guess_gender(name)
-        if guess.gender:
+        if guess.gender == "f" and not name_languages(name):
             guesses[j] = guess
     return guesses
 
 
 def with_guessed_genders(source_words, ids: list[int], vocab) -> list[int]:
     """``ids`` (a word model's source ids for ``source_words``), each name of
-    ``guessed_genders`` read as ``<unk:f>`` or ``<unk:m>``, as a first name of that gender on
-    the list reads (``data.Vocab.token_to_id``); ``ids`` as they are for a vocabulary that is
-    not gendered. The model then writes the relation in that gender: "My friend Priya is
-    tired." -> *minha amiga Priya está cansada.*"""
+    ``guessed_genders`` read as ``<unk:f>``, as a woman's first name on the list reads
+    (``data.Vocab.token_to_id``); ``ids`` as they are for a vocabulary that is not gendered.
+    The model then writes the relation in the feminine: "My friend Priya is tired." -> *minha
+    amiga Priya está cansada.*"""
     if not vocab.gendered:
         return list(ids)
     unknown_at = [j for j, i in enumerate(ids) if i in vocab.unknown_ids]
     out = list(ids)
-    for j, guess in guessed_genders(source_words, unknown_at).items():
-        out[j] = vocab.token_to_id(f"<unk:{guess.gender}>")
+    for j in guessed_genders(source_words, unknown_at):
+        out[j] = vocab.token_to_id("<unk:f>")
     return out
 
 
 def unknown_gender_notice(source_words, unknown_at, output_words, copied) -> str:
     """``""``, or what a learner must know when a word the course's list of names gives no
     gender follows "friend", "teacher", "neighbor", "student" or "doctor" (or their plurals)
-    and the translation writes that relation right before a copy of it: in the gender guessed
-    from the name's ending (``guessed_genders``), or in the masculine, which Portuguese writes
-    for a person of unknown gender.
+    and the translation writes that relation right before a copy of it: in the feminine that
+    the name's ending suggested (``guessed_genders``), in the masculine though it suggested
+    the feminine, or in the masculine, which Portuguese writes for a person of unknown gender.
 
     A word model reads a name the list lacks as a plain ``<unk>`` (a first name of known gender
     is ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender:
@@ -225,18 +232,25 @@ def unknown_gender_notice(source_words, unknown_at, output_words, copied) -> str
         if found is None:
             continue
         name, relation, _ = found
-        masculine, guess = UNKNOWN_GENDER[relation], guesses.get(j, NameGuess(""))
-        written = RELATION_FEMININE[relation] if guess.gender == "f" else masculine
+        masculine, feminine = UNKNOWN_GENDER[relation], RELATION_FEMININE.get(relation)
         copies = [t for t, s in copied.items() if s == j]
         before = {_before(output_words, t, _SKIP_OUTPUT).lower() for t in copies}
         start = f'the course\'s list of names gives no gender for "{name}": "{relation}" before it'
-        if guess.gender and written in before:
-            said.append(
-                f"{start} is written in the {'feminine' if guess.gender == 'f' else 'masculine'}"
-                f" ({written}), a guess from the name's ending: {_share(guess)} first names "
-                f'on the list that end in "{guess.ending}" are '
-                f"{'women' if guess.gender == 'f' else 'men'}'s"
+        guess = guesses.get(j)
+        if guess is not None and (feminine in before or masculine in before):
+            evidence = (
+                f'{_share(guess)} first names on the list that end in "{guess.ending}" are women\'s'
             )
+            if feminine in before:
+                said.append(
+                    f"{start} is written in the feminine ({feminine}), a guess from the name's "
+                    f"ending: {evidence}"
+                )
+            else:
+                said.append(
+                    f"{start} is written in the masculine ({masculine}), though the name's "
+                    f"ending suggests a woman: {evidence}"
+                )
         elif masculine in before:
             said.append(
                 f"{start} is written in the masculine ({masculine}), as Portuguese does when "
@@ -246,7 +260,7 @@ def unknown_gender_notice(source_words, unknown_at, output_words, copied) -> str
 
 
 def _share(guess: NameGuess) -> str:
-    """ "all 8" or "18 of the 21": how many of the names with the guess's ending agree."""
+    """ "all 8" or "34 of the 39": how many of the names with the guess's ending agree."""
     return (
         f"all {guess.listed}"
         if guess.agree == guess.listed

@@ -126,12 +126,14 @@ def web_rules(model) -> dict:
         # a gendered source vocabulary reads an unknown first name's gender (Vocab.token_to_id):
         # the page needs the name list's genders (world.gender_of); none for another vocabulary
         "genders": _genders() if src_vocab.gendered else {},
-        # and, after "friend", guesses the gender of a name the list lacks from its ending
+        # and, after "friend", reads a woman's name the list lacks from its ending
         # (copying.guessed_genders, world.name_endings) and says so (unknown_gender_notice): each
-        # relation's masculine (plurals too) and feminine, and the table of endings
+        # relation's masculine (plurals too) and feminine, the table of endings, and the names
+        # the list has (with no gender) that the table would read as women's, which keep theirs
         "relations": dict(copying.UNKNOWN_GENDER) if src_vocab.gendered else {},
         "feminine": dict(RELATION_FEMININE) if src_vocab.gendered else {},
         "endings": _endings() if src_vocab.gendered else {},
+        "listed": _listed_feminine() if src_vocab.gendered else [],
         "specials": {
             "pad": data.PAD_ID,
             "bos": data.BOS_ID,
@@ -183,6 +185,15 @@ def _endings() -> dict[str, list]:
     from .phrasebook.world import name_endings  # {ending: (gender or "", agree, listed)}
 
     return {ending: list(row) for ending, row in name_endings().items()}
+
+
+def _listed_feminine() -> list[str]:
+    """The names of names.json (lower case) with no gender on the list that its ending table
+    reads as women's: copying.guessed_genders leaves a name the list has alone (world.
+    name_languages), and the page needs only these of them to do the same."""
+    from .phrasebook.world import _languages, gender_of, guess_gender
+
+    return sorted(n for n in _languages() if not gender_of(n) and guess_gender(n).gender == "f")
 
 
 def _genders() -> dict[str, str]:
