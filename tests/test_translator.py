@@ -1225,14 +1225,15 @@ def test_a_guess_from_the_ending_is_said_with_its_evidence():
         + evidence
     )
     # no guess: a plural relation, a title between, a word in lower case ("really" is no
-    # name), a name the list has without a gender ("Andrea": both; "Abbott": a family name),
-    # an ending the table reads as a man's ("Aiko") or as neither ("Oluwaseun")
+    # name), a name the list has without a gender and no lean ("Nicola": 3 languages give it
+    # only to women, 2 only to men, 1 both ways; "Abbott": a family name), an ending the table
+    # reads as a man's ("Aiko") or as neither ("Oluwaseun")
     for source, unknown, output, copied in [
         ("my friends Priya and Nkechi", [2, 4], "meus amigos <unk> e <unk>", {2: 2, 4: 4}),
         ("my friend Dr Priya", [3], "meu amigo <unk>", {2: 3}),
         ("my friend priya", [2], "meu amigo <unk>", {2: 2}),
         ("my friend really likes", [2], "meu amigo <unk> gosta", {2: 2}),
-        ("my friend Andrea", [2], "meu amigo <unk>", {2: 2}),
+        ("my friend Nicola", [2], "meu amigo <unk>", {2: 2}),
         ("my friend Abbott", [2], "meu amigo <unk>", {2: 2}),
         ("my teacher Aiko", [2], "meu professor <unk>", {2: 2}),
         ("my friend Oluwaseun", [2], "meu amigo <unk>", {2: 2}),
@@ -1242,9 +1243,54 @@ def test_a_guess_from_the_ending_is_said_with_its_evidence():
         said = _gender_notice(source, unknown, output, copied)
         assert "as Portuguese does when the gender is unknown" in said and "guess" not in said
     # each of those but the two last would be read as a woman's from its ending alone
-    assert all(world.guess_gender(n).gender == "f" for n in ("Priya", "really", "Andrea", "Abbott"))
+    assert all(world.guess_gender(n).gender == "f" for n in ("Priya", "really", "Nicola", "Abbott"))
     assert world.guess_gender("Aiko").gender == "m" and world.guess_gender("Oluwaseun").gender == ""
     assert copying.guessed_genders("my friend Priya".split(), [2]) == {2: guess}
+
+
+def test_a_name_listed_both_ways_is_guessed_by_the_languages_that_list_it(monkeypatch):
+    """world.name_leaning: a name the list has as both leans to a gender that three in four of
+    at least five languages give it; copying.guessed_genders reads such a name by its languages
+    only (never by its ending), and the notice says how many languages agree."""
+    assert (world.LEANING_LANGUAGES, world.LEANING_SHARE) == (5, 3 / 4)
+    olga = world.name_leaning("Olga")
+    assert olga == world.NameGuess("f", "", 16, 17, "languages")
+    assert world.name_leaning("Andrea") == world.NameGuess("f", "", 12, 14, "languages")
+    assert world.name_leaning("LUCA").gender == "m" and world.name_leaning("Kim").gender == ""
+    # only the feminine is a guess: "Luca", a man's, keeps the masculine Portuguese writes anyway
+    assert copying.guessed_genders("my friend Luca".split(), [2]) == {}
+    assert world.name_leaning("Maria") == world.NameGuess("")  # listed as a woman's only
+    assert world.name_leaning("Priya") == world.NameGuess("")  # not on the list
+    assert copying.guessed_genders("what does your friend Olga want".split(), [4]) == {4: olga}
+    said = _gender_notice("my friend Olga", [2], "minha amiga <unk>", {2: 2})
+    assert said == (
+        'the course\'s list of names gives no gender for "Olga": "friend" before it is written '
+        "in the feminine (amiga), a guess from the languages that list it: 16 of the 17 give it "
+        "only to women"
+    )
+    ignored = _gender_notice("my friend Olga", [2], "meu amigo <unk>", {2: 2})
+    assert ignored.endswith(
+        "in the masculine (amigo), though the languages that list it suggest a woman: 16 of "
+        "the 17 give it only to women"
+    )
+    # the thresholds, on hand-made counts: [women's only, men's only, both ways]
+    counts = {
+        "four": [4, 0, 0],
+        "five": [4, 1, 0],
+        "share": [6, 2, 0],
+        "under": [5, 2, 0],
+        "men": [1, 5, 0],
+        "both": [4, 0, 2],
+    }
+    monkeypatch.setattr(world, "_leanings", lambda: counts)
+    assert world.name_leaning("four") == world.NameGuess("")  # under five languages
+    assert world.name_leaning("five") == world.NameGuess("f", "", 4, 5, "languages")
+    assert world.name_leaning("share").gender == "f"  # three in four exactly
+    assert world.name_leaning("under") == world.NameGuess("")  # five in seven
+    assert world.name_leaning("men") == world.NameGuess("m", "", 5, 6, "languages")
+    assert world.name_leaning("both") == world.NameGuess("")  # four in six: both ways count
+    with pytest.raises(ValueError, match="name_leaning expects a string, got NoneType"):
+        world.name_leaning(None)
 
 
 def test_gender_guesses_read_the_longest_ending_with_enough_names(monkeypatch):

@@ -344,11 +344,22 @@ def test_rules_are_read_from_the_python_modules(model):
 
     assert rules["relations"] == UNKNOWN_GENDER and rules["feminine"] == RELATION_FEMININE
     assert rules["endings"] == {e: list(row) for e, row in name_endings().items()}
-    # the names the list has with no gender that the endings would read as women's
-    from tutorlib.translation.phrasebook.world import _languages, gender_of, guess_gender
+    # the names the list has as both that lean to women, with their counts, and the others it
+    # has with no gender that the endings would read as women's
+    from tutorlib.translation.phrasebook.world import (
+        _languages,
+        gender_of,
+        guess_gender,
+        name_leaning,
+    )
 
+    leaning = {n: name_leaning(n) for n in _languages() if name_leaning(n).gender == "f"}
+    assert rules["leanings"] == {n: [g.agree, g.listed] for n, g in leaning.items()}
+    assert rules["leanings"]["olga"] == [16, 17] and len(leaning) == 25
     listed = {n for n in _languages() if not gender_of(n) and guess_gender(n).gender == "f"}
-    assert set(rules["listed"]) == listed and "andrea" in listed and "priya" not in listed
+    listed -= set(leaning)
+    assert set(rules["listed"]) == listed and "nicola" in listed and "andrea" not in listed
+    assert "priya" not in listed
     # the name list's genders travel with a gendered vocabulary, and only with one
     from tutorlib.translation.phrasebook.world import gender_of
 
@@ -430,6 +441,9 @@ GENDER_CASES = [
     ("my friend Lucas , Priya", [2, 4], "meu amigo <unk> , <unk>", {2: 2, 4: 4}),
     ("my friend priya", [2], "minha amiga <unk>", {2: 2}),
     ("my friend Andrea", [2], "minha amiga <unk>", {2: 2}),
+    ("your friend Olga", [2], "seu amigo <unk>", {2: 2}),
+    ("my friend Nicola", [2], "meu amigo <unk>", {2: 2}),
+    ("my teacher Kim", [2], "minha professora <unk>", {2: 2}),
     ("my friend Abbott", [2], "meu amigo <unk>", {2: 2}),
     ("my friend really likes", [2], "meu amigo <unk> gosta", {2: 2}),
     ("MY FRIEND PRIYA", [2], "MINHA AMIGA <unk>", {2: 2}),
@@ -467,6 +481,8 @@ def test_the_page_says_the_gender_notice_as_python_does_case_by_case(model, tmp_
     assert 0 < sum(map(bool, want)) < len(want), want
     assert sum("a guess from the name's ending" in w for w in want) >= 3, want
     assert sum("though the name's ending suggests a woman" in w for w in want) >= 2, want
+    assert sum("a guess from the languages that list it" in w for w in want) == 1, want
+    assert sum("though the languages that list it suggest" in w for w in want) == 2, want
     rules = web_rules(model)
     data = {"cases": [[s, p, o, list(c.items())] for s, p, o, c in cases], "spec": rules}
     call = "data.cases.map(([s, p, o, c]) => fn(s, p, o, new Map(c), people(data.spec)))"
@@ -508,10 +524,30 @@ def test_the_page_guesses_a_names_gender_as_python_does(model, tmp_path):
     assert {w["gender"] for w in want} == {"f", "m", ""}
     data = {"names": names, "spec": web_rules(model)}
     call = (
-        "data.names.map((n) => ({ending: '', agree: 0, listed: 0,"
+        "data.names.map((n) => ({ending: '', agree: 0, listed: 0, by: 'ending',"
         " ...fn(n, people(data.spec).endings)}))"
     )
     got = run_page_function("translator.js", "guessGender", call, data, tmp_path, ["people"])
+    assert got == want
+
+
+def test_the_page_guesses_every_listed_name_after_a_relation_as_python_does(model, tmp_path):
+    """translator.js's guessedGenders against copying.guessed_genders for "my friend NAME" with
+    every name of names.json and the names the bench and the chapters use: a name the list has
+    as both is read by its languages (the page's leanings), another it has is never guessed
+    (the page's listed), one it lacks by its ending."""
+    from tutorlib.translation import copying
+    from tutorlib.translation.phrasebook.world import real_names
+
+    names = sorted({n for kinds in real_names().values() for ns in kinds.values() for n in ns})
+    names += ["Priya", "Nkechi", "Aiko", "Thandiwe", "Oluwaseun"]
+    sources = [["my", "friend", n.title()] for n in names if " " not in n]
+    want = [[[j, g._asdict()] for j, g in copying.guessed_genders(s, [2]).items()] for s in sources]
+    by = [g["by"] for guesses in want for _, g in guesses]
+    assert (by.count("languages"), by.count("ending")) == (25, 1), by  # 1: Priya
+    data = {"sources": sources, "spec": web_rules(model)}
+    call = "data.sources.map((s) => [...fn(s, [2], people(data.spec))])"
+    got = run_page_function("translator.js", "guessedGenders", call, data, tmp_path, ["people"])
     assert got == want
 
 

@@ -17,9 +17,14 @@ which names each split may use; this tool only gathers them. Not run by the test
 It also writes ``genders.json``: each first name of ``names.json`` (lower case)
 that some locale lists among its female first names and none among its male
 ones, as "f", or the reverse, as "m"; a name listed both ways ("Andrea" is
-female in German and male in Italian) or only by locales whose lists say no
-gender (Lithuanian's) is left out: its gender is unknown, and the phrasebook
-puts no such name after a relation.
+female in most lists, male in the Swiss German and Belgian French ones) or only
+by locales whose lists say no gender (Lithuanian's) is left out: its gender is
+unknown, and the phrasebook puts no such name after a relation.
+
+And ``leanings.json``: for each first name listed both ways, how many languages list it among
+their female first names only, how many among their male ones only, and how many both ways:
+"olga": [16, 1, 0], "andrea": [12, 0, 2]. The translator's guess reads it
+(``world.name_leaning``); the phrasebook does not.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tutorlib/translation/phrasebook/names.json"
 GENDERS_OUT = OUT.with_name("genders.json")
+LEANINGS_OUT = OUT.with_name("leanings.json")
 PER_LANGUAGE = 160
 _NAME = re.compile(r"[^\W\d_]+(?:[ '\-][^\W\d_]+)?")
 
@@ -68,12 +74,13 @@ def _spread(names: list[str], k: int) -> list[str]:
     return [names[i * len(names) // k] for i in range(k)]
 
 
-def gather(faker_root: Path) -> tuple[dict, dict]:
-    """``names.json``'s contents and ``genders.json``'s."""
+def gather(faker_root: Path) -> tuple[dict, dict, dict]:
+    """``names.json``'s contents, ``genders.json``'s and ``leanings.json``'s."""
     sys.path.insert(0, str(faker_root))
     person = importlib.import_module("faker.providers.person")
     languages: dict[str, dict[str, list[str]]] = {}
     listed: dict[str, set[str]] = {"f": set(), "m": set()}  # lower case, every locale
+    by_language: dict[str, dict[str, set[str]]] = {"f": {}, "m": {}}  # name -> languages
     for module in pkgutil.iter_modules(person.__path__):
         try:
             provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
@@ -86,9 +93,10 @@ def gather(faker_root: Path) -> tuple[dict, dict]:
             continue  # a locale written in another script
         language = languages.setdefault(module.name.split("_")[0], {"first": [], "family": []})
         for gender, prefix in (("f", "first_names_female"), ("m", "first_names_male")):
-            listed[gender].update(
-                n.lower() for n in filter(None, map(_clean, _names(provider, prefix)))
-            )
+            lowered = {n.lower() for n in filter(None, map(_clean, _names(provider, prefix)))}
+            listed[gender].update(lowered)
+            for name in lowered:
+                by_language[gender].setdefault(name, set()).add(module.name.split("_")[0])
         for kind, names in (("first", first), ("family", family)):
             for name in filter(None, map(_clean, names)):
                 if name not in language[kind]:
@@ -103,7 +111,16 @@ def gather(faker_root: Path) -> tuple[dict, dict]:
         for name in sorted(first)
         if (name in listed["f"]) != (name in listed["m"])
     }
-    return names, genders
+    leanings = {
+        name: [
+            len(by_language["f"][name] - by_language["m"][name]),
+            len(by_language["m"][name] - by_language["f"][name]),
+            len(by_language["f"][name] & by_language["m"][name]),
+        ]
+        for name in sorted(first)
+        if name in listed["f"] and name in listed["m"]
+    }
+    return names, genders, leanings
 
 
 def main() -> int:
@@ -114,13 +131,15 @@ def main() -> int:
         parser.error(
             f"{args.faker_root} holds no faker/providers/person: unzip Faker's wheel there"
         )
-    names, genders = gather(args.faker_root)
+    names, genders, leanings = gather(args.faker_root)
     OUT.write_text(json.dumps(names, ensure_ascii=False, indent=0, sort_keys=True) + "\n")
     GENDERS_OUT.write_text(json.dumps(genders, ensure_ascii=False, indent=0) + "\n")
+    LEANINGS_OUT.write_text(json.dumps(leanings, ensure_ascii=False, separators=(",", ":")) + "\n")
     total = sum(len(v) for kinds in names.values() for v in kinds.values())
     women = sum(g == "f" for g in genders.values())
     print(f"{len(names)} languages, {total} names -> {OUT}")
     print(f"{women} female and {len(genders) - women} male first names -> {GENDERS_OUT}")
+    print(f"{len(leanings)} first names listed both ways -> {LEANINGS_OUT}")
     return 0
 
 

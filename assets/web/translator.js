@@ -52,7 +52,9 @@ export function loadTranslator(spec, buffer) {
 }
 
 /** What the gender rules read (copying.guessed_genders, unknown_gender_notice): each relation's
- * masculine (plurals too) and feminine, the name list's genders, and its table of endings. */
+ * masculine (plurals too) and feminine, the name list's genders, its table of endings, the
+ * names it has as both that lean to women ([agree, listed] languages), and the others it has
+ * that the endings would read as women's. */
 export function people(spec) {
   const map = (object) => new Map(Object.entries(object ?? {}));
   return {
@@ -60,6 +62,7 @@ export function people(spec) {
     feminine: map(spec.feminine),
     genders: map(spec.genders),
     endings: map(spec.endings),
+    leanings: map(spec.leanings),
     listed: new Set(spec.listed ?? []),
   };
 }
@@ -367,7 +370,7 @@ function unlistedAfterRelation(sourceWords, j, people) {
   return { name, relation, at };
 }
 
-/** world.guess_gender: { gender, ending, agree, listed } from the longest ending (no longer
+/** world.guess_gender: { gender, ending, agree, listed, by } from the longest ending (no longer
  * than the table's longest, shorter than the name) the table has; gender "" when that ending's
  * names are of neither gender, or the table has none. Letters, not UTF-16 units, as Python
  * counts them. */
@@ -379,16 +382,17 @@ export function guessGender(name, endings) {
     const found = endings.get(ending);
     if (found !== undefined) {
       const [gender, agree, listed] = found;
-      return gender ? { gender, ending, agree, listed } : { gender: "" };
+      return gender ? { gender, ending, agree, listed, by: "ending" } : { gender: "" };
     }
   }
   return { gender: "" };
 }
 
 /** copying.guessed_genders: Map position -> guess, for each unknown word (unknownAt) typed with
- * a capital after a relation of one person, with no title between, that the list does not have
- * (people.listed: those it has that the ending would read as women's) and whose ending reads as
- * a woman's. */
+ * a capital after a relation of one person, with no title between, that the list has as both
+ * and leans to women (people.leanings: world.name_leaning), or that the list does not have
+ * (people.listed: the others it has that the ending would read as women's) and whose ending
+ * reads as a woman's. */
 export function guessedGenders(sourceWords, unknownAt, people) {
   const guesses = new Map();
   for (const j of unknownAt) {
@@ -396,8 +400,15 @@ export function guessedGenders(sourceWords, unknownAt, people) {
     if (found === null || !/^\p{Uppercase}/u.test(sourceWords[j])) continue;
     if (!people.feminine.has(found.relation)) continue;
     if (sourceWords.slice(found.at, j).some((w) => w.toLowerCase() === "dr")) continue;
+    const name = found.name.toLowerCase();
+    const leaning = people.leanings.get(name);
+    if (leaning !== undefined) {
+      const [agree, listed] = leaning;
+      guesses.set(j, { gender: "f", ending: "", agree, listed, by: "languages" });
+      continue;
+    }
     const guess = guessGender(found.name, people.endings);
-    if (guess.gender === "f" && !people.listed.has(found.name.toLowerCase())) guesses.set(j, guess);
+    if (guess.gender === "f" && !people.listed.has(name)) guesses.set(j, guess);
   }
   return guesses;
 }
@@ -423,13 +434,15 @@ export function unknownGenderNotice(sourceWords, unknownAt, outputWords, copied,
     if (guess !== undefined && (before.has(feminine) || before.has(masculine))) {
       const share = guess.agree === guess.listed ? `all ${guess.listed}`
         : `${guess.agree} of the ${guess.listed}`;
-      const evidence = `${share} first names on the list that end in "${guess.ending}" are ` +
-        "women's";
+      const byLanguages = guess.by === "languages";
+      const source = byLanguages ? "the languages that list it" : "the name's ending";
+      const evidence = byLanguages ? `${share} give it only to women`
+        : `${share} first names on the list that end in "${guess.ending}" are women's`;
       said.push(before.has(feminine)
-        ? `${start} is written in the feminine (${feminine}), a guess from the name's ending: ` +
+        ? `${start} is written in the feminine (${feminine}), a guess from ${source}: ` +
           evidence
-        : `${start} is written in the masculine (${masculine}), though the name's ending ` +
-          `suggests a woman: ${evidence}`);
+        : `${start} is written in the masculine (${masculine}), though ${source} ` +
+          `suggest${byLanguages ? "" : "s"} a woman: ${evidence}`);
     } else if (before.has(masculine)) {
       said.push(`${start} is written in the masculine (${masculine}), as Portuguese does when ` +
         "the gender is unknown");

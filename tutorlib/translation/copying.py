@@ -10,12 +10,15 @@ encoder–decoder (``decoding``), the GPT on words (``gpt.decoding``) and, in Ja
 in-page translator (``assets/web/translator.js``). Torch tensors or anything indexable by a
 list of positions.
 
-For a name the list of names does not have, after a relation whose Portuguese follows the
-person ("my friend Priya"), ``guessed_genders`` reads a woman's name from its ending
-(``world.guess_gender``), ``with_guessed_genders`` gives a word model's source ids the guess
-(``<unk:f>``, as a listed woman's name reads), and ``unknown_gender_notice`` says what the
-translation did: the guess (*minha amiga Priya*), or the masculine Portuguese writes for a
-person of unknown gender.
+For a name the list of names gives no gender, after a relation whose Portuguese follows the
+person ("my friend Priya"), ``guessed_genders`` reads a woman's name from the languages that
+list it, for a name the list has as both (``world.name_leaning``: "Olga"), or from its ending,
+for one it does not have (``world.guess_gender``: "Priya"); ``with_guessed_genders`` gives a
+word model's source ids the guess (``<unk:f>``, as a listed woman's name reads), and
+``unknown_gender_notice`` says what the translation did: the guess (*minha amiga Priya*), or the
+masculine Portuguese writes for a person of unknown gender. ``listed_genders`` finds the names
+of known gender after such a relation, which the GPT on BPE, reading letters, is held to
+(``gpt.decoding._agreeing``).
 
 Derived in chapter 10 (Translating and evaluating).
 """
@@ -26,13 +29,14 @@ import re
 import unicodedata
 
 from .phrasebook.lexicon import NOUN, RELATION_FEMININE
-from .phrasebook.world import NameGuess, gender_of, guess_gender, name_languages
+from .phrasebook.world import NameGuess, gender_of, guess_gender, name_languages, name_leaning
 
 __all__ = [
     "copy_position",
     "copy_positions",
     "guessed_genders",
     "with_guessed_genders",
+    "listed_genders",
     "unknown_gender_notice",
     "UNKNOWN_GENDER",
 ]
@@ -141,17 +145,17 @@ def copy_positions(weights, unknown_out, unknown_at, own_kind=None) -> dict[int,
     return dict(sorted(copied.items()))
 
 
-def _unlisted_after_relation(source_words, j: int) -> tuple[str, str, int] | None:
+def _after_relation(source_words, j: int) -> tuple[str, str, int] | None:
     """``(name, relation, its position)`` when the word at ``j`` is a word of letters (an
-    apostrophe or hyphen inside: "O'Neil"; a final "'s" left out) that the list gives no gender
-    and that follows a relation of ``UNKNOWN_GENDER`` (any case), a comma or "Dr" between
-    allowed; after a comma, only a name that a comma, a mark or the end closes ("my friend,
-    Priya, is"; not "the doctor, Priya was": a new clause). None otherwise."""
+    apostrophe or hyphen inside: "O'Neil"; a final "'s" left out) that follows a relation of
+    ``UNKNOWN_GENDER`` (any case), a comma or "Dr" between allowed; after a comma, only a name
+    that a comma, a mark or the end closes ("my friend, Priya, is"; not "the doctor, Priya
+    was": a new clause). None otherwise."""
     name = unicodedata.normalize("NFC", _POSSESSIVE.sub("", source_words[j]))
     at = _before_at(source_words, j, _SKIP_SOURCE)
     relation = source_words[at].lower() if at >= 0 else ""
     is_name = all(part.isalpha() for part in _JOINS.split(name))
-    if relation not in UNKNOWN_GENDER or not is_name or gender_of(name):
+    if relation not in UNKNOWN_GENDER or not is_name:
         return None
     if name.lower() in _SKIP_SOURCE:  # "my friend Dr": the title itself
         return None
@@ -161,15 +165,49 @@ def _unlisted_after_relation(source_words, j: int) -> tuple[str, str, int] | Non
     return name, relation, at
 
 
+def _unlisted_after_relation(source_words, j: int) -> tuple[str, str, int] | None:
+    """``_after_relation``'s answer for a word the list gives no gender; None otherwise."""
+    found = _after_relation(source_words, j)
+    return None if found is None or gender_of(found[0]) else found
+
+
+def listed_genders(source_words) -> dict[int, tuple[str, str]]:
+    """``{position: (gender, relation)}`` (gender "f" or "m", the relation in lower case) for
+    each word of ``source_words`` (a sentence's words as
+    typed) that the list of names gives a gender (``world.gender_of``) and that follows a
+    relation of one person whose Portuguese follows the person ("friend": *amigo* or *amiga*),
+    no title between: what the translation's relation must agree with. "my teacher Thandiwe"
+    -> ``{2: ("f", "teacher")}``; "my friends Ana" and "my friend Dr Ana" -> ``{}``.
+
+    A word model reads the gender in its input (``<unk:f>``); a GPT on BPE reads only letters,
+    and ``gpt.decoding.translate`` holds its output to these genders."""
+    genders = {}
+    for j in range(len(source_words)):
+        found = _after_relation(source_words, j)
+        if found is None:
+            continue
+        name, relation, at = found
+        gender = gender_of(name)
+        if (
+            gender
+            and relation in RELATION_FEMININE
+            and "dr" not in (w.lower() for w in source_words[at:j])
+        ):
+            genders[j] = (gender, relation)
+    return genders
+
+
 def guessed_genders(source_words, unknown_at) -> dict[int, NameGuess]:
-    """``{position: world.guess_gender(name)}`` for each word of ``unknown_at`` (the positions
-    a word model reads as unknown) that ``unknown_gender_notice`` would speak of and that the
-    name's ending reads as a woman's, when the word is typed with a capital ("my friend really
-    likes" guesses nothing), the list of names does not have it at all ("Andrea", which it
-    lists as both, and family names keep the masculine), it follows a relation of one person
-    ("friend", not "friends": a plural is masculine as soon as one of them is a man) and no
-    title stands between ("my friend Dr Priya": a title's name is a plain ``<unk>``, as the
-    translator learned it).
+    """``{position: guess}`` for each word of ``unknown_at`` (the positions a word model reads
+    as unknown) that ``unknown_gender_notice`` would speak of and that is guessed a woman's
+    name: by the languages that list it, for a name the list has as both
+    (``world.name_leaning``: "Olga", 16 of 17); by its ending, for a name the list does not
+    have at all (``world.guess_gender``: "Priya"). Only when the word is typed with a capital
+    ("my friend really likes" guesses nothing), follows a relation of one person ("friend",
+    not "friends": a plural is masculine as soon as one of them is a man) and no title stands
+    between ("my friend Dr Priya": a title's name is a plain ``<unk>``, as the translator
+    learned it). A name the list has only as a family name, or as both without a lean
+    ("Kim"), keeps the masculine.
 
     Only the feminine: a name of unknown gender takes the masculine already, which a guess of
     "m" would only repeat, through an input (``<unk:m>``) the model learned from listed names
@@ -182,8 +220,8 @@ def guessed_genders(source_words, unknown_at) -> dict[int, NameGuess]:
         name, relation, at = found
         if relation not in RELATION_FEMININE or "dr" in (w.lower() for w in source_words[at:j]):
             continue
-        guess = guess_gender(name)
-        if guess.gender == "f" and not name_languages(name):
+        guess = name_leaning(name) if name_languages(name) else guess_gender(name)
+        if guess.gender == "f":
             guesses[j] = guess
     return guesses
 
@@ -207,8 +245,9 @@ def unknown_gender_notice(source_words, unknown_at, output_words, copied) -> str
     """``""``, or what a learner must know when a word the course's list of names gives no
     gender follows "friend", "teacher", "neighbor", "student" or "doctor" (or their plurals)
     and the translation writes that relation right before a copy of it: in the feminine that
-    the name's ending suggested (``guessed_genders``), in the masculine though it suggested
-    the feminine, or in the masculine, which Portuguese writes for a person of unknown gender.
+    the name's languages or ending suggested (``guessed_genders``), in the masculine though they
+    suggested the feminine, or in the masculine, which Portuguese writes for a person of unknown
+    gender.
 
     A word model reads a name the list lacks as a plain ``<unk>`` (a first name of known gender
     is ``<unk:f>`` or ``<unk:m>``), and it learned the masculine for a person of unknown gender:
@@ -238,18 +277,24 @@ def unknown_gender_notice(source_words, unknown_at, output_words, copied) -> str
         start = f'the course\'s list of names gives no gender for "{name}": "{relation}" before it'
         guess = guesses.get(j)
         if guess is not None and (feminine in before or masculine in before):
-            evidence = (
-                f'{_share(guess)} first names on the list that end in "{guess.ending}" are women\'s'
-            )
+            if guess.by == "languages":
+                source = "the languages that list it"
+                evidence = f"{_share(guess)} give it only to women"
+            else:
+                source = "the name's ending"
+                evidence = (
+                    f'{_share(guess)} first names on the list that end in "{guess.ending}" are '
+                    "women's"
+                )
             if feminine in before:
                 said.append(
-                    f"{start} is written in the feminine ({feminine}), a guess from the name's "
-                    f"ending: {evidence}"
+                    f"{start} is written in the feminine ({feminine}), a guess from {source}: "
+                    f"{evidence}"
                 )
             else:
                 said.append(
-                    f"{start} is written in the masculine ({masculine}), though the name's "
-                    f"ending suggests a woman: {evidence}"
+                    f"{start} is written in the masculine ({masculine}), though {source} "
+                    f"suggest{'' if guess.by == 'languages' else 's'} a woman: {evidence}"
                 )
         elif masculine in before:
             said.append(

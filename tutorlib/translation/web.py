@@ -126,13 +126,16 @@ def web_rules(model) -> dict:
         # a gendered source vocabulary reads an unknown first name's gender (Vocab.token_to_id):
         # the page needs the name list's genders (world.gender_of); none for another vocabulary
         "genders": _genders() if src_vocab.gendered else {},
-        # and, after "friend", reads a woman's name the list lacks from its ending
-        # (copying.guessed_genders, world.name_endings) and says so (unknown_gender_notice): each
-        # relation's masculine (plurals too) and feminine, the table of endings, and the names
-        # the list has (with no gender) that the table would read as women's, which keep theirs
+        # and, after "friend", reads a woman's name the list lacks from its ending, and one it
+        # has as both from the languages that list it (copying.guessed_genders, world.
+        # name_endings, world.name_leaning), and says so (unknown_gender_notice): each
+        # relation's masculine (plurals too) and feminine, the table of endings, the names the
+        # list has as both that lean to women, with their counts, and the other names the list
+        # has (with no gender) that the table would read as women's, which keep no guess
         "relations": dict(copying.UNKNOWN_GENDER) if src_vocab.gendered else {},
         "feminine": dict(RELATION_FEMININE) if src_vocab.gendered else {},
         "endings": _endings() if src_vocab.gendered else {},
+        "leanings": _leaning_feminine() if src_vocab.gendered else {},
         "listed": _listed_feminine() if src_vocab.gendered else [],
         "specials": {
             "pad": data.PAD_ID,
@@ -187,13 +190,27 @@ def _endings() -> dict[str, list]:
     return {ending: list(row) for ending, row in name_endings().items()}
 
 
-def _listed_feminine() -> list[str]:
-    """The names of names.json (lower case) with no gender on the list that its ending table
-    reads as women's: copying.guessed_genders leaves a name the list has alone (world.
-    name_languages), and the page needs only these of them to do the same."""
-    from .phrasebook.world import _languages, gender_of, guess_gender
+def _leaning_feminine() -> dict[str, list[int]]:
+    """{name: [agree, listed]} for the names of names.json (lower case) that the list has as
+    both and that lean to women (world.name_leaning): the page's copy of the guess."""
+    from .phrasebook.world import _languages, name_leaning
 
-    return sorted(n for n in _languages() if not gender_of(n) and guess_gender(n).gender == "f")
+    leanings = {n: name_leaning(n) for n in sorted(_languages())}
+    return {n: [g.agree, g.listed] for n, g in leanings.items() if g.gender == "f"}
+
+
+def _listed_feminine() -> list[str]:
+    """The other names of names.json (lower case) with no gender on the list that its ending
+    table reads as women's: copying.guessed_genders reads a name the list has only by its
+    languages (world.name_leaning), never by its ending, and the page needs only these of them
+    to do the same."""
+    from .phrasebook.world import _languages, gender_of, guess_gender, name_leaning
+
+    return sorted(
+        n
+        for n in _languages()
+        if not gender_of(n) and guess_gender(n).gender == "f" and name_leaning(n).gender != "f"
+    )
 
 
 def _genders() -> dict[str, str]:

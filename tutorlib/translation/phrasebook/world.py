@@ -48,6 +48,7 @@ __all__ = [
     "check_draw",
     "gender_of",
     "guess_gender",
+    "name_leaning",
     "name_endings",
     "NameGuess",
 ]
@@ -56,6 +57,7 @@ NAMES = ("made-up", "real")  # what phrasebook(split, names=...) accepts
 HELD_OUT_LANGUAGES = ("fi", "pl", "yo")  # in no training sentence: names of unseen languages
 _NAMES_FILE = Path(__file__).with_name("names.json")
 _GENDERS_FILE = Path(__file__).with_name("genders.json")
+_LEANINGS_FILE = Path(__file__).with_name("leanings.json")
 _TITLE_WORDS = {"mr", "mrs", "ms", "dr", "senhor", "senhora", "doutor"}
 _TOKEN = re.compile(r"[^\s,.!?]+")
 _MADE_UP = re.compile(r"[a-z]+")  # the phrasebook's own names: a few syllables, lower case
@@ -97,10 +99,10 @@ def _genders() -> dict[str, str]:
 def gender_of(name: str) -> str:
     """``"f"`` for a first name that some locale of Faker lists among its female first names and
     none among its male ones, ``"m"`` for the reverse, ``""`` when it is unknown: listed both
-    ways ("Andrea": female in German, male in Italian), only by locales whose lists say no
-    gender, or not a first name of ``names.json`` at all (``genders.json``, written by
-    ``tools/real_names.py``). Any case; one name, as ``names.json`` writes it ("Ana", not "Ana
-    Silva").
+    ways ("Andrea": female in most lists, male in the Swiss German and Belgian French ones),
+    only by locales whose lists say no gender, or not a first name of ``names.json`` at all
+    (``genders.json``, written by ``tools/real_names.py``). Any case; one name, as
+    ``names.json`` writes it ("Ana", not "Ana Silva").
 
     The phrasebook uses it to agree with a name after a relation: "my friend ana" ->
     "minha amiga ana" (``phrasebook(..., relations=True)``).
@@ -119,15 +121,26 @@ def gender_of(name: str) -> str:
 ENDING_LETTERS, ENDING_NAMES, ENDING_SHARE = 3, 5, 3 / 4
 
 
+# A name the list has as both genders ("Olga": female in 16 of the languages that list it, male
+# in Indonesian) leans to one when at least five languages list it and three in four of them
+# give it that gender only (a language that lists it both ways counts for neither): the ending
+# rule's thresholds, taken as they are (no list says which gender an ambiguous name has, so
+# there is nothing to tune them on).
+LEANING_LANGUAGES, LEANING_SHARE = 5, 3 / 4
+
+
 class NameGuess(NamedTuple):
-    """``guess_gender``'s answer: the ``gender`` ("f", "m" or "" for no guess) read from the
-    name's ``ending``, which ``listed`` first names on the list end in, ``agree`` of them of
-    that gender."""
+    """A guess of a name's gender: the ``gender`` ("f", "m" or "" for no guess), ``by`` what:
+    ``"ending"``, the name's ``ending``, which ``listed`` first names on the list end in,
+    ``agree`` of them of that gender (``guess_gender``); or ``"languages"``, the ``listed``
+    languages of Faker whose lists have the name, ``agree`` of them as that gender only
+    (``name_leaning``)."""
 
     gender: str
     ending: str = ""
     agree: int = 0
     listed: int = 0
+    by: str = "ending"
 
 
 def ending_table(genders: dict[str, str]) -> dict[str, tuple[str, int, int]]:
@@ -167,7 +180,8 @@ def guess_gender(name: str, endings: dict | None = None) -> NameGuess:
     ``endings`` (``ending_table``), the list's by default (``name_endings``).
 
     A guess, not a fact: for a name the list does not have at all (not "Andrea", which it
-    lists as both), where a word model cannot read the letters. The translator and the GPT on
+    lists as both: ``name_leaning`` reads those), where a word model cannot read the
+    letters. The translator and the GPT on
     words use its feminine for a capitalised name after "friend" (``copying.guessed_genders``),
     and say so."""
     if not isinstance(name, str):
@@ -179,6 +193,35 @@ def guess_gender(name: str, endings: dict | None = None) -> NameGuess:
         if found is not None:
             gender, agree, listed = found
             return NameGuess(gender, word[-k:], agree, listed) if gender else NameGuess("")
+    return NameGuess("")
+
+
+@lru_cache(maxsize=1)
+def _leanings() -> dict[str, list[int]]:
+    return json.loads(_LEANINGS_FILE.read_text(encoding="utf-8"))
+
+
+def name_leaning(name: str) -> NameGuess:
+    """The gender a first name the list has as both leans to: ``NameGuess("f", "", 16, 17,
+    "languages")`` for "Olga", which 16 of the 17 languages whose lists have it give only to
+    women (``leanings.json``, written by ``tools/real_names.py``: for each such name, the
+    languages that list it as a woman's only, as a man's only, and both ways, which count for
+    neither gender); ``NameGuess("")`` when fewer than ``LEANING_LANGUAGES`` languages list it,
+    when fewer than ``LEANING_SHARE`` of them agree ("Kim": 1 women's only, 3 men's only, 4
+    both), or when the list has it as one gender or not at all. Any case.
+
+    A guess, as ``guess_gender``'s: the translator and the GPT on words use its feminine for a
+    capitalised name after "friend" (``copying.guessed_genders``), and say so."""
+    if not isinstance(name, str):
+        raise ValueError(f"name_leaning expects a string, got {type(name).__name__}")
+    counts = _leanings().get(unicodedata.normalize("NFC", name.strip()).lower())
+    if counts is None:
+        return NameGuess("")
+    women, men, both = counts
+    listed = women + men + both
+    for gender, agree in (("f", women), ("m", men)):
+        if listed >= LEANING_LANGUAGES and agree >= LEANING_SHARE * listed:
+            return NameGuess(gender, "", agree, listed, "languages")
     return NameGuess("")
 
 
