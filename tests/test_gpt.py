@@ -17,6 +17,7 @@ from tutorlib.translation.cache import KVCache
 from tutorlib.translation.checkpoints import CheckpointError, load_checkpoint, save_model
 from tutorlib.translation.cli import main
 from tutorlib.translation.config import GPT_PRESETS, PRESETS, GPTConfig
+from tutorlib.translation.copying import listed_genders
 from tutorlib.translation.data import (
     BOS_ID,
     EOS_ID,
@@ -945,6 +946,85 @@ def test_the_words_gpt_guesses_a_name_the_list_lacks_and_says_so(shipped_words, 
         assert sorted(said) == [0, 1], notices
         assert "(amiga), a guess from the name's ending" in said[0]
         assert "(amigo), as Portuguese does when the gender is unknown" in said[1]
+
+
+def test_the_names_a_relation_must_agree_with_are_those_the_list_knows():
+    """copying.listed_genders: a listed first name after a relation of one person whose
+    Portuguese follows the person, a comma between allowed; not after a plural, a title, a
+    relation of its own gender ("sister"), nor a name the list gives no gender."""
+    assert listed_genders("i saw my teacher Thandiwe .".split()) == {4: ("f", "teacher")}
+    assert listed_genders("My FRIEND kwame and my doctor , Ana , are".split()) == {
+        2: ("m", "friend"),
+        7: ("f", "doctor"),
+    }
+    for text in ("my friends Ana", "my friend Dr Ana", "my sister Ana", "my friend Priya"):
+        assert listed_genders(text.split()) == {}, text
+
+
+def test_a_relation_written_in_the_other_gender_is_found_at_its_first_word():
+    """gpt.decoding._disagreement: where a translation's relation before a listed name first
+    goes against the name's gender (the article, the possessive or the noun), and that word in
+    the list's gender; the name looked for right after the relation's noun (not an earlier
+    "thandiwe", nor the verb "vi" for a woman named Vi), a final "'s" left out; nothing when it
+    agrees or the name is not written as typed."""
+    typed = "i like my teacher Thandiwe .".split()
+    wanted = {4: ("f", "teacher")}
+    cases = {
+        "gosto do meu professor thandiwe.": (4, 6, "da"),
+        "vi meu professor thandiwe.": (4, 3, "minha"),
+        "vi minha professor thandiwe.": (4, 9, "professora"),
+        "thandiwe viu meu professor thandiwe.": (4, 13, "minha"),
+        "vi meu professor thandiwe's gato.": (4, 3, "minha"),
+        "vi minha professora thandiwe.": None,
+        "vi meu professor thandie.": None,  # misspelled: not looked for
+        "vi meu gato thandiwe.": None,  # no relation before it
+    }
+    for text, want in cases.items():
+        assert gpt_decoding._disagreement(text, typed, wanted, set()) == want, text
+    assert gpt_decoding._disagreement("vi meu professor thandiwe.", typed, wanted, {4}) is None
+    typed, men = "i saw my friend Kwame .".split(), {4: ("m", "friend")}
+    found = gpt_decoding._disagreement("vi minha amiga kwame.", typed, men, set())
+    assert found == (4, 3, "meu")
+    typed = "i saw my friend Vi .".split()
+    assert listed_genders(typed) == {4: ("f", "friend")}  # a name of the list, a verb too
+    found = gpt_decoding._disagreement("vi meu amigo vi.", typed, listed_genders(typed), set())
+    assert found == (4, 3, "minha")
+
+
+def test_the_bpe_gpt_writes_a_relation_in_the_gender_the_list_gives(shipped_bpe, monkeypatch):
+    """The GPT on BPE reads "Thandiwe" (a woman's name on the list) as a man's from its
+    letters; translate holds it to the list, and genders=False leaves its own reading."""
+    sentence = "i saw my teacher Thandiwe."
+    assert translate(sentence, shipped_bpe, genders=False) == "vi meu professor Thandiwe."
+    assert translate(sentence, shipped_bpe) == "vi minha professora Thandiwe."
+    assert translate("My friend Maria is tired.", shipped_bpe) == "minha amiga Maria está cansada."
+    # two names, each held; a budget that leaves no room for a rewrite keeps the translation
+    # (outside the grammar: two relations joined by "and"; the model loses "Kwame", and says so)
+    two = "I saw my teacher Thandiwe and my friend Kwame."
+    out = translate(two, shipped_bpe, on_notice=lambda i, message: None)
+    assert out.startswith("vi minha professora Thandiwe e meu amigo"), out
+    typed, src, _ = gpt_decoding._check_sentence(0, sentence, shipped_bpe)
+    hyp = shipped_bpe.tokenizer.encode("vi meu professor thandiwe.")
+    written = shipped_bpe.tokenizer.encode("vi minha")  # 2 tokens
+    assert gpt_decoding._agreeing(shipped_bpe, typed, src, hyp, len(written)) == hyp
+    again = gpt_decoding._agreeing(shipped_bpe, typed, src, hyp, len(written) + 1)
+    assert again[:-1] == written and len(again) == len(written) + 1  # within its budget
+    # sampled: a rewrite draws from a generator of its own, seeded by the call's seed and the
+    # sentence's index, so that the other sentences' draws do not depend on it (top_k=1: the
+    # greedy words, drawn)
+    calls = []
+
+    def spy(model, prompts, budget, **how):
+        calls.append((prompts.shape[1], how["generator"]))
+        return real(model, prompts, budget, **how)
+
+    real = gpt_decoding.generate
+    monkeypatch.setattr(gpt_decoding, "generate", spy)
+    drawn = translate(["the cat.", sentence], shipped_bpe, temperature=1.0, top_k=1, seed=5)
+    assert drawn[1] == "vi minha professora Thandiwe."
+    assert len(calls) == 3 and calls[2][0] > calls[1][0]  # the cat, Thandiwe, the rewrite
+    assert calls[0][1] is calls[1][1] and calls[2][1] is not calls[1][1]
+    assert calls[2][1].initial_seed() == 5 + 1 + 1
 
 
 def test_the_shipped_gpts_are_small_and_read_their_tokens(shipped_words, shipped_bpe):

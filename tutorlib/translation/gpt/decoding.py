@@ -18,15 +18,22 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 import torch
 
 from ...checks import a_or_an, finite_number, model_hint, whole_number
 from ..cache import KVCache
-from ..copying import copy_positions, unknown_gender_notice, with_guessed_genders
+from ..copying import (
+    copy_positions,
+    listed_genders,
+    unknown_gender_notice,
+    with_guessed_genders,
+)
 from ..data import BOS_ID, PAD_ID, Vocab, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
+from ..phrasebook.lexicon import CONTRACT, DETERMINERS, NOUN, RELATION_FEMININE
 from ..sentences import as_sentences, not_english, split_texts, tell
 from ..typos import read_typos
 from .model import GPT
@@ -370,6 +377,86 @@ def _translation(model: GPT, typed: list[str], src: list[int], hyp: list[int]) -
     return _copy_text(model, typed, hyp, copied), _gender_notice(model, typed, src, hyp, copied)
 
 
+# The words of a relation before a name that change with the person's gender, masculine ->
+# feminine: the possessives ("meu amigo" / "minha amiga"), the article and its contractions
+# ("do meu amigo" / "da minha amiga"), then the relations' nouns.
+_FEMININE_OF = {
+    **{m: f for m, f, _, _ in (DETERMINERS["my"], DETERMINERS["your"])},
+    DETERMINERS["the"][0]: DETERMINERS["the"][1],
+    **{forms["o"]: forms["a"] for forms in CONTRACT.values()},
+}
+_MASCULINE_OF = {f: m for m, f in _FEMININE_OF.items()}
+_BEFORE_RELATION = {**_FEMININE_OF, **_MASCULINE_OF}
+_RELATION_FORMS = {
+    relation: (NOUN[relation].pt, feminine) for relation, feminine in RELATION_FEMININE.items()
+}
+
+
+def _disagreement(text: str, typed: list[str], genders: dict, held) -> tuple | None:
+    """``(j, where, word)`` for the first name of ``genders`` (``copying.listed_genders``; not
+    in ``held``) that ``text``, a GPT on BPE's translation, writes after its relation in the
+    other gender: ``text[:where] + word`` is the translation up to the first word of the
+    relation that disagrees, and that word in the list's gender ("vi meu professor thandiwe"
+    for "Thandiwe", a woman's name on the list: "vi minha"). The name is looked for where it is
+    written right after the relation's noun, of either gender (not "vi", the verb, for "my
+    friend Vi"; a final "'s" left out). None when every relation agrees, or none is written
+    right before its name (a misspelled name is not looked for)."""
+    words = list(_WORD.finditer(text))
+    plain = [_name_key(w.group(0)) for w in words]
+    for j, (gender, relation) in genders.items():
+        if j in held:
+            continue
+        name, forms = _name_key(typed[j]), _RELATION_FORMS[relation]
+        n = next(
+            (k - 1 for k in range(1, len(plain)) if plain[k] == name and plain[k - 1] in forms), -1
+        )
+        if n < 0:
+            continue
+        chain = [n]  # the noun, and the possessive and article before it
+        while chain[0] > 0 and plain[chain[0] - 1] in _BEFORE_RELATION and len(chain) < 3:
+            chain.insert(0, chain[0] - 1)
+        for k in chain:
+            word = plain[k]
+            if k == n:
+                right = forms[gender == "f"]
+            else:
+                right = (_FEMININE_OF if gender == "f" else _MASCULINE_OF).get(word, word)
+            if word != right:
+                return j, words[k].start(), right
+    return None
+
+
+def _name_key(word: str) -> str:
+    """A word as a name is compared: NFC, lower case, a final "'s" left out."""
+    return unicodedata.normalize("NFC", _POSSESSIVE.sub("", word)).lower()
+
+
+def _agreeing(model: GPT, typed: list[str], src: list[int], hyp: list[int], budget: int, **how):
+    """``hyp``, a GPT on BPE's translation of ``src``, held to the genders the list of names
+    gives (``copying.listed_genders``): where it writes the relation before such a name in the
+    other gender ("My teacher Thandiwe" -> *meu professor*), the model writes on from its
+    translation up to that word, with the word in the list's gender (*minha*); once per name
+    (what the model writes after the word is its own, right or wrong). ``how``: ``generate``'s
+    settings. A word model reads the gender in its input instead."""
+    genders = listed_genders(typed)
+    held: set[int] = set()
+    tok = model.tokenizer
+    while genders:
+        text = tok.decode(hyp)
+        found = _disagreement(text, typed, genders, held)
+        if found is None:
+            break
+        j, where, word = found
+        held.add(j)
+        written = tok.encode(text[:where] + word)
+        if len(written) >= budget:
+            break
+        device = next(model.parameters()).device
+        prompt = torch.tensor([src + [tok.sep_id] + written], device=device)
+        hyp = written + generate(model, prompt, budget - len(written), **how)[0]
+    return hyp
+
+
 def _copied(model: GPT, src: list[int], hyp: list[int]) -> dict[int, int]:
     """{output position: the source position its ``<unk>`` copies}, for a GPT on words."""
     unk = model.vocab.unknown_ids  # <unk>, and <unk:f> / <unk:m> in a gendered vocabulary
@@ -431,6 +518,7 @@ def translate(
     skip_errors: bool = False,
     on_notice=None,
     typos: bool = True,
+    genders: bool = True,
 ):
     """Translate English sentences with a GPT: a list of strings -> a list of strings (one string ->
     one).
@@ -457,7 +545,10 @@ def translate(
     ``typos=False`` reads every word as typed (``evaluate`` does). A name or a number of the
     source (a word that is no phrasebook word, or digits) that the translation does not hold
     whole is said the same way: '"Oluwaseun" is not in the translation ...' (``evaluate``
-    scores it without a word).
+    scores it without a word). A GPT on BPE that writes the relation before a name of the
+    list in the other gender ("my teacher Thandiwe" -> *meu professor*) writes on from that
+    word in the list's gender (``_agreeing``: *minha professora Thandiwe*); ``genders=False``
+    leaves it the gender it read from the name's letters (chapter 14 measures both).
 
     Derived in chapter 13 (The translator as a GPT).
     """
@@ -508,10 +599,7 @@ def translate(
             prompts = torch.tensor(
                 [checked[i][1] + [sep] for i in chunk], device=device
             )  # (B, S + 1)
-            hyps = generate(
-                model,
-                prompts,
-                budget,
+            how = dict(
                 temperature=temperature,
                 top_k=top_k,
                 top_p=top_p,
@@ -520,8 +608,16 @@ def translate(
                 max_run=max_run,
                 no_repeat_ngram=no_repeat_ngram,
             )
+            hyps = generate(model, prompts, budget, **how)
             for i, hyp in zip(chunk, hyps):
                 typed, src = checked[i][0], checked[i][1]
+                if genders and isinstance(model.tokenizer, SubwordTokenizer):
+                    again = how
+                    if generator is not None:  # a rewrite draws from a generator of its own,
+                        # so that the other sentences' draws do not depend on it
+                        own = torch.Generator(device=device).manual_seed(seed + 1 + i)
+                        again = dict(how, generator=own)
+                    hyp = _agreeing(model, typed, src, hyp, budget, **again)
                 texts[i], gender = _translation(model, typed, src, hyp)
                 missing = _missing_copies(typed, texts[i])
                 if missing:  # said with the typos, in the one notice of the text
