@@ -26,9 +26,11 @@ Seven groups of at least 22:
    person's gender as a learner means it (the names' genders are given here; 10 of the 24 are
    names whose gender ``world.gender_of`` does not know, 6 of them after a relation that
    follows the person, where a model can only guess: the GPT on BPE from the letters; for the
-   word models ``translate`` reads a woman's name from the ending of a name the list does not
-   have at all, ``copying.guessed_genders``: "Priya", not "Olga", which the list has as both,
-   nor "Nkechi", whose ending ("hi") the listed names split).
+   word models ``translate`` reads a woman's name from the languages that list a name the list
+   has as both, "Olga", and from the ending of a name it does not have at all, "Priya"
+   (``copying.guessed_genders``), not "Nkechi", whose ending ("hi") the listed names split.
+   Where the list knows the gender, ``translate`` holds the GPT on BPE to it: "my teacher
+   Thandiwe", whose letters it reads as a man's, ``gpt.decoding._agreeing``).
 
 Scored exactly (capitals of names included), after stripping white space. A figure, not a
 test: ``tests/test_learners_bench.py`` checks only that the sentences are new and well formed.
