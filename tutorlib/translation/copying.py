@@ -171,29 +171,35 @@ def _unlisted_after_relation(source_words, j: int) -> tuple[str, str, int] | Non
     return None if found is None or gender_of(found[0]) else found
 
 
+def _one_person_after_relation(source_words, j: int) -> tuple[str, str] | None:
+    """``(name, relation)`` of ``_after_relation``'s answer when the relation names one person
+    and takes the person's gender (``RELATION_FEMININE``: "friend", not "friends" nor "sister")
+    and no title stands between ("my friend Dr Ana"); None otherwise. Where both the guesses
+    and the list's genders apply."""
+    found = _after_relation(source_words, j)
+    if found is None:
+        return None
+    name, relation, at = found
+    if relation not in RELATION_FEMININE or "dr" in (w.lower() for w in source_words[at:j]):
+        return None
+    return name, relation
+
+
 def listed_genders(source_words) -> dict[int, tuple[str, str]]:
     """``{position: (gender, relation)}`` (gender "f" or "m", the relation in lower case) for
-    each word of ``source_words`` (a sentence's words as
-    typed) that the list of names gives a gender (``world.gender_of``) and that follows a
-    relation of one person whose Portuguese follows the person ("friend": *amigo* or *amiga*),
-    no title between: what the translation's relation must agree with. "my teacher Thandiwe"
+    each word of ``source_words`` (a sentence's words as typed) that the list of names gives a
+    gender (``world.gender_of``) and that follows a relation of one person whose Portuguese
+    follows the person ("friend": *amigo* or *amiga*), no title between: what the translation's
+    relation must agree with. "my teacher Thandiwe"
     -> ``{2: ("f", "teacher")}``; "my friends Ana" and "my friend Dr Ana" -> ``{}``.
 
     A word model reads the gender in its input (``<unk:f>``); a GPT on BPE reads only letters,
     and ``gpt.decoding.translate`` holds its output to these genders."""
     genders = {}
     for j in range(len(source_words)):
-        found = _after_relation(source_words, j)
-        if found is None:
-            continue
-        name, relation, at = found
-        gender = gender_of(name)
-        if (
-            gender
-            and relation in RELATION_FEMININE
-            and "dr" not in (w.lower() for w in source_words[at:j])
-        ):
-            genders[j] = (gender, relation)
+        found = _one_person_after_relation(source_words, j)
+        if found is not None and gender_of(found[0]):
+            genders[j] = (gender_of(found[0]), found[1])
     return genders
 
 
@@ -214,12 +220,10 @@ def guessed_genders(source_words, unknown_at) -> dict[int, NameGuess]:
     alone."""
     guesses = {}
     for j in unknown_at:
-        found = _unlisted_after_relation(source_words, j)
-        if found is None or not source_words[j][:1].isupper():
+        found = _one_person_after_relation(source_words, j)
+        if found is None or gender_of(found[0]) or not source_words[j][:1].isupper():
             continue
-        name, relation, at = found
-        if relation not in RELATION_FEMININE or "dr" in (w.lower() for w in source_words[at:j]):
-            continue
+        name = found[0]
         guess = name_leaning(name) if name_languages(name) else guess_gender(name)
         if guess.gender == "f":
             guesses[j] = guess

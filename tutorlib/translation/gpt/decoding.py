@@ -25,6 +25,7 @@ import torch
 from ...checks import a_or_an, finite_number, model_hint, whole_number
 from ..cache import KVCache
 from ..copying import (
+    UNKNOWN_GENDER,
     copy_positions,
     listed_genders,
     unknown_gender_notice,
@@ -33,7 +34,7 @@ from ..copying import (
 from ..data import BOS_ID, PAD_ID, Vocab, detokenize, is_punctuation, tokenize
 from ..guards import MAX_RUN, NO_REPEAT_NGRAM, check_guard, guard, output_budget
 from ..phrasebook.grammar import english_words, portuguese_words
-from ..phrasebook.lexicon import CONTRACT, DETERMINERS, NOUN, RELATION_FEMININE
+from ..phrasebook.lexicon import CONTRACT, DETERMINERS, RELATION_FEMININE
 from ..sentences import as_sentences, not_english, split_texts, tell
 from ..typos import read_typos
 from .model import GPT
@@ -387,8 +388,9 @@ _FEMININE_OF = {
 }
 _MASCULINE_OF = {f: m for m, f in _FEMININE_OF.items()}
 _BEFORE_RELATION = {**_FEMININE_OF, **_MASCULINE_OF}
-_RELATION_FORMS = {
-    relation: (NOUN[relation].pt, feminine) for relation, feminine in RELATION_FEMININE.items()
+_RELATION_FORMS = {  # relation -> (masculine, feminine): "friend" -> ("amigo", "amiga")
+    relation: (UNKNOWN_GENDER[relation], feminine)
+    for relation, feminine in RELATION_FEMININE.items()
 }
 
 
